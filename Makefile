@@ -1,0 +1,118 @@
+# DIMMnet-2 toolkit: libdnet, the backends, dsh and dnetd.
+#
+#   make            build lib/libdnet.{a,so} and bin/{dsh,dnetd}
+#   make run        install missing packages, build, start dsh on the embedded emulator
+#   make test       install missing packages, build, run every test (plain and ASan+UBSan)
+#   make install    PREFIX=/usr/local (DESTDIR honoured)
+#   make bench      benchmarks (figures, not pass/fail)
+#   make clean
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+PKGS    := libcjson libpci
+# Fallback when pkg-config is not installed yet (make deps installs it).
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lpci)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wno-format-nonliteral
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include -Ibackends $(PKG_CFLAGS)
+CFLAGS  ?= -O2 -g
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Build variant: plain (build/) or sanitized (build-san/, make SAN=1).
+ifeq ($(SAN),1)
+  B := build-san
+  VCFLAGS := $(SAN_FLAGS)
+  VLDFLAGS := -fsanitize=address,undefined
+else
+  B := build
+  VCFLAGS := $(CFLAGS)
+  VLDFLAGS :=
+endif
+
+LIB_SRC  := $(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c)
+DSH_SRC  := $(wildcard dsh/*.c)
+DNETD_SRC := $(wildcard backends/remote/dnetd/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h backends/remote/dnetd/*.h tests/unit/*.h)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
+LIB_PIC  := $(LIB_SRC:%.c=$(B)/pic/%.o)
+DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
+DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+ifeq ($(SAN),1)
+  OUT_LIB := $(B)/lib
+  OUT_BIN := $(B)/bin
+else
+  OUT_LIB := lib
+  OUT_BIN := bin
+endif
+
+LIBA  := $(OUT_LIB)/libdnet.a
+LIBSO := $(OUT_LIB)/libdnet.so
+PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd
+
+.PHONY: all deps run test test-plain test-san unit bench install clean
+all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN)
+
+$(B)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -c $< -o $@
+$(B)/pic/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -fPIC -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(LIBSO): $(LIB_PIC)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libdnet.so.0 $(VLDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
+$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(LIBA) $(PKG_LIBS) -lm
+
+$(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+
+deps:
+	@scripts/install-deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./bin/dsh
+
+# Plain build first, then the same suite under AddressSanitizer + UBSan.
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=1 all
+	@tests/run.sh
+
+test-plain: all
+	@tests/run.sh --plain
+
+bench: all
+	@scripts/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dnet \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 bin/dsh bin/dnetd $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 lib/libdnet.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 lib/libdnet.so $(DESTDIR)$(PREFIX)/lib/libdnet.so.0
+	ln -sf libdnet.so.0 $(DESTDIR)$(PREFIX)/lib/libdnet.so
+	install -m 644 libdnet/include/dnet/*.h $(DESTDIR)$(PREFIX)/include/dnet/
+	for s in 1 3 5 8; do for f in man/*.$$s; do [ -e "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/; done; done; true
+
+clean:
+	rm -rf build build-san bin lib

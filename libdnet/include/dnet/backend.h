@@ -1,0 +1,88 @@
+/* libdnet: the backend interface, for backend implementers.
+ *
+ * Like pciutils' struct pci_methods: each backend is one table of functions
+ * in its own directory under backends/.  The core (libdnet/src/device.c)
+ * checks arguments (alignment, bounds, widths) before calling a backend, and
+ * supplies fallbacks for the optional entries.
+ */
+#ifndef DNET_BACKEND_H
+#define DNET_BACKEND_H
+
+#include "dnet/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DNET_SPEC_MAX 256
+
+struct dnet_backend_ops {
+	const char *name;      /* "sim" */
+	const char *synopsis;  /* "sim[:nodes=N][,cold][,capacity=MB]" */
+	const char *help;      /* one line */
+
+	/* Required. open parses args (the text after "NAME:", "" if none),
+	 * sets dev->priv, dev->nodes (>= 1) and dev->caps. */
+	int (*open)(struct dnet_dev *dev, const char *args, struct dnet_err *err);
+	void (*close)(struct dnet_dev *dev);
+	/* width is 1, 2, 4, 8 or 16; off is aligned and inside DNET_MAP_SIZE. */
+	int (*read)(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		    struct dnet_err *err);
+	int (*write)(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+		     struct dnet_err *err);
+
+	/* Optional (NULL: the core loops over 8-byte accesses). */
+	int (*read_block)(struct dnet_dev *dev, uint32_t off, void *buf, size_t len,
+			  struct dnet_err *err);
+	int (*write_block)(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
+			   struct dnet_err *err);
+	/* Optional (NULL: nothing to do). */
+	int (*wc_flush)(struct dnet_dev *dev, struct dnet_err *err);
+	int (*cache_flush)(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+	int (*prefetch)(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+	/* Optional (NULL: only node 1 exists).  node is 1..dev->nodes. */
+	int (*set_node)(struct dnet_dev *dev, unsigned node, struct dnet_err *err);
+	/* Optional (NULL: the core polls read64 with real-time sleeps). */
+	int (*wait)(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+		    uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err);
+	/* Optional (NULL: nanosleep / CLOCK_MONOTONIC). */
+	int (*delay)(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
+	int (*now)(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
+	/* Optional (NULL: Controller Status request-pending of both WIDs). */
+	int (*busy)(struct dnet_dev *dev, bool *busy, struct dnet_err *err);
+	/* Optional (NULL: -DNET_ENOTSUP). */
+	int (*sodimm)(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len, bool write,
+		      struct dnet_err *err);
+	/* Optional (NULL: -DNET_ENOTSUP / no names). */
+	int (*stat)(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err);
+	const char *const *(*stat_names)(struct dnet_dev *dev);
+};
+
+struct dnet_dev {
+	const struct dnet_backend_ops *ops;
+	void *priv;
+	unsigned nodes;  /* >= 1 */
+	unsigned node;   /* current, 1..nodes */
+	unsigned caps;   /* DNET_CAP_* */
+	char spec[DNET_SPEC_MAX];
+};
+
+/* The backends linked into libdnet. */
+extern const struct dnet_backend_ops dnet_backend_devmem;
+extern const struct dnet_backend_ops dnet_backend_sim;
+extern const struct dnet_backend_ops dnet_backend_remote;
+
+/* Helpers for backends parsing "key=value,key,..." argument lists. */
+struct dnet_kv {
+	char key[32];
+	char val[DNET_SPEC_MAX];
+	int has_val;
+};
+/* Split args at ',' into at most max pairs; -DNET_EINVAL on overflow. */
+int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
+		  struct dnet_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,75 @@
+/* libdnet: code tables of DIMMnet-2 (hardware.md 2.2, 3.1.9, 3.2, 4.6).
+ *
+ * One-hot configuration codes: DTYPE (Tab. 4.5), SO-DIMM Capacity (Tab. 4.10),
+ * MTU (Tab. 4.11), Status Area Size (Tab. A.5); and LID <-> CLID (Tab. 4.6).
+ * The hardware maps every value it does not know to a default; the *_decode
+ * functions do the same and say whether the value was a defined code.
+ */
+#ifndef DNET_CODES_H
+#define DNET_CODES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dnet/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One entry of a code table: the register value and what it means. */
+struct dnet_code {
+	uint64_t code;
+	uint64_t value;     /* bytes (or element bytes for DTYPE) */
+	const char *label;  /* "2048", "256MB", ... */
+};
+
+struct dnet_codetab {
+	const char *name;          /* "mtu", "sdimm_capacity", "status_area_size", "dtype" */
+	const char *unit;          /* "bytes" */
+	const struct dnet_code *codes;
+	unsigned ncodes;
+	uint64_t width_mask;       /* bits the hardware looks at */
+	uint64_t default_value;    /* meaning of an undefined code */
+	bool has_default;          /* false for DTYPE: every code is defined */
+};
+
+extern const struct dnet_codetab dnet_codetab_dtype;
+extern const struct dnet_codetab dnet_codetab_capacity;
+extern const struct dnet_codetab dnet_codetab_mtu;
+extern const struct dnet_codetab dnet_codetab_status_area;
+
+/* Meaning of a register value, as the hardware reads it (masked, undefined
+ * codes -> default).  *defined (may be NULL) tells whether it was a code of
+ * the table. */
+uint64_t dnet_code_decode(const struct dnet_codetab *t, uint64_t code, bool *defined);
+/* Code for a meaning (e.g. MTU 1024 -> 0x04); -DNET_EINVAL if none. */
+int dnet_code_encode(const struct dnet_codetab *t, uint64_t value, uint64_t *code,
+		     struct dnet_err *err);
+/* By table name; NULL if none. */
+const struct dnet_codetab *dnet_codetab_by_name(const char *name);
+
+/* Convenience wrappers. */
+static inline unsigned dnet_dtype_bytes(unsigned dtype) { return 1u << (dtype & 7u); }
+uint32_t dnet_mtu_bytes(uint64_t code);
+uint64_t dnet_capacity_bytes(uint64_t code);     /* per module */
+uint32_t dnet_status_area_bytes(uint64_t code);
+
+/* Default configuration after the standard initialisation (hardware.md 7.6). */
+#define DNET_CAPACITY_CODE_DEFAULT  0x01u   /* 256 MB per module */
+#define DNET_MTU_CODE_DEFAULT       0x08u   /* 2048 B */
+#define DNET_STATUS_AREA_DEFAULT    0x10u   /* 1024 B */
+
+/* LID <-> CLID (Tab. 4.6; decision D-CLID in docs/decisions.md). */
+#define DNET_CLID_MAX_UNICAST 0xBFFu
+#define DNET_CLID_INIT        0xFFFu
+#define DNET_LID_INIT         0xFFFFu
+uint16_t dnet_clid_to_lid(uint16_t clid);
+/* Fails with -DNET_EINVAL if the LID has no CLID (LID[11:8] != 0). */
+int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err);
+/* Kind of a CLID: "reserved", "unicast", "multicast", "init". */
+const char *dnet_clid_kind(uint16_t clid);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,157 @@
+/* libdnet: opening a DIMMnet-2 and accessing its host interface.
+ *
+ * A struct dnet_dev is one open backend ("devmem:0x...", "sim:nodes=4",
+ * "remote:unix:/tmp/d.sock", ...).  A backend may reach several nodes (the
+ * emulated cluster, or a dnetd serving one); accesses go to the current
+ * node, chosen with dnet_set_node().  Offsets are device offsets (map.h).
+ *
+ * Accessor semantics follow rdma-core's util/mmio.h: each call performs
+ * exactly one access of the stated width, in program order with respect to
+ * other UC accesses.  Stores to the write-combining Write Window may be
+ * merged and reordered until dnet_wc_flush(); reads of the write-back
+ * Prefetch Window and LH Buffer may hit stale cache lines unless the lines
+ * are flushed with dnet_cache_flush() first.  dnet_read_block() on a WB
+ * region does that flush itself.
+ */
+#ifndef DNET_DEVICE_H
+#define DNET_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dnet/error.h"
+#include "dnet/regs.h"
+#include "dnet/request.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dnet_dev;
+
+/* Capabilities (dnet_dev_caps). */
+#define DNET_CAP_MULTINODE    0x01u /* several nodes behind one handle */
+#define DNET_CAP_VIRTUAL_TIME 0x02u /* the device runs on virtual time (emulator) */
+#define DNET_CAP_BACKDOOR     0x04u /* direct SO-DIMM access (emulator) */
+#define DNET_CAP_PRIVILEGED   0x08u /* the System Register may be accessed */
+#define DNET_CAP_REAL_HW      0x10u /* real hardware behind it */
+#define DNET_CAP_REMOTE       0x20u /* through a socket */
+
+/* Open by spec string "NAME[:ARGS]".  On failure *dev is NULL and err says
+ * why (unknown backend, bad argument, permission, ...). */
+int dnet_open(const char *spec, struct dnet_dev **dev, struct dnet_err *err);
+void dnet_close(struct dnet_dev *dev);
+
+/* The backends compiled in, for help texts: name, synopsis, one-line help. */
+struct dnet_backend_desc {
+	const char *name;
+	const char *synopsis;
+	const char *help;
+};
+const struct dnet_backend_desc *dnet_backends(unsigned *count);
+
+const char *dnet_dev_backend(const struct dnet_dev *dev); /* "sim" */
+const char *dnet_dev_spec(const struct dnet_dev *dev);
+unsigned dnet_dev_caps(const struct dnet_dev *dev);
+
+/* Nodes are numbered 1..count (their CLID on the emulator). */
+unsigned dnet_node_count(const struct dnet_dev *dev);
+unsigned dnet_node(const struct dnet_dev *dev);
+int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err);
+
+/* Single accesses.  off must be aligned to the width (-DNET_EALIGN) and
+ * inside the map (-DNET_ERANGE).  128-bit values are {low 64, high 64}. */
+int dnet_read8(struct dnet_dev *dev, uint32_t off, uint8_t *v, struct dnet_err *err);
+int dnet_read16(struct dnet_dev *dev, uint32_t off, uint16_t *v, struct dnet_err *err);
+int dnet_read32(struct dnet_dev *dev, uint32_t off, uint32_t *v, struct dnet_err *err);
+int dnet_read64(struct dnet_dev *dev, uint32_t off, uint64_t *v, struct dnet_err *err);
+int dnet_read128(struct dnet_dev *dev, uint32_t off, uint64_t v[2], struct dnet_err *err);
+int dnet_write8(struct dnet_dev *dev, uint32_t off, uint8_t v, struct dnet_err *err);
+int dnet_write16(struct dnet_dev *dev, uint32_t off, uint16_t v, struct dnet_err *err);
+int dnet_write32(struct dnet_dev *dev, uint32_t off, uint32_t v, struct dnet_err *err);
+int dnet_write64(struct dnet_dev *dev, uint32_t off, uint64_t v, struct dnet_err *err);
+int dnet_write128(struct dnet_dev *dev, uint32_t off, const uint64_t v[2], struct dnet_err *err);
+/* Generic width (1, 2, 4, 8 or 16 bytes); buf is host-endian. */
+int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, struct dnet_err *err);
+int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width, struct dnet_err *err);
+
+/* Block copies.  off and len must be multiples of 8.  A block read of a
+ * write-back region flushes the lines first; a block write to the
+ * write-combining Write Window ends with a WC flush. */
+int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err);
+int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err);
+
+/* Drain write-combining buffers (sfence) so that Write Window stores reach
+ * the device before the request that uses them. */
+int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
+/* clflush / prefetchnta over [off, off+len) of a write-back region. */
+int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+
+/* Conditions for waits: (read64(off) & mask) <cond> value. */
+enum dnet_cond {
+	DNET_COND_EQ, DNET_COND_NE, DNET_COND_LT, DNET_COND_GT, DNET_COND_LE, DNET_COND_GE,
+};
+const char *dnet_cond_name(enum dnet_cond c); /* "==", ... */
+int dnet_cond_parse(const char *s, enum dnet_cond *c);
+bool dnet_cond_eval(enum dnet_cond c, uint64_t a, uint64_t b);
+
+/* Wait until the condition holds or timeout_ns passes (virtual time on the
+ * emulator, real time elsewhere).  *last (may be NULL) gets the last value
+ * read.  Returns -DNET_ETIMEDOUT on timeout.  The backend does the waiting
+ * (dnetd waits in the server, not by polling over the socket). */
+int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+	      uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err);
+
+/* Let ns of time pass: sleeps on hardware, advances virtual time on the
+ * emulator (letting the device work). */
+int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
+/* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
+int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
+/* Whether the current node still has work in flight.  Backends that cannot
+ * tell fall back to Controller Status request-pending of both WIDs. */
+int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err);
+
+/* Emulator backdoor: read/write the current node's SO-DIMM address space
+ * (both modules, interleaved; WID w's area starts at w * capacity).
+ * -DNET_ENOTSUP without DNET_CAP_BACKDOOR. */
+int dnet_sodimm_access(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len,
+		       bool write, struct dnet_err *err);
+
+/* Backend statistics by name, e.g. on the emulator "vtime_ns", "events",
+ * "pgid_drops", "packets_sent", "packets_received" (per current node where
+ * it makes sense).  -DNET_ENOENT for an unknown name, -DNET_ENOTSUP if the
+ * backend keeps none.  names (may be NULL) gets a static NULL-terminated
+ * list of the names the backend knows. */
+int dnet_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err);
+const char *const *dnet_stat_names(struct dnet_dev *dev);
+
+/* ---- Register access by name (regs.h) ---- */
+
+/* Read a register; -DNET_EPERM if it is write-only or has a read side effect
+ * (Controller Reset) unless allow_effect is set. */
+int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+		  uint64_t *v, struct dnet_err *err);
+/* Write a register; -DNET_EPERM if read-only, -DNET_ERANGE if v has bits
+ * outside the register's valid mask. */
+int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+		   uint64_t v, struct dnet_err *err);
+
+/* ---- Issuing requests (hardware.md 4.1) ---- */
+
+enum dnet_cmdsel {
+	DNET_CMD0 = 0, /* Command0: remote data received into SO-DIMM */
+	DNET_CMD1 = 1, /* Command1: remote data received into Prefetch Window */
+};
+
+/* Issue a request from process wid: wait (up to timeout_ns) until the
+ * Request FIFO is not almost full and no request is pending, then write
+ * Upper (unless lower_only), Command Ex (if has_ex), then Lower (the kick).
+ * The caller must have set Command Ex Flag to match cmd->has_ex. */
+int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
+	       const struct dnet_cmd *cmd, uint64_t timeout_ns, struct dnet_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

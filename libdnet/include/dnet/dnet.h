@@ -1,0 +1,33 @@
+/* libdnet: the DIMMnet-2 host library.  Include this one header.
+ *
+ *   map.h      memory map (regions, windows, attributes)
+ *   regs.h     User/System Register table with bit fields
+ *   codes.h    DTYPE, MTU, SO-DIMM Capacity, Status Area Size, LID<->CLID
+ *   request.h  request encoder/decoder, the 17 OTYPE codes
+ *   packet.h   packet header codec, receive status, LH Buffer entry
+ *   device.h   open a backend, accessors, waits, issuing requests
+ *   parse.h    strict number parsing
+ *   decisions  every ambiguous reading of the thesis is listed in
+ *              docs/decisions.md and decided once in libdnet/src.
+ */
+#ifndef DNET_DNET_H
+#define DNET_DNET_H
+
+#include "dnet/error.h"
+#include "dnet/map.h"
+#include "dnet/codes.h"
+#include "dnet/regs.h"
+#include "dnet/request.h"
+#include "dnet/packet.h"
+#include "dnet/device.h"
+#include "dnet/parse.h"
+#include "dnet/modstate.h"
+
+#define DNET_VERSION_MAJOR 0
+#define DNET_VERSION_MINOR 1
+#define DNET_VERSION_PATCH 0
+#define DNET_VERSION_STRING "0.1.0"
+
+const char *dnet_version(void);
+
+#endif

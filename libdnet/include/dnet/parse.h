@@ -1,0 +1,37 @@
+/* libdnet: strict number parsing, shared by dsh, dnetd and the backends.
+ *
+ * The original dsh used strtoul and read "55ff" as 55.  These parsers accept
+ * a whole token or nothing:
+ *   decimal      0, 42          (a leading zero before digits is rejected:
+ *                               it meant octal in the original dsh)
+ *   hexadecimal  0x2a, 0X2A
+ *   binary       0b101010
+ *   octal        0o52
+ *   '_' may group digits (0x1234_5678), as in the thesis.
+ * Errors name the token and what is wrong with it.
+ */
+#ifndef DNET_PARSE_H
+#define DNET_PARSE_H
+
+#include <stdint.h>
+#include "dnet/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parse an unsigned number no larger than max.  what names the value in
+ * messages ("size", "offset"); may be NULL. */
+int dnet_parse_u64(const char *s, uint64_t max, uint64_t *v, const char *what,
+		   struct dnet_err *err);
+/* Same, also accepting a binary size suffix K, M or G (KiB, MiB, GiB). */
+int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
+		    struct dnet_err *err);
+/* A signed-free duration: "100" (ns), "5ns", "3us", "2ms", "1s". */
+int dnet_parse_duration(const char *s, uint64_t *ns, const char *what,
+			struct dnet_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

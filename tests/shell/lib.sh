@@ -1,0 +1,50 @@
+# Helpers for shell tests.  Source it; call `finish` at the end.
+# Environment: BIN (directory with dsh and dnetd), set by tests/run.sh.
+set -u
+: "${BIN:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/bin}"
+DSH="$BIN/dsh"
+DNETD="$BIN/dnetd"
+T_PASS=0
+T_FAIL=0
+T_SUITE=$(basename "$0" .sh)
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
+T_PIDS=()
+cleanup() {
+	for p in "${T_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+
+pass() { T_PASS=$((T_PASS + 1)); }
+fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL [$T_SUITE] $*" >&2; }
+
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" == "$3" ]; then pass; else
+		fail "$1: expected [$2] got [$3]"; fi
+}
+# expect_match NAME REGEX TEXT
+expect_match() {
+	if printf '%s' "$3" | grep -Eq -- "$2"; then pass; else
+		fail "$1: [$3] does not match /$2/"; fi
+}
+# expect_status NAME EXPECTED_CODE COMMAND...
+expect_status() {
+	local name=$1 want=$2; shift 2
+	"$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then pass; else
+		fail "$name: exit $got, expected $want; stderr: $(head -c 400 "$T_TMP/err")"; fi
+}
+# Start a background process and remember it for cleanup.
+spawn() { "$@" & T_PIDS+=($!); }
+# wait_for_socket PATH [TIMEOUT_TENTHS]
+wait_for_socket() {
+	local i=0 max=${2:-50}
+	while [ ! -S "$1" ] && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
+	[ -S "$1" ]
+}
+finish() {
+	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}
