@@ -1,0 +1,271 @@
+/* The devmem backend: the DIMMnet-2 host interface mapped from /dev/mem (or
+ * a file standing in for it) at a physical base given by the user.
+ *
+ *   devmem:0xBASE[@PATH][,force][,iomem=PATH]
+ *
+ * Accesses are single volatile loads/stores of the requested width, like
+ * rdma-core's util/mmio.h.  The region attributes of Tab. 4.1 are honoured
+ * by the caller-visible ordering points: an sfence after write-combining
+ * Write Window stores (wc_flush), clflush before reading Prefetch Window /
+ * LH Buffer lines and prefetchnta on request (§4.2.1).  /dev/mem mappings
+ * opened with O_SYNC are uncached, which is always safe; the fences keep
+ * the code right on a PAT-WC mapping too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#define DEVMEM_X86 1
+#endif
+
+#include "dnet/backend.h"
+#include "dnet/map.h"
+#include "dnet/parse.h"
+#include "devmem/iomem.h"
+
+struct devmem {
+	int fd;
+	volatile uint8_t *map;
+	uint64_t base;
+	bool is_devmem;
+};
+
+static int parse_args(const char *args, char *path, size_t pathlen, uint64_t *base,
+		      bool *force, char *iomem, size_t iomemlen, struct dnet_err *err)
+{
+	char first[DNET_SPEC_MAX];
+	const char *comma = strchr(args, ',');
+	size_t flen = comma ? (size_t)(comma - args) : strlen(args);
+	if (flen == 0)
+		return dnet_seterr(err, DNET_EINVAL,
+				   "devmem needs a physical base: devmem:0xBASE[@PATH][,force]");
+	memcpy(first, args, flen);
+	first[flen] = '\0';
+	char *at = strchr(first, '@');
+	snprintf(path, pathlen, "%s", at ? at + 1 : "/dev/mem");
+	if (at) {
+		*at = '\0';
+		if (!path[0])
+			return dnet_seterr(err, DNET_EINVAL, "devmem: empty path after '@'");
+	}
+	int rc = dnet_parse_u64(first, UINT64_MAX - DNET_MAP_SIZE, base, "devmem base", err);
+	if (rc)
+		return rc;
+	*force = false;
+	snprintf(iomem, iomemlen, "/proc/iomem");
+	struct dnet_kv kv[4];
+	unsigned n;
+	if (comma && (rc = dnet_kv_split(comma + 1, kv, 4, &n, err)))
+		return rc;
+	for (unsigned i = 0; comma && i < n; i++) {
+		if (strcmp(kv[i].key, "force") == 0 && !kv[i].has_val)
+			*force = true;
+		else if (strcmp(kv[i].key, "iomem") == 0 && kv[i].has_val)
+			snprintf(iomem, iomemlen, "%s", kv[i].val);
+		else
+			return dnet_seterr(err, DNET_EINVAL,
+					   "devmem: unknown option '%s' (known: force, iomem=PATH)", kv[i].key);
+	}
+	return 0;
+}
+
+static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	char path[DNET_SPEC_MAX], iomem[DNET_SPEC_MAX];
+	uint64_t base = 0;
+	bool force = false;
+	int rc = parse_args(args, path, sizeof path, &base, &force, iomem, sizeof iomem, err);
+	if (rc)
+		return rc;
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg <= 0)
+		pg = 4096;
+	if (base % (uint64_t)pg)
+		return dnet_seterr(err, DNET_EALIGN,
+				   "devmem base 0x%" PRIx64 " is not aligned to the %ld-byte page size "
+				   "(the board's window starts on a page boundary)", base, pg);
+	bool is_devmem = strcmp(path, "/dev/mem") == 0;
+	/* Refuse to map RAM the kernel owns (the board answers the BIOS as
+	 * memory, OQ-27): only a range outside "System RAM" is plausible. */
+	if (is_devmem || strcmp(iomem, "/proc/iomem") != 0) {
+		char what[128];
+		int r = dnet_iomem_check(iomem, base, DNET_MAP_SIZE, what, sizeof what, err);
+		if (r < 0)
+			return r;
+		if (r > 0 && !force)
+			return dnet_seterr(err, DNET_EPERM,
+					   "devmem: 0x%" PRIx64 "-0x%" PRIx64 " overlaps '%s' in %s; "
+					   "refusing to map it (add ,force if you are sure)",
+					   base, base + DNET_MAP_SIZE - 1, what, iomem);
+	}
+	int fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == EACCES || e == EPERM)
+			return dnet_seterr(err, DNET_EPERM, "devmem: cannot open %s: %s%s", path,
+					   strerror(e), is_devmem ? " (needs root / CAP_SYS_RAWIO)" : "");
+		return dnet_seterr(err, DNET_EIO, "devmem: cannot open %s: %s", path, strerror(e));
+	}
+	if (!is_devmem) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size < base + DNET_MAP_SIZE) {
+			close(fd);
+			return dnet_seterr(err, DNET_ERANGE,
+					   "devmem: %s is %lld bytes; it must hold 0x%" PRIx64 " + 0x%x bytes",
+					   path, (long long)st.st_size, base, DNET_MAP_SIZE);
+		}
+	}
+	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
+				   "devmem: mmap of %s at 0x%" PRIx64 " failed: %s%s", path, base, strerror(e),
+				   is_devmem && (e == EPERM || e == EACCES)
+					   ? " (CONFIG_STRICT_DEVMEM may forbid this range)" : "");
+	}
+	struct devmem *d = calloc(1, sizeof *d);
+	if (!d) {
+		munmap(m, DNET_MAP_SIZE);
+		close(fd);
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	}
+	d->fd = fd;
+	d->map = m;
+	d->base = base;
+	d->is_devmem = is_devmem;
+	dev->priv = d;
+	dev->nodes = 1;
+	dev->caps = DNET_CAP_PRIVILEGED | (is_devmem ? DNET_CAP_REAL_HW : 0);
+	return 0;
+}
+
+static void devmem_close(struct dnet_dev *dev)
+{
+	struct devmem *d = dev->priv;
+	munmap((void *)d->map, DNET_MAP_SIZE);
+	close(d->fd);
+	free(d);
+}
+
+static int devmem_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		       struct dnet_err *err)
+{
+	struct devmem *d = dev->priv;
+	volatile uint8_t *p = d->map + off;
+	switch (width) {
+	case 1: { uint8_t v = *(volatile uint8_t *)p; memcpy(buf, &v, 1); break; }
+	case 2: { uint16_t v = *(volatile uint16_t *)(volatile void *)p; memcpy(buf, &v, 2); break; }
+	case 4: { uint32_t v = *(volatile uint32_t *)(volatile void *)p; memcpy(buf, &v, 4); break; }
+	case 8: { uint64_t v = *(volatile uint64_t *)(volatile void *)p; memcpy(buf, &v, 8); break; }
+	case 16: {
+#ifdef DEVMEM_X86
+		/* One 128-bit access: LLCM is read 128 bits at a time (§5.1.3). */
+		__m128i v = _mm_load_si128((const __m128i *)(const void *)p);
+		_mm_storeu_si128((__m128i *)buf, v);
+#else
+		uint64_t v[2] = { *(volatile uint64_t *)(volatile void *)p,
+				  *(volatile uint64_t *)(volatile void *)(p + 8) };
+		memcpy(buf, v, 16);
+#endif
+		break;
+	}
+	default:
+		return dnet_seterr(err, DNET_EINVAL, "bad width %u", width);
+	}
+	return 0;
+}
+
+static int devmem_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+			struct dnet_err *err)
+{
+	struct devmem *d = dev->priv;
+	volatile uint8_t *p = d->map + off;
+	switch (width) {
+	case 1: { uint8_t v; memcpy(&v, buf, 1); *(volatile uint8_t *)p = v; break; }
+	case 2: { uint16_t v; memcpy(&v, buf, 2); *(volatile uint16_t *)(volatile void *)p = v; break; }
+	case 4: { uint32_t v; memcpy(&v, buf, 4); *(volatile uint32_t *)(volatile void *)p = v; break; }
+	case 8: { uint64_t v; memcpy(&v, buf, 8); *(volatile uint64_t *)(volatile void *)p = v; break; }
+	case 16: {
+#ifdef DEVMEM_X86
+		__m128i v = _mm_loadu_si128((const __m128i *)buf);
+		_mm_store_si128((__m128i *)(void *)p, v);
+#else
+		uint64_t v[2];
+		memcpy(v, buf, 16);
+		*(volatile uint64_t *)(volatile void *)p = v[0];
+		*(volatile uint64_t *)(volatile void *)(p + 8) = v[1];
+#endif
+		break;
+	}
+	default:
+		return dnet_seterr(err, DNET_EINVAL, "bad width %u", width);
+	}
+	return 0;
+}
+
+static int devmem_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
+{
+	(void)dev;
+	(void)err;
+#ifdef DEVMEM_X86
+	_mm_sfence();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+	return 0;
+}
+
+static int devmem_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	(void)err;
+#ifdef DEVMEM_X86
+	struct devmem *d = dev->priv;
+	uintptr_t start = (uintptr_t)(d->map + off) & ~(uintptr_t)63;
+	uintptr_t end = (uintptr_t)(d->map + off + len);
+	for (uintptr_t a = start; a < end; a += 64)
+		_mm_clflush((const void *)a);
+	_mm_mfence();
+#else
+	(void)dev; (void)off; (void)len;
+#endif
+	return 0;
+}
+
+static int devmem_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	(void)err;
+#ifdef DEVMEM_X86
+	struct devmem *d = dev->priv;
+	uintptr_t start = (uintptr_t)(d->map + off) & ~(uintptr_t)63;
+	uintptr_t end = (uintptr_t)(d->map + off + len);
+	for (uintptr_t a = start; a < end; a += 64)
+		_mm_prefetch((const char *)a, _MM_HINT_NTA);
+#else
+	(void)dev; (void)off; (void)len;
+#endif
+	return 0;
+}
+
+const struct dnet_backend_ops dnet_backend_devmem = {
+	.name = "devmem",
+	.synopsis = "devmem:0xBASE[@PATH][,force][,iomem=PATH]",
+	.help = "map the board's physical window from /dev/mem (or a file standing in for it)",
+	.open = devmem_open,
+	.close = devmem_close,
+	.read = devmem_read,
+	.write = devmem_write,
+	.wc_flush = devmem_wc_flush,
+	.cache_flush = devmem_cache_flush,
+	.prefetch = devmem_prefetch,
+};

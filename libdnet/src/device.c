@@ -1,0 +1,441 @@
+/* The device core (device.h, backend.h): backend registry, argument checks
+ * and the fallbacks for optional backend entries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dnet/backend.h"
+#include "dnet/map.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* TEMPORARY while sim/remote are written: weak so the lib links. */
+extern const struct dnet_backend_ops dnet_backend_sim __attribute__((weak));
+extern const struct dnet_backend_ops dnet_backend_remote __attribute__((weak));
+
+static const struct dnet_backend_ops *const backends[] = {
+	&dnet_backend_sim,
+	&dnet_backend_remote,
+	&dnet_backend_devmem,
+};
+
+static struct dnet_backend_desc descs[N(backends)];
+
+const struct dnet_backend_desc *dnet_backends(unsigned *count)
+{
+	for (unsigned i = 0; i < N(backends); i++) {
+		descs[i].name = backends[i]->name;
+		descs[i].synopsis = backends[i]->synopsis;
+		descs[i].help = backends[i]->help;
+	}
+	if (count)
+		*count = N(backends);
+	return descs;
+}
+
+int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
+{
+	*devp = NULL;
+	if (!spec || !*spec)
+		return dnet_seterr(err, DNET_EINVAL, "empty backend spec");
+	if (strlen(spec) >= DNET_SPEC_MAX)
+		return dnet_seterr(err, DNET_EINVAL, "backend spec too long (max %d)", DNET_SPEC_MAX - 1);
+	const char *colon = strchr(spec, ':');
+	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+	const struct dnet_backend_ops *ops = NULL;
+	for (unsigned i = 0; i < N(backends); i++)
+		if (backends[i] && strlen(backends[i]->name) == nlen && strncmp(backends[i]->name, spec, nlen) == 0)
+			ops = backends[i];
+	if (!ops) {
+		char names[128] = "";
+		for (unsigned i = 0; i < N(backends); i++) {
+			if (!backends[i])
+				continue;
+			strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+			strncat(names, backends[i]->name, sizeof names - strlen(names) - 1);
+		}
+		return dnet_seterr(err, DNET_ENOENT, "unknown backend '%.*s' (known: %s)",
+				   (int)nlen, spec, names);
+	}
+	struct dnet_dev *dev = calloc(1, sizeof *dev);
+	if (!dev)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	dev->ops = ops;
+	dev->nodes = 1;
+	dev->node = 1;
+	strcpy(dev->spec, spec);
+	int rc = ops->open(dev, colon ? colon + 1 : "", err);
+	if (rc) {
+		free(dev);
+		return rc;
+	}
+	if (dev->nodes < 1)
+		dev->nodes = 1;
+	if (dev->node < 1 || dev->node > dev->nodes)
+		dev->node = 1;
+	*devp = dev;
+	return 0;
+}
+
+void dnet_close(struct dnet_dev *dev)
+{
+	if (!dev)
+		return;
+	dev->ops->close(dev);
+	free(dev);
+}
+
+const char *dnet_dev_backend(const struct dnet_dev *dev) { return dev->ops->name; }
+const char *dnet_dev_spec(const struct dnet_dev *dev) { return dev->spec; }
+unsigned dnet_dev_caps(const struct dnet_dev *dev) { return dev->caps; }
+unsigned dnet_node_count(const struct dnet_dev *dev) { return dev->nodes; }
+unsigned dnet_node(const struct dnet_dev *dev) { return dev->node; }
+
+int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
+{
+	if (node < 1 || node > dev->nodes)
+		return dnet_seterr(err, DNET_ERANGE, "node %u does not exist (this backend has %u node%s: 1-%u)",
+				   node, dev->nodes, dev->nodes == 1 ? "" : "s", dev->nodes);
+	if (node == dev->node)
+		return 0;
+	if (dev->ops->set_node) {
+		int rc = dev->ops->set_node(dev, node, err);
+		if (rc)
+			return rc;
+	}
+	dev->node = node;
+	return 0;
+}
+
+static int check_access(uint32_t off, size_t len, unsigned align, struct dnet_err *err)
+{
+	if (off % align)
+		return dnet_seterr(err, DNET_EALIGN, "offset 0x%x is not aligned to %u bytes", off, align);
+	if (len % align)
+		return dnet_seterr(err, DNET_EALIGN, "length %zu is not a multiple of %u bytes", len, align);
+	if (off > DNET_MAP_SIZE || len > DNET_MAP_SIZE - off)
+		return dnet_seterr(err, DNET_ERANGE, "access 0x%x+%zu is outside the 0x%x-byte map",
+				   off, len, DNET_MAP_SIZE);
+	return 0;
+}
+
+static bool valid_width(unsigned w)
+{
+	return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
+}
+
+int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, struct dnet_err *err)
+{
+	if (!valid_width(width))
+		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
+	int rc = check_access(off, width, width, err);
+	return rc ? rc : dev->ops->read(dev, off, buf, width, err);
+}
+
+int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width, struct dnet_err *err)
+{
+	if (!valid_width(width))
+		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
+	int rc = check_access(off, width, width, err);
+	return rc ? rc : dev->ops->write(dev, off, buf, width, err);
+}
+
+#define ACCESSORS(bits, type) \
+int dnet_read##bits(struct dnet_dev *dev, uint32_t off, type *v, struct dnet_err *err) \
+{ return dnet_read(dev, off, v, sizeof *v, err); } \
+int dnet_write##bits(struct dnet_dev *dev, uint32_t off, type v, struct dnet_err *err) \
+{ return dnet_write(dev, off, &v, sizeof v, err); }
+ACCESSORS(8, uint8_t)
+ACCESSORS(16, uint16_t)
+ACCESSORS(32, uint32_t)
+ACCESSORS(64, uint64_t)
+
+int dnet_read128(struct dnet_dev *dev, uint32_t off, uint64_t v[2], struct dnet_err *err)
+{
+	return dnet_read(dev, off, v, 16, err);
+}
+
+int dnet_write128(struct dnet_dev *dev, uint32_t off, const uint64_t v[2], struct dnet_err *err)
+{
+	return dnet_write(dev, off, v, 16, err);
+}
+
+int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err)
+{
+	int rc = check_access(off, len, 8, err);
+	if (rc || len == 0)
+		return rc;
+	/* Write-back regions: drop stale lines before reading (§4.2.1). */
+	if (dnet_addr_attr(off) == DNET_ATTR_WB && (rc = dnet_cache_flush(dev, off, len, err)))
+		return rc;
+	if (dev->ops->read_block)
+		return dev->ops->read_block(dev, off, buf, len, err);
+	for (size_t i = 0; i < len; i += 8)
+		if ((rc = dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err)))
+			return rc;
+	return 0;
+}
+
+int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err)
+{
+	int rc = check_access(off, len, 8, err);
+	if (rc || len == 0)
+		return rc;
+	if (dev->ops->write_block)
+		rc = dev->ops->write_block(dev, off, buf, len, err);
+	else
+		for (size_t i = 0; i < len && !rc; i += 8)
+			rc = dev->ops->write(dev, off + (uint32_t)i, (const char *)buf + i, 8, err);
+	/* Write-combining stores must drain before a request uses them. */
+	if (!rc && dnet_addr_attr(off) == DNET_ATTR_WC)
+		rc = dnet_wc_flush(dev, err);
+	return rc;
+}
+
+int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
+{
+	return dev->ops->wc_flush ? dev->ops->wc_flush(dev, err) : 0;
+}
+
+int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	int rc = check_access(off, len, 1, err);
+	if (rc)
+		return rc;
+	return dev->ops->cache_flush ? dev->ops->cache_flush(dev, off, len, err) : 0;
+}
+
+int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	int rc = check_access(off, len, 1, err);
+	if (rc)
+		return rc;
+	return dev->ops->prefetch ? dev->ops->prefetch(dev, off, len, err) : 0;
+}
+
+const char *dnet_cond_name(enum dnet_cond c)
+{
+	static const char *const names[] = { "==", "!=", "<", ">", "<=", ">=" };
+	return (unsigned)c < N(names) ? names[c] : "?";
+}
+
+int dnet_cond_parse(const char *s, enum dnet_cond *c)
+{
+	for (unsigned i = 0; i <= DNET_COND_GE; i++)
+		if (strcmp(s, dnet_cond_name((enum dnet_cond)i)) == 0) {
+			*c = (enum dnet_cond)i;
+			return 0;
+		}
+	return -DNET_EINVAL;
+}
+
+bool dnet_cond_eval(enum dnet_cond c, uint64_t a, uint64_t b)
+{
+	switch (c) {
+	case DNET_COND_EQ: return a == b;
+	case DNET_COND_NE: return a != b;
+	case DNET_COND_LT: return a < b;
+	case DNET_COND_GT: return a > b;
+	case DNET_COND_LE: return a <= b;
+	case DNET_COND_GE: return a >= b;
+	}
+	return false;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
+{
+	if (dev->ops->now)
+		return dev->ops->now(dev, ns, err);
+	*ns = mono_ns();
+	return 0;
+}
+
+int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
+{
+	if (dev->ops->delay)
+		return dev->ops->delay(dev, ns, err);
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+	while (nanosleep(&ts, &ts) != 0)
+		if (errno != EINTR)
+			return dnet_seterr(err, DNET_EIO, "nanosleep: %s", strerror(errno));
+	return 0;
+}
+
+int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+	      uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+{
+	if ((unsigned)cond > DNET_COND_GE)
+		return dnet_seterr(err, DNET_EINVAL, "bad wait condition %d", (int)cond);
+	int rc = check_access(off, 8, 8, err);
+	if (rc)
+		return rc;
+	if (dev->ops->wait)
+		return dev->ops->wait(dev, off, mask, cond, value, timeout_ns, last, err);
+	/* Fallback: poll, backing off from 1 us to 1 ms. */
+	uint64_t start, now, v, step = 1000;
+	if ((rc = dnet_now(dev, &start, err)))
+		return rc;
+	for (;;) {
+		if ((rc = dev->ops->read(dev, off, &v, 8, err)))
+			return rc;
+		if (last)
+			*last = v;
+		if (dnet_cond_eval(cond, v & mask, value))
+			return 0;
+		if ((rc = dnet_now(dev, &now, err)))
+			return rc;
+		if (now - start >= timeout_ns)
+			return dnet_seterr(err, DNET_ETIMEDOUT,
+					   "timed out after %llu ns waiting for (0x%x & 0x%llx) %s 0x%llx (last 0x%llx)",
+					   (unsigned long long)timeout_ns, off, (unsigned long long)mask,
+					   dnet_cond_name(cond), (unsigned long long)value,
+					   (unsigned long long)v);
+		if ((rc = dnet_delay(dev, step, err)))
+			return rc;
+		if (step < 1000000)
+			step *= 2;
+	}
+}
+
+int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
+{
+	if (dev->ops->busy)
+		return dev->ops->busy(dev, busy, err);
+	*busy = false;
+	for (unsigned w = 0; w < DNET_NWID; w++) {
+		uint64_t cs;
+		int rc = dev->ops->read(dev, DNET_UREG_WID(w) + DNET_UR_CTL_STATUS, &cs, 8, err);
+		if (rc)
+			return rc;
+		if (cs & DNET_CS_REQ_PENDING)
+			*busy = true;
+	}
+	return 0;
+}
+
+int dnet_sodimm_access(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len,
+		       bool write, struct dnet_err *err)
+{
+	if (!dev->ops->sodimm || !(dev->caps & DNET_CAP_BACKDOOR))
+		return dnet_seterr(err, DNET_ENOTSUP,
+				   "backend '%s' has no SO-DIMM backdoor (the SO-DIMM is reached only through primitives)",
+				   dev->ops->name);
+	return dev->ops->sodimm(dev, addr, buf, len, write, err);
+}
+
+int dnet_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
+{
+	if (!dev->ops->stat)
+		return dnet_seterr(err, DNET_ENOTSUP, "backend '%s' keeps no statistics", dev->ops->name);
+	return dev->ops->stat(dev, name, v, err);
+}
+
+const char *const *dnet_stat_names(struct dnet_dev *dev)
+{
+	static const char *const none[] = { NULL };
+	return dev->ops->stat_names ? dev->ops->stat_names(dev) : none;
+}
+
+int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+		  uint64_t *v, struct dnet_err *err)
+{
+	if (!(reg->access & DNET_ACC_R))
+		return dnet_seterr(err, DNET_EPERM, "register '%s' is write-only", reg->name);
+	if (reg->flags & DNET_RF_READ_EFFECT)
+		return dnet_seterr(err, DNET_EPERM,
+				   "reading '%s' has a side effect (it resets the controller); write it instead",
+				   reg->name);
+	if (wid >= DNET_NWID)
+		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
+	if (!rc)
+		*v &= reg->valid_mask;
+	return rc;
+}
+
+int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+		   uint64_t v, struct dnet_err *err)
+{
+	if (!(reg->access & DNET_ACC_W))
+		return dnet_seterr(err, DNET_EPERM, "register '%s' is read-only", reg->name);
+	if (wid >= DNET_NWID)
+		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	if (v & ~reg->valid_mask)
+		return dnet_seterr(err, DNET_ERANGE,
+				   "value 0x%llx has bits outside '%s' (valid mask 0x%llx)",
+				   (unsigned long long)v, reg->name, (unsigned long long)reg->valid_mask);
+	return dnet_write64(dev, dnet_reg_addr(reg, wid), v, err);
+}
+
+int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
+	       const struct dnet_cmd *cmd, uint64_t timeout_ns, struct dnet_err *err)
+{
+	if (wid >= DNET_NWID)
+		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	if (sel != DNET_CMD0 && sel != DNET_CMD1)
+		return dnet_seterr(err, DNET_EINVAL, "command register %d is not 0 or 1", (int)sel);
+	uint32_t ureg = DNET_UREG_WID(wid);
+	uint32_t lo = ureg + (sel == DNET_CMD0 ? DNET_UR_CMD0_LOWER : DNET_UR_CMD1_LOWER);
+	uint32_t up = ureg + (sel == DNET_CMD0 ? DNET_UR_CMD0_UPPER : DNET_UR_CMD1_UPPER);
+	/* Flow control (§5.2.2): no new request while the FIFO is almost full
+	 * or the previous one is still in the command register. */
+	int rc = dnet_wait(dev, ureg + DNET_UR_CTL_STATUS, DNET_CS_FIFO_FULL | DNET_CS_REQ_PENDING,
+			   DNET_COND_EQ, 0, timeout_ns, NULL, err);
+	if (rc == -DNET_ETIMEDOUT)
+		return dnet_seterr(err, DNET_EBUSY,
+				   "request not issued: Request FIFO still full or a request still pending after %llu ns",
+				   (unsigned long long)timeout_ns);
+	if (rc)
+		return rc;
+	if (!cmd->lower_only && (rc = dnet_write64(dev, up, cmd->upper, err)))
+		return rc;
+	if (cmd->has_ex && (rc = dnet_write64(dev, ureg + DNET_UR_CMD_EX, cmd->ex, err)))
+		return rc;
+	return dnet_write64(dev, lo, cmd->lower, err);
+}
+
+int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
+		  struct dnet_err *err)
+{
+	*n = 0;
+	if (!args || !*args)
+		return 0;
+	const char *p = args;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0)
+			return dnet_seterr(err, DNET_EINVAL, "empty option in '%s'", args);
+		if (*n >= max)
+			return dnet_seterr(err, DNET_EINVAL, "too many options in '%s' (max %u)", args, max);
+		struct dnet_kv *e = &kv[*n];
+		const char *eq = memchr(p, '=', len);
+		size_t klen = eq ? (size_t)(eq - p) : len;
+		if (klen == 0 || klen >= sizeof e->key)
+			return dnet_seterr(err, DNET_EINVAL, "bad option name in '%.*s'", (int)len, p);
+		memcpy(e->key, p, klen);
+		e->key[klen] = '\0';
+		e->has_val = eq != NULL;
+		e->val[0] = '\0';
+		if (eq) {
+			size_t vlen = len - klen - 1;
+			if (vlen >= sizeof e->val)
+				return dnet_seterr(err, DNET_EINVAL, "option value too long in '%.*s'", (int)len, p);
+			memcpy(e->val, eq + 1, vlen);
+			e->val[vlen] = '\0';
+		}
+		(*n)++;
+		p += len;
+		if (*p == ',' && !*++p)
+			return dnet_seterr(err, DNET_EINVAL, "trailing ',' in '%s'", args);
+	}
+	return 0;
+}

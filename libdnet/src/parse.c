@@ -1,0 +1,144 @@
+/* Strict number parsing (parse.h).  The original dsh used strtoul and read
+ * "55ff" as 55; here a token is a whole number or an error. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dnet/parse.h"
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+/* Parse s[0..n) as a number; the suffix (if any) is handled by the caller. */
+static int parse_digits(const char *tok, const char *s, size_t n, uint64_t *v,
+			const char *what, struct dnet_err *err)
+{
+	const char *w = what ? what : "number";
+	unsigned base = 10;
+	if (n == 0)
+		return dnet_seterr(err, DNET_EINVAL, "%s: empty value", w);
+	if (s[0] == '-' || s[0] == '+')
+		return dnet_seterr(err, DNET_EINVAL, "%s '%s': signs are not allowed", w, tok);
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16;
+	else if (n >= 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+		base = 2;
+	else if (n >= 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+		base = 8;
+	else if (n >= 2 && s[0] == '0')
+		return dnet_seterr(err, DNET_EINVAL,
+				   "%s '%s': leading zero is ambiguous (the original dsh read it as octal); "
+				   "write 0o%.*s for octal or drop the zero", w, tok, (int)(n - 1), s + 1);
+	size_t i = base == 10 ? 0 : 2;
+	if (i == n)
+		return dnet_seterr(err, DNET_EINVAL, "%s '%s': no digits after '%.2s'", w, tok, s);
+	uint64_t acc = 0;
+	bool any = false, last_sep = true;
+	for (; i < n; i++) {
+		if (s[i] == '_') {
+			if (last_sep)
+				return dnet_seterr(err, DNET_EINVAL, "%s '%s': misplaced '_'", w, tok);
+			last_sep = true;
+			continue;
+		}
+		int d = digit_value(s[i]);
+		if (d >= (int)base)
+			return dnet_seterr(err, DNET_EINVAL,
+					   "%s '%s': invalid character '%c' for a base-%u number%s", w, tok,
+					   s[i], base,
+					   base == 10 && d < 16 ? " (hexadecimal needs the 0x prefix)" : "");
+		if (acc > (UINT64_MAX - (uint64_t)d) / base)
+			return dnet_seterr(err, DNET_ERANGE, "%s '%s': too large for 64 bits", w, tok);
+		acc = acc * base + (uint64_t)d;
+		any = true;
+		last_sep = false;
+	}
+	if (!any || last_sep)
+		return dnet_seterr(err, DNET_EINVAL, "%s '%s': misplaced '_'", w, tok);
+	*v = acc;
+	return 0;
+}
+
+int dnet_parse_u64(const char *s, uint64_t max, uint64_t *v, const char *what,
+		   struct dnet_err *err)
+{
+	uint64_t x;
+	if (!s)
+		return dnet_seterr(err, DNET_EINVAL, "%s: missing value", what ? what : "number");
+	int rc = parse_digits(s, s, strlen(s), &x, what, err);
+	if (rc)
+		return rc;
+	if (x > max)
+		return dnet_seterr(err, DNET_ERANGE, "%s '%s' out of range (max 0x%llx = %llu)",
+				   what ? what : "number", s, (unsigned long long)max,
+				   (unsigned long long)max);
+	*v = x;
+	return 0;
+}
+
+int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
+		    struct dnet_err *err)
+{
+	if (!s)
+		return dnet_seterr(err, DNET_EINVAL, "%s: missing value", what ? what : "size");
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	bool hex = n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	if (n > 1 && !hex) {
+		switch (s[n - 1]) {
+		case 'K': case 'k': shift = 10; break;
+		case 'M': case 'm': shift = 20; break;
+		case 'G': case 'g': shift = 30; break;
+		}
+	}
+	uint64_t x;
+	int rc = parse_digits(s, s, shift ? n - 1 : n, &x, what, err);
+	if (rc)
+		return rc;
+	if (shift && x > (UINT64_MAX >> shift))
+		return dnet_seterr(err, DNET_ERANGE, "%s '%s': too large", what ? what : "size", s);
+	x <<= shift;
+	if (x > max)
+		return dnet_seterr(err, DNET_ERANGE, "%s '%s' out of range (max %llu)",
+				   what ? what : "size", s, (unsigned long long)max);
+	*v = x;
+	return 0;
+}
+
+int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dnet_err *err)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	const char *w = what ? what : "duration";
+	if (!s)
+		return dnet_seterr(err, DNET_EINVAL, "%s: missing value", w);
+	size_t n = strlen(s);
+	uint64_t mult = 1;
+	size_t digits = n;
+	for (unsigned i = 0; i < sizeof units / sizeof units[0]; i++) {
+		size_t l = strlen(units[i].suffix);
+		if (n > l && strcmp(s + n - l, units[i].suffix) == 0 &&
+		    !(l == 1 && (s[n - 2] == 'n' || s[n - 2] == 'u' || s[n - 2] == 'm'))) {
+			mult = units[i].mult;
+			digits = n - l;
+			break;
+		}
+	}
+	uint64_t x;
+	int rc = parse_digits(s, s, digits, &x, w, err);
+	if (rc)
+		return rc;
+	if (x > UINT64_MAX / mult)
+		return dnet_seterr(err, DNET_ERANGE, "%s '%s': too long", w, s);
+	*ns = x * mult;
+	return 0;
+}

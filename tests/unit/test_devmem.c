@@ -1,0 +1,216 @@
+/* The devmem backend end to end against a temporary file standing in for
+ * /dev/mem: every access width lands at the right file offset (checked with
+ * pread, independently of the backend), request issue order, block copies,
+ * register access rules, and the open-time checks (alignment, size,
+ * System RAM in a fake /proc/iomem, unknown options). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dnet/dnet.h"
+#include "harness.h"
+
+static char path[64], iomem[64];
+#define BASE 0x3000u
+
+static uint64_t file_u64(uint64_t off)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t v = 0;
+	if (fd < 0 || pread(fd, &v, 8, (off_t)off) != 8)
+		t_fail++;
+	close(fd);
+	return v;
+}
+
+static void file_put(uint64_t off, const void *buf, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd < 0 || pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+		t_fail++;
+	close(fd);
+}
+
+static struct dnet_dev *open_ok(void)
+{
+	char spec[128];
+	struct dnet_err e;
+	struct dnet_dev *d = NULL;
+	snprintf(spec, sizeof spec, "devmem:0x%x@%s", BASE, path);
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	return d;
+}
+
+static void widths(void)
+{
+	struct dnet_dev *d = open_ok();
+	struct dnet_err e;
+	if (!d)
+		return;
+	CHECK_STR(dnet_dev_backend(d), "devmem");
+	CHECK_EQ(dnet_node_count(d), 1);
+	CHECK_OK(dnet_write8(d, 0x20001, 0xab, &e), &e);
+	CHECK_OK(dnet_write16(d, 0x20002, 0xcdef, &e), &e);
+	CHECK_OK(dnet_write32(d, 0x20004, 0x01234567, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x20000), 0x01234567cdefab00ull);
+	CHECK_OK(dnet_write64(d, 0x20008, 0x1122334455667788ull, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x20008), 0x1122334455667788ull);
+	uint64_t v128[2] = { 0xaaaa0001aaaa0000ull, 0xaaaa0003aaaa0002ull };
+	CHECK_OK(dnet_write128(d, 0x20010, v128, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x20010), v128[0]);
+	CHECK_EQ(file_u64(BASE + 0x20018), v128[1]);
+	/* Reads see what the file holds. */
+	uint64_t pat = 0x0fedcba987654321ull;
+	file_put(BASE + 0x40200, &pat, 8);
+	uint64_t r64;
+	uint32_t r32;
+	uint16_t r16;
+	uint8_t r8;
+	uint64_t r128[2];
+	CHECK_OK(dnet_read64(d, 0x40200, &r64, &e), &e); CHECK_EQ(r64, pat);
+	CHECK_OK(dnet_read32(d, 0x40204, &r32, &e), &e); CHECK_EQ(r32, 0x0fedcba9);
+	CHECK_OK(dnet_read16(d, 0x40202, &r16, &e), &e); CHECK_EQ(r16, 0x8765);
+	CHECK_OK(dnet_read8(d, 0x40201, &r8, &e), &e); CHECK_EQ(r8, 0x43);
+	CHECK_OK(dnet_read128(d, 0x20010, r128, &e), &e);
+	CHECK_EQ(r128[0], v128[0]); CHECK_EQ(r128[1], v128[1]);
+	/* Alignment and bounds are checked before any access. */
+	CHECK_EQ(dnet_write64(d, 0x20004, 1, &e), -DNET_EALIGN);
+	CHECK_EQ(file_u64(BASE + 0x20000), 0x01234567cdefab00ull);
+	CHECK_EQ(dnet_read128(d, 0x20008, r128, &e), -DNET_EALIGN);
+	CHECK_EQ(dnet_read64(d, DNET_MAP_SIZE, &r64, &e), -DNET_ERANGE);
+	CHECK_EQ(dnet_read(d, 0, &r64, 3, &e), -DNET_EINVAL);
+	dnet_close(d);
+}
+
+static void blocks_and_issue(void)
+{
+	struct dnet_dev *d = open_ok();
+	struct dnet_err e;
+	if (!d)
+		return;
+	uint8_t buf[512], back[512];
+	for (unsigned i = 0; i < sizeof buf; i++)
+		buf[i] = (uint8_t)(i * 7 + 1);
+	CHECK_OK(dnet_write_block(d, DNET_WW_WID(1) + 0x200, buf, sizeof buf, &e), &e);
+	int fd = open(path, O_RDONLY);
+	CHECK(pread(fd, back, sizeof back, BASE + DNET_WW_WID(1) + 0x200) == (ssize_t)sizeof back);
+	close(fd);
+	CHECK(memcmp(buf, back, sizeof buf) == 0);
+	file_put(BASE + DNET_PW_WID(0), buf, sizeof buf);
+	memset(back, 0, sizeof back);
+	CHECK_OK(dnet_read_block(d, DNET_PW_WID(0), back, sizeof back, &e), &e);
+	CHECK(memcmp(buf, back, sizeof buf) == 0);
+	CHECK_EQ(dnet_read_block(d, DNET_PW_WID(0), back, 12, &e), -DNET_EALIGN);
+	CHECK_OK(dnet_cache_flush(d, DNET_PW_WID(0), 512, &e), &e);
+	CHECK_OK(dnet_prefetch(d, DNET_PW_WID(0), 512, &e), &e);
+	CHECK_OK(dnet_wc_flush(d, &e), &e);
+
+	/* Issue through Command1 of WID 1 (Controller Status reads 0 = idle). */
+	struct dnet_req r = { .otype = DNET_OT_RVS, .dclid = 2, .eflag = 1, .size = 0x100,
+			      .srcoff = 0x40, .dstoff = 0x80 };
+	struct dnet_cmd c;
+	CHECK_OK(dnet_req_encode(&r, &c, &e), &e);
+	CHECK_OK(dnet_issue(d, 1, DNET_CMD1, &c, 1000000, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x41110), 0x0000008000000040ull);
+	CHECK_EQ(file_u64(BASE + 0x41100), 0x0000010040080014ull);
+	CHECK_EQ(file_u64(BASE + 0x41010), 0); /* Command0 untouched */
+	/* A busy FIFO: the issue waits, then fails without writing Lower. */
+	uint64_t full = DNET_CS_FIFO_FULL;
+	file_put(BASE + 0x40200, &full, 8);
+	r.srcoff = 0x99;
+	CHECK_OK(dnet_req_encode(&r, &c, &e), &e);
+	CHECK_EQ(dnet_issue(d, 0, DNET_CMD0, &c, 2000000, &e), -DNET_EBUSY);
+	CHECK_EQ(file_u64(BASE + 0x40000), 0);
+	CHECK_EQ(file_u64(BASE + 0x40010), 0);
+	uint64_t last = 0;
+	CHECK_EQ(dnet_wait(d, 0x40200, ~0ull, DNET_COND_EQ, 0, 1000000, &last, &e), -DNET_ETIMEDOUT);
+	CHECK_EQ(last, DNET_CS_FIFO_FULL);
+	CHECK_OK(dnet_wait(d, 0x40200, DNET_CS_FIFO_FULL, DNET_COND_NE, 0, 1000000, &last, &e), &e);
+
+	/* Register rules. */
+	uint64_t v;
+	CHECK_EQ(dnet_reg_read(d, 0, dnet_reg_by_name("status_nra"), &v, &e), -DNET_EPERM);
+	CHECK_EQ(dnet_reg_read(d, 0, dnet_reg_by_name("ctl_reset"), &v, &e), -DNET_EPERM);
+	CHECK_EQ(dnet_reg_write(d, 0, dnet_reg_by_name("ctl_status"), 0, &e), -DNET_EPERM);
+	CHECK_EQ(dnet_reg_write(d, 0, dnet_reg_by_name("pgid0"), 0x100, &e), -DNET_ERANGE);
+	CHECK_OK(dnet_reg_write(d, 0, dnet_reg_by_name("pgid1"), 0x42, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x50900), 0x42);
+	CHECK_OK(dnet_reg_write(d, 1, dnet_reg_by_name("status_initial_addr"), 0x100, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x41900), 0x100);
+	CHECK_OK(dnet_reg_read(d, 0, dnet_reg_by_name("ctl_status"), &v, &e), &e);
+	CHECK_EQ(v, DNET_CS_FIFO_FULL);
+	CHECK_EQ(dnet_sodimm_access(d, 0, buf, 8, false, &e), -DNET_ENOTSUP);
+	dnet_close(d);
+}
+
+static void open_checks(void)
+{
+	struct dnet_err e;
+	struct dnet_dev *d = NULL;
+	char spec[160];
+	snprintf(spec, sizeof spec, "devmem:0x3001@%s", path);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EALIGN);
+	CHECK(strstr(e.msg, "aligned") != NULL && d == NULL);
+	snprintf(spec, sizeof spec, "devmem:0x100000@%s", path);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_ERANGE);
+	CHECK(strstr(e.msg, "bytes") != NULL);
+	snprintf(spec, sizeof spec, "devmem:0x3000@/nonexistent/mem");
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EIO);
+	CHECK(strstr(e.msg, "/nonexistent/mem") != NULL);
+	CHECK_EQ(dnet_open("devmem:", &d, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_open("devmem:55ff", &d, &e), -DNET_EINVAL);
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,bogus", path);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "bogus") != NULL);
+	CHECK_EQ(dnet_open("nosuch:1", &d, &e), -DNET_ENOENT);
+	/* A fake /proc/iomem: the window overlaps System RAM -> refused, unless
+	 * forced; outside it -> accepted. */
+	FILE *f = fopen(iomem, "w");
+	fputs("00000000-00000fff : Reserved\n00001000-00007fff : System RAM\n"
+	      "  00002000-00002fff : Kernel code\n00100000-001fffff : PCI Bus 0000:00\n", f);
+	fclose(f);
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s", path, iomem);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "System RAM") != NULL && strstr(e.msg, "force") != NULL);
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s,force", path, iomem);
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	dnet_close(d);
+	d = NULL;
+	f = fopen(iomem, "w");
+	fputs("00000000-00000fff : Reserved\n00100000-001fffff : System RAM\n", f);
+	fclose(f);
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s", path, iomem);
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	dnet_close(d);
+	d = NULL;
+	/* Non-root view of /proc/iomem: all zeros -> cannot check. */
+	f = fopen(iomem, "w");
+	fputs("00000000-00000000 : System RAM\n", f);
+	fclose(f);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "root") != NULL);
+	f = fopen(iomem, "w");
+	fputs("garbage\n", f);
+	fclose(f);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPROTO);
+}
+
+int main(void)
+{
+	snprintf(path, sizeof path, "/tmp/dnet-devmem-XXXXXX");
+	int fd = mkstemp(path);
+	snprintf(iomem, sizeof iomem, "/tmp/dnet-iomem-XXXXXX");
+	int fd2 = mkstemp(iomem);
+	if (fd < 0 || fd2 < 0 || ftruncate(fd, BASE + DNET_MAP_SIZE) != 0) {
+		perror("temp file");
+		return 1;
+	}
+	close(fd);
+	close(fd2);
+	RUN(widths);
+	RUN(blocks_and_issue);
+	RUN(open_checks);
+	unlink(path);
+	unlink(iomem);
+	return t_summary("test_devmem");
+}
