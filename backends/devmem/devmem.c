@@ -21,16 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
-#include <xmmintrin.h>
-#define DEVMEM_X86 1
-#endif
-
 #include "dnet/backend.h"
 #include "dnet/map.h"
 #include "dnet/parse.h"
 #include "devmem/iomem.h"
+#include "mmio/mmio.h"
 
 struct devmem {
 	int fd;
@@ -161,56 +156,16 @@ static void devmem_close(struct dnet_dev *dev)
 static int devmem_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
 		       struct dnet_err *err)
 {
-	struct devmem *d = dev->priv;
-	volatile uint8_t *p = d->map + off;
-	switch (width) {
-	case 1: { uint8_t v = *(volatile uint8_t *)p; memcpy(buf, &v, 1); break; }
-	case 2: { uint16_t v = *(volatile uint16_t *)(volatile void *)p; memcpy(buf, &v, 2); break; }
-	case 4: { uint32_t v = *(volatile uint32_t *)(volatile void *)p; memcpy(buf, &v, 4); break; }
-	case 8: { uint64_t v = *(volatile uint64_t *)(volatile void *)p; memcpy(buf, &v, 8); break; }
-	case 16: {
-#ifdef DEVMEM_X86
-		/* One 128-bit access: LLCM is read 128 bits at a time (§5.1.3). */
-		__m128i v = _mm_load_si128((const __m128i *)(const void *)p);
-		_mm_storeu_si128((__m128i *)buf, v);
-#else
-		uint64_t v[2] = { *(volatile uint64_t *)(volatile void *)p,
-				  *(volatile uint64_t *)(volatile void *)(p + 8) };
-		memcpy(buf, v, 16);
-#endif
-		break;
-	}
-	default:
-		return dnet_seterr(err, DNET_EINVAL, "bad width %u", width);
-	}
+	(void)err;
+	dnet_mmio_read(((struct devmem *)dev->priv)->map + off, buf, width);
 	return 0;
 }
 
 static int devmem_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
 			struct dnet_err *err)
 {
-	struct devmem *d = dev->priv;
-	volatile uint8_t *p = d->map + off;
-	switch (width) {
-	case 1: { uint8_t v; memcpy(&v, buf, 1); *(volatile uint8_t *)p = v; break; }
-	case 2: { uint16_t v; memcpy(&v, buf, 2); *(volatile uint16_t *)(volatile void *)p = v; break; }
-	case 4: { uint32_t v; memcpy(&v, buf, 4); *(volatile uint32_t *)(volatile void *)p = v; break; }
-	case 8: { uint64_t v; memcpy(&v, buf, 8); *(volatile uint64_t *)(volatile void *)p = v; break; }
-	case 16: {
-#ifdef DEVMEM_X86
-		__m128i v = _mm_loadu_si128((const __m128i *)buf);
-		_mm_store_si128((__m128i *)(void *)p, v);
-#else
-		uint64_t v[2];
-		memcpy(v, buf, 16);
-		*(volatile uint64_t *)(volatile void *)p = v[0];
-		*(volatile uint64_t *)(volatile void *)(p + 8) = v[1];
-#endif
-		break;
-	}
-	default:
-		return dnet_seterr(err, DNET_EINVAL, "bad width %u", width);
-	}
+	(void)err;
+	dnet_mmio_write(((struct devmem *)dev->priv)->map + off, buf, width);
 	return 0;
 }
 
@@ -218,42 +173,21 @@ static int devmem_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	(void)dev;
 	(void)err;
-#ifdef DEVMEM_X86
-	_mm_sfence();
-#else
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+	dnet_mmio_wc_flush();
 	return 0;
 }
 
 static int devmem_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-#ifdef DEVMEM_X86
-	struct devmem *d = dev->priv;
-	uintptr_t start = (uintptr_t)(d->map + off) & ~(uintptr_t)63;
-	uintptr_t end = (uintptr_t)(d->map + off + len);
-	for (uintptr_t a = start; a < end; a += 64)
-		_mm_clflush((const void *)a);
-	_mm_mfence();
-#else
-	(void)dev; (void)off; (void)len;
-#endif
+	dnet_mmio_cache_flush(((struct devmem *)dev->priv)->map + off, len);
 	return 0;
 }
 
 static int devmem_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-#ifdef DEVMEM_X86
-	struct devmem *d = dev->priv;
-	uintptr_t start = (uintptr_t)(d->map + off) & ~(uintptr_t)63;
-	uintptr_t end = (uintptr_t)(d->map + off + len);
-	for (uintptr_t a = start; a < end; a += 64)
-		_mm_prefetch((const char *)a, _MM_HINT_NTA);
-#else
-	(void)dev; (void)off; (void)len;
-#endif
+	dnet_mmio_prefetch(((struct devmem *)dev->priv)->map + off, len);
 	return 0;
 }
 

@@ -18,6 +18,7 @@ static const struct dnet_backend_ops *const backends[] = {
 	&dnet_backend_sim,
 	&dnet_backend_remote,
 	&dnet_backend_devmem,
+	&dnet_backend_pci,
 };
 
 static struct dnet_backend_desc descs[N(backends)];

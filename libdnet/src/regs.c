@@ -118,7 +118,8 @@ static const struct dnet_field f_cmd_ex[] = {
 	F("size", 32, 32, "Size / Stride / List (Ex)"),
 };
 
-/* System Register (App. B). */
+/* System Register (App. B).  Decision D-SDIMM-INIT-BIT (OQ-11): App. B's
+ * "write 1 to the 1bit目" is bit 0, as Fig. B.1 draws it. */
 static const struct dnet_field f_sdimm_init[] = {
 	F("init", 0, 1, "write 1: initialise the SO-DIMMs (decision D-SDIMM-INIT-BIT)"),
 };

@@ -71,6 +71,7 @@ struct dnet_dev {
 extern const struct dnet_backend_ops dnet_backend_devmem;
 extern const struct dnet_backend_ops dnet_backend_sim;
 extern const struct dnet_backend_ops dnet_backend_remote;
+extern const struct dnet_backend_ops dnet_backend_pci;
 
 /* Helpers for backends parsing "key=value,key,..." argument lists. */
 struct dnet_kv {

@@ -157,7 +157,10 @@ enum dnet_rc_state {
 #define DNET_SR_PGID0          0x800u
 #define DNET_SR_PGID1          0x900u
 #define DNET_SR_CTL_RESET      0xa00u  /* any access resets the controller */
-#define DNET_SR_AMT            0xb00u  /* decision D-AMT-OFFSET */
+/* Decision D-AMT-OFFSET (OQ-8): Fig. 4.15 prints 0xa00 for the AMT Address
+ * Table Interface, Tab. 4.12 prints 0xb00; 0xa00 is Controller Reset, so the
+ * AMT interface is at 0xb00. */
+#define DNET_SR_AMT            0xb00u
 
 /* SMA LID read value: [15:0] LID, [17:16] SWIF status, 2'b11 = link up. */
 #define DNET_SMA_LINK_UP       (3ull << 16)
