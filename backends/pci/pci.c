@@ -74,9 +74,13 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t v;
 		if (i == 0 && !kv[i].has_val) {
-			snprintf(a->slot, sizeof a->slot, "%s", kv[i].key);
+			if (strlen(kv[i].key) >= sizeof a->slot)
+				return dnet_seterr(err, DNET_EINVAL, "pci: slot '%s' too long", kv[i].key);
+			memcpy(a->slot, kv[i].key, strlen(kv[i].key) + 1);
 		} else if (strcmp(kv[i].key, "id") == 0 && kv[i].has_val) {
-			snprintf(a->id, sizeof a->id, "%s", kv[i].val);
+			if (strlen(kv[i].val) >= sizeof a->id)
+				return dnet_seterr(err, DNET_EINVAL, "pci: id '%s' too long", kv[i].val);
+			memcpy(a->id, kv[i].val, strlen(kv[i].val) + 1);
 		} else if (strcmp(kv[i].key, "bar") == 0 && kv[i].has_val) {
 			if ((rc = dnet_parse_u64(kv[i].val, 5, &v, "pci bar", err)))
 				return rc;

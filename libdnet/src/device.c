@@ -10,10 +10,6 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* TEMPORARY while sim/remote are written: weak so the lib links. */
-extern const struct dnet_backend_ops dnet_backend_sim __attribute__((weak));
-extern const struct dnet_backend_ops dnet_backend_remote __attribute__((weak));
-
 static const struct dnet_backend_ops *const backends[] = {
 	&dnet_backend_sim,
 	&dnet_backend_remote,
@@ -46,13 +42,11 @@ int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
 	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
 	const struct dnet_backend_ops *ops = NULL;
 	for (unsigned i = 0; i < N(backends); i++)
-		if (backends[i] && strlen(backends[i]->name) == nlen && strncmp(backends[i]->name, spec, nlen) == 0)
+		if (strlen(backends[i]->name) == nlen && strncmp(backends[i]->name, spec, nlen) == 0)
 			ops = backends[i];
 	if (!ops) {
 		char names[128] = "";
 		for (unsigned i = 0; i < N(backends); i++) {
-			if (!backends[i])
-				continue;
 			strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
 			strncat(names, backends[i]->name, sizeof names - strlen(names) - 1);
 		}

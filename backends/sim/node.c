@@ -1,0 +1,424 @@
+/* sim: one node's host interface (hardware.md 1 and 3; thesis Tab. 4.3,
+ * Tab. 4.8, Tab. 4.12, App. A, App. B): decode of host reads and writes
+ * into Write Window, Prefetch Window, LLCM, LH Buffer, User Register and
+ * System Register of each WID; Controller Status, Module State, Controller
+ * Reset; node creation in the default or cold state.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dnet/codes.h"
+#include "dnet/modstate.h"
+#include "dnet/regs.h"
+#include "sim/sim.h"
+
+uint64_t sim_capacity(const struct sim_node *n)
+{
+	/* Decision D-SIM-AREA (OQ-6, §4.5.6, Fig. 4.16): each process's
+	 * SO-DIMM area is one module's capacity C; WID w owns [w*C, (w+1)*C)
+	 * of the interleaved SO-DIMM address space.  Request offsets are
+	 * relative to the process's own area ("自 SO-DIMM 領域", §4.6.4). */
+	return dnet_capacity_bytes(n->cap_code);
+}
+
+uint32_t sim_mtu(const struct sim_node *n)
+{
+	return dnet_mtu_bytes(n->mtu_code);
+}
+
+/* SMA LID (System Register 0x300 read): [15:0] the LID the Subnet Manager
+ * assigned, [17:16] SWIF status, 2'b11 = link up (App. B).  The emulated
+ * Subnet Manager gives node k the LID expanded from CLID k. */
+uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n)
+{
+	(void)s;
+	return dnet_clid_to_lid((uint16_t)n->id);
+}
+
+static void ring_defaults(struct sim_wid *w)
+{
+	/* Decision D-SIM-RING-DEFAULT: at reset Status Initial Address = 0,
+	 * Area Size code 0 = 1024 B (Tab. A.5), Head = Tail = 0 (empty). */
+	w->st_init = 0;
+	w->st_size = dnet_status_area_bytes(0);
+	w->st_head = w->st_tail = 0;
+}
+
+static void wid_reset(struct sim_wid *w)
+{
+	w->cmd_upper[0] = w->cmd_upper[1] = 0;
+	w->cmd_ex = 0;
+	w->ex_flag = false;
+	w->pending[0] = w->pending[1] = false;
+	w->cs_ww = 0;
+	memset(w->prim, 0, sizeof w->prim);
+	w->pkt_count = 0;
+	/* Decision D-SIM-PWFLAG-RESET (OQ-16): the flags read 0 after reset. */
+	w->pw_flag = 0;
+	w->ipush_area = 0;
+	w->lhb_head = w->lhb_tail = 0;
+	/* LH flags are 0 after Controller Reset (§7.2.1): clear the entries. */
+	memset(w->lhb, 0, sizeof w->lhb);
+	ring_defaults(w);
+}
+
+struct sim_node *sim_node_get(struct sim *s, unsigned id)
+{
+	if (id < 1 || id > s->nnodes)
+		return NULL;
+	struct sim_node *n = s->node[id - 1];
+	if (n)
+		return n;
+	n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	n->id = id;
+	n->hostq.depth = n->rcq.depth = s->fifo_depth;
+	n->hostq.v = calloc(s->fifo_depth, sizeof(struct sim_req));
+	n->rcq.v = calloc(s->fifo_depth, sizeof(struct sim_req));
+	if (!n->hostq.v || !n->rcq.v) {
+		sim_node_free(n);
+		return NULL;
+	}
+	for (unsigned w = 0; w < DNET_NWID; w++)
+		wid_reset(&n->w[w]);
+	/* Decision D-SIM-START: by default a node is as after the standard
+	 * initialisation of hardware.md 7.6 -- SO-DIMM Init done, Capacity and
+	 * MTU from the spec options (default 256 MB, 2048 B), LID = the SMA's
+	 * LID (expanded from the node number as CLID), PGID0/1 = 0, link up,
+	 * status rings at their reset values.  "cold" is power-on: all System
+	 * Register values 0 (Capacity/MTU codes 0 read as the defaults of Tab.
+	 * 4.10/4.11), SO-DIMM not initialised, LID 0, and the SMA reports the
+	 * link up only after sma_up_ns. */
+	if (s->cold) {
+		n->cap_code = 0;
+		n->mtu_code = 0;
+		n->lid = 0;
+		n->sdimm_ready = false;
+		n->sma_up_at = s->t.sma_up_ns;
+	} else {
+		n->cap_code = s->cap_code;
+		n->mtu_code = s->mtu_code;
+		n->lid = sim_sma_lid(s, n);
+		n->sdimm_ready = true;
+		n->sma_up_at = 0;
+	}
+	s->node[id - 1] = n;
+	s->nodes_allocated++;
+	return n;
+}
+
+void sim_node_free(struct sim_node *n)
+{
+	if (!n)
+		return;
+	rc_reset(n);
+	sd_free(n);
+	free(n->amt);
+	free(n->hostq.v);
+	free(n->rcq.v);
+	free(n);
+}
+
+/* ---- Prefetch Window Flag (App. A, Tab. A.3; §4.5.5.2) ----
+ * Decision D-SIM-PWFLAG (OQ-16): bit k of window n's nibble covers bytes
+ * 128k..128k+127 of PW#n, so bit index = (PW area offset) / 128. */
+void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len)
+{
+	unsigned win = (dst >> 9) & 3u;
+	uint32_t wbase = win * DNET_WINDOW_SIZE;
+	uint16_t nib = 0;
+	for (unsigned k = 0; k < DNET_PW_LINES; k++) {
+		uint32_t lo = wbase + k * DNET_PW_LINE, hi = lo + DNET_PW_LINE;
+		/* Lines the read will not write are set at once (§4.5.5.2 step 2). */
+		if (len == 0 || hi <= dst || lo >= dst + len)
+			nib |= (uint16_t)(1u << k);
+	}
+	w->pw_flag = (uint16_t)((w->pw_flag & ~(0xfu << (4 * win))) | (unsigned)nib << (4 * win));
+}
+
+void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len)
+{
+	if (!len)
+		return;
+	for (uint32_t l = off / DNET_PW_LINE; l <= (off + len - 1) / DNET_PW_LINE && l < 16; l++)
+		w->pw_flag |= (uint16_t)(1u << l);
+}
+
+void sim_sdimm_init_done(struct sim *s, struct sim_node *n)
+{
+	(void)s;
+	n->sdimm_init_busy = false;
+	n->sdimm_ready = true;
+}
+
+/* ---- Module State (Tab. A.4) with libdnet's sub-field layout ---- */
+uint64_t sim_modstate(const struct sim_node *n)
+{
+	uint64_t v = DNET_MODSTATE_IDLE;
+	const struct sim_wcjob *j = &n->job;
+	if (j->kind != SIM_JOB_NONE) {
+		unsigned ex = DNET_EX_PRIM;
+		switch (j->kind) {
+		case SIM_JOB_BOTF: ex = DNET_EX_BOTF3; break;
+		case SIM_JOB_VL: ex = DNET_EX_VL2; break;
+		case SIM_JOB_VS: ex = DNET_EX_VS1; break;
+		case SIM_JOB_RVL: ex = DNET_EX_RVL1; break;
+		case SIM_JOB_RVS: ex = j->phase ? DNET_EX_RVS5 : DNET_EX_RVS1; break;
+		default: break;
+		}
+		dnet_modstate_set(&v, DNET_FSM_WC_EXECUTER, ex);
+		/* While the executor is busy the Acceptor holds the next request
+		 * in WAIT (§5.3.1). */
+		if (n->hostq.count || n->rcq.count)
+			dnet_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_WAIT);
+		if (j->kind == SIM_JOB_VL || j->kind == SIM_JOB_RVS) {
+			dnet_modstate_set(&v, DNET_FSM_PU, DNET_PUS_READ);
+			dnet_modstate_set(&v, DNET_FSM_PU_CTL, DNET_PUC_BUSY);
+		}
+		if (j->kind == SIM_JOB_VS) {
+			dnet_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
+			dnet_modstate_set(&v, DNET_FSM_WU_RCTL, DNET_WUR_DATA);
+		}
+	} else if (n->hostq.count || n->rcq.count) {
+		dnet_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_REQ);
+	}
+	if (n->rx_cur) {
+		dnet_modstate_set(&v, DNET_FSM_RC, n->rc_ms);
+		if (n->rc_ms == DNET_RCS_PW || n->rc_ms == DNET_RCS_LLCM)
+			dnet_modstate_set(&v, DNET_FSM_RC_PWRITE, DNET_PWR_WRITE);
+		if (n->rc_ms == DNET_RCS_WU)
+			dnet_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
+	}
+	return v;
+}
+
+static uint64_t ctl_status(const struct sim_node *n, unsigned wid)
+{
+	/* Decision D-SIM-CS-SCOPE (OQ-18): bits 0, 3-16 per WID; bits 1, 2 and
+	 * 17-19 are the same in both User Registers. */
+	const struct sim_wid *w = &n->w[wid];
+	uint64_t v = w->cs_ww | n->cs_rc;
+	if (w->pending[0] || w->pending[1])
+		v |= DNET_CS_REQ_PENDING;
+	if (n->sdimm_ready)
+		v |= DNET_CS_SDIMM_INIT;
+	if (wc_fifo_almost_full(n))
+		v |= DNET_CS_FIFO_FULL;
+	if (ring_full(w))
+		v |= DNET_CS_STATUS_FULL;
+	if (ring_empty(w))
+		v |= DNET_CS_STATUS_EMPTY;
+	return v & DNET_CS_VALID_MASK;
+}
+
+static uint64_t ureg_read(const struct sim_node *n, unsigned wid, uint32_t o)
+{
+	const struct sim_wid *w = &n->w[wid];
+	switch (o) {
+	case DNET_UR_CTL_STATUS:
+		return ctl_status(n, wid);
+	case DNET_UR_PRIM_COUNTER: {
+		uint64_t v = 0;
+		for (unsigned f = 0; f < DNET_FAMILY_COUNT; f++)
+			v |= (uint64_t)(w->prim[f] & ((1u << DNET_PC_BITS) - 1)) << DNET_PC_SHIFT(f);
+		return v;
+	}
+	case DNET_UR_PW_FLAG:
+		return w->pw_flag;
+	case DNET_UR_PKT_COUNTER:
+		return w->pkt_count;
+	case DNET_UR_LHB_ADDR:
+		return w->lhb_tail & 0xfffu;
+	case DNET_UR_MODULE_STATE:
+		return sim_modstate(n);
+	case DNET_UR_STATUS_ADDR:
+		return w->st_tail & 0x7fffu;
+	default:
+		return 0; /* write-only or unassigned: reads 0 [I] */
+	}
+}
+
+static void ureg_write(struct sim *s, struct sim_node *n, unsigned wid, uint32_t o, uint64_t v)
+{
+	struct sim_wid *w = &n->w[wid];
+	switch (o) {
+	case DNET_UR_CMD0_LOWER: wc_kick_lower(s, n, wid, 0, v); break;
+	case DNET_UR_CMD1_LOWER: wc_kick_lower(s, n, wid, 1, v); break;
+	case DNET_UR_CMD0_UPPER: w->cmd_upper[0] = v; break;
+	case DNET_UR_CMD1_UPPER: w->cmd_upper[1] = v; break;
+	case DNET_UR_CMD_EX: w->cmd_ex = v; break;
+	case DNET_UR_PRIM_COUNTER: memset(w->prim, 0, sizeof w->prim); break;
+	case DNET_UR_PKT_COUNTER: w->pkt_count = 0; break;
+	case DNET_UR_IPUSH_AREA: w->ipush_area = (uint16_t)v; break;
+	case DNET_UR_LHB_ADDR: w->lhb_head = (uint16_t)(v & 0xfffu); break;
+	case DNET_UR_STATUS_INIT: ring_config(w, 0, v); rc_retry(s, n); break;
+	case DNET_UR_STATUS_SIZE: ring_config(w, 1, v); rc_retry(s, n); break;
+	case DNET_UR_STATUS_ADDR: ring_config(w, 2, v); rc_retry(s, n); break;
+	case DNET_UR_CMD_EX_FLAG: w->ex_flag = v & 1u; break;
+	default: break; /* read-only or unassigned: no effect [I] */
+	}
+}
+
+/* Controller Reset (System Register 0xa00, any access; App. B).
+ * Decision D-SIM-RESET (OQ-26): the reset returns the Core Logic's state
+ * machines and User Register state to their reset values: both Request
+ * FIFOs and command registers are emptied, the executor and the Receive
+ * Controller abandon their work (queued received packets are dropped),
+ * Controller Status bits (except 1), counters, PW flags, Command Ex Flag,
+ * status ring and LH Buffer pointers are cleared, LH flags are 0.
+ * Survive: SO-DIMM contents and SO-DIMM Init (App. B: need not be repeated
+ * until power-off), the System Register configuration (Capacity, MTU, LID,
+ * PGID0/1, AMT table: the privileged process's setup), and the contents of
+ * Write Window, Prefetch Window and LLCM (Block RAM is not cleared). */
+static void ctl_reset(struct sim_node *n)
+{
+	wc_reset(n);
+	rc_reset(n);
+	for (unsigned w = 0; w < DNET_NWID; w++)
+		wid_reset(&n->w[w]);
+	n->cs_rc = 0;
+	n->copy.valid = false;
+}
+
+static uint64_t sreg_read(struct sim *s, struct sim_node *n, uint32_t o, bool peek)
+{
+	switch (o) {
+	case DNET_SR_SMA:
+		if (s->now < n->sma_up_at)
+			return 0; /* link not up: reads 0 (Fig. C.10) */
+		return DNET_SMA_LINK_UP | sim_sma_lid(s, n);
+	case DNET_SR_CTL_RESET:
+		if (!peek)
+			ctl_reset(n);
+		return 0;
+	default:
+		return 0; /* only SMA LID is readable (§C.3.9) */
+	}
+}
+
+static void amt_write(struct sim_node *n, uint64_t v)
+{
+	/* AMT Address Table Interface (App. B, Fig. B.1): [11:0] LLCM address,
+	 * [13:12] sender WID (bit 12 used), [29:14] sender LID.  Stored by
+	 * {CLID, WID} (8192 x 12 bit, Tab. 5.2; OQ-12) for the IPUSH issue. */
+	uint16_t clid;
+	if (dnet_lid_to_clid((uint16_t)(v >> 14), &clid, NULL))
+		return;
+	if (!n->amt && !(n->amt = calloc(8192, sizeof *n->amt))) {
+		n->st[ST_ALLOC_FAIL]++;
+		return;
+	}
+	n->amt[(unsigned)clid << 1 | ((v >> 12) & 1u)] = (uint16_t)(v & 0xfffu);
+}
+
+static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v)
+{
+	switch (o) {
+	case DNET_SR_SDIMM_INIT:
+		/* Decision D-SIM-SDIMM-INIT (OQ-11): bit 0 starts initialisation;
+		 * Controller Status bit 1 reads 0 until it completes. */
+		if (v & 1u) {
+			n->sdimm_ready = false;
+			n->sdimm_init_busy = true;
+			sim_schedule(s, s->now + s->t.sdimm_init_ns, EV_SDIMM_INIT, n->id, 0, 0, NULL);
+		}
+		break;
+	case DNET_SR_SDIMM_CAPACITY: n->cap_code = v & 0x3fu; break;
+	case DNET_SR_MTU: n->mtu_code = v & 0x1fu; break;
+	case DNET_SR_SMA:
+		/* SMA Software Reset: the link is re-trained; SMA LID reads 0 for
+		 * sma_reset_ns [I]. */
+		n->sma_up_at = s->now + s->t.sma_reset_ns;
+		sim_schedule(s, n->sma_up_at, EV_TICK, n->id, 0, 0, NULL);
+		break;
+	case DNET_SR_LID: n->lid = (uint16_t)v; break;
+	case DNET_SR_PGID0: n->pgid[0] = (uint8_t)v; break;
+	case DNET_SR_PGID1: n->pgid[1] = (uint8_t)v; break;
+	case DNET_SR_CTL_RESET: ctl_reset(n); break;
+	case DNET_SR_AMT: amt_write(n, v); break;
+	default: break;
+	}
+}
+
+uint64_t sim_host_cost(const struct sim *s, uint32_t off, unsigned width, bool write)
+{
+	uint64_t words = (width + 7u) / 8u;
+	switch (dnet_addr_attr(off)) {
+	case DNET_ATTR_WC:
+		return write ? words * s->t.host_wc_8b_ns : s->t.host_uc_read_ns;
+	case DNET_ATTR_WB:
+		return write ? s->t.host_uc_write_ns : words * s->t.host_wb_read_8b_ns;
+	default:
+		return write ? s->t.host_uc_write_ns : s->t.host_uc_read_ns;
+	}
+}
+
+static uint64_t load_le(const uint8_t *b, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf, unsigned wd,
+		  bool peek)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o)) {
+		memset(buf, 0, wd); /* holes read 0 */
+		return 0;
+	}
+	struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_PW: memcpy(buf, w->pw + o, wd); return 0;
+	case DNET_REG_LLCM: memcpy(buf, w->llcm + o, wd); return 0;
+	case DNET_REG_LHB: memcpy(buf, w->lhb + o, wd); return 0;
+	case DNET_REG_UREG:
+	case DNET_REG_SREG:
+		for (unsigned i = 0; i < wd; i += 8) {
+			uint32_t o8 = (o + i) & ~7u;
+			uint64_t v = r == DNET_REG_UREG ? ureg_read(n, wid, o8) : sreg_read(s, n, o8, peek);
+			unsigned sh = (o + i) & 7u, len = wd < 8 ? wd : 8;
+			for (unsigned b = 0; b < len; b++)
+				buf[i + b] = (uint8_t)(v >> (8 * (sh + b)));
+		}
+		return 0;
+	default:
+		memset(buf, 0, wd); /* Write Window: write-only for the host [I] */
+		return 0;
+	}
+}
+
+int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+		   unsigned wd)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o))
+		return 0; /* holes: ignored */
+	struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_WW: memcpy(w->ww + o, buf, wd); return 0;
+	case DNET_REG_LLCM: memcpy(w->llcm + o, buf, wd); return 0;
+	case DNET_REG_UREG:
+	case DNET_REG_SREG:
+		/* Registers are 64 bit; a narrower store writes its bytes with the
+		 * other bytes of the register zero [I]. */
+		for (unsigned i = 0; i < wd; i += 8) {
+			uint32_t o8 = (o + i) & ~7u;
+			unsigned sh = (o + i) & 7u, len = wd < 8 ? wd : 8;
+			uint64_t v = load_le(buf + i, len) << (8 * sh);
+			if (r == DNET_REG_UREG)
+				ureg_write(s, n, wid, o8, v);
+			else
+				sreg_write(s, n, o8, v);
+		}
+		return 0;
+	default:
+		return 0; /* PW and LH Buffer are read-only for the host */
+	}
+}

@@ -1,0 +1,346 @@
+/* sim: the Receive Controller and the Status Write Unit (hardware.md 6.3-6.5,
+ * 7.3.7; thesis §4.2.2, §4.5.5.2, §5.4, Tab. 4.9, 4.15, 7.4, App. A).
+ *
+ * Packets arriving from SWIF queue in order; the RC handles one at a time:
+ * header analysis, PGID check, the data write (Write Unit for SO-DIMM, the
+ * RC itself for Prefetch Window and LLCM), the hand-over of RVL-family
+ * requests to the Window Controller's second FIFO, and -- for eflag = 1 --
+ * a 16-byte receive status into the destination process's LLCM ring.  A full
+ * ring stalls reception until the host moves the Head (§5.4).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dnet/codes.h"
+#include "dnet/modstate.h"
+#include "dnet/regs.h"
+#include "sim/sim.h"
+
+/* ---- status ring (Decision D-SIM-RING, OQ-14) ----
+ * Pointers are absolute 15-bit LLCM byte addresses; each status advances
+ * the Tail by 16 and the ring wraps from Initial + Size back to Initial;
+ * Empty is Tail == Head, Full is next(Tail) == Head (one slot stays free).
+ * Writing Status Initial Address or Status Area Size resets Head and Tail to
+ * the Initial Address (the ring is empty after being configured).  The
+ * Initial Address is aligned down to 16 bytes. */
+static uint16_t ring_next(const struct sim_wid *w, uint16_t p)
+{
+	uint32_t rel = ((uint32_t)p - w->st_init) & 0x7fffu;
+	rel = (rel + DNET_STATUS_SIZE) % w->st_size;
+	return (uint16_t)((w->st_init + rel) & 0x7fffu);
+}
+
+bool ring_full(const struct sim_wid *w)
+{
+	return ring_next(w, w->st_tail) == w->st_head;
+}
+
+bool ring_empty(const struct sim_wid *w)
+{
+	return w->st_tail == w->st_head;
+}
+
+void ring_config(struct sim_wid *w, int what, uint64_t v)
+{
+	switch (what) {
+	case 0:
+		w->st_init = (uint16_t)(v & 0x7ff0u);
+		w->st_head = w->st_tail = w->st_init;
+		break;
+	case 1:
+		w->st_size = dnet_status_area_bytes(v & 0x7fu);
+		w->st_head = w->st_tail = w->st_init;
+		break;
+	default:
+		w->st_head = (uint16_t)(v & 0x7fffu);
+		break;
+	}
+}
+
+static void store_le64(uint8_t *b, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- RC state ---- */
+
+static void rc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
+{
+	if (n->rc_sched)
+		return;
+	n->rc_sched = true;
+	sim_schedule(s, s->now + delay, EV_RC, n->id, n->rc_gen, 0, NULL);
+}
+
+bool rc_busy(const struct sim_node *n)
+{
+	return n->rx_cur || n->rxq_len;
+}
+
+void rc_reset(struct sim_node *n)
+{
+	free(n->rx_cur);
+	n->rx_cur = NULL;
+	while (n->rxq_head) {
+		struct sim_pkt *p = n->rxq_head;
+		n->rxq_head = p->next;
+		free(p);
+	}
+	n->rxq_tail = NULL;
+	n->rxq_len = 0;
+	n->rc_gen++;
+	n->rc_sched = false;
+	n->rc_wait = RC_RUN;
+	n->rc_phase = 0;
+	n->rc_ms = DNET_RCS_IDLE;
+}
+
+void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
+{
+	p->next = NULL;
+	if (n->rxq_tail)
+		n->rxq_tail->next = p;
+	else
+		n->rxq_head = p;
+	n->rxq_tail = p;
+	n->rxq_len++;
+	if (!n->rx_cur)
+		rc_schedule(s, n, 0);
+}
+
+void rc_retry(struct sim *s, struct sim_node *n)
+{
+	if (n->rx_cur && n->rc_wait != RC_RUN) {
+		n->rc_wait = RC_RUN;
+		rc_schedule(s, n, 0);
+	}
+}
+
+static void rc_error(struct sim_node *n, enum dnet_rc_state st)
+{
+	/* Decision D-SIM-RC-ERR (OQ-18, Tab. A.1): the error code in [19:18]
+	 * (and bit 17) is sticky until Controller Reset; the offending packet
+	 * is dropped and reception continues. */
+	n->cs_rc = (n->cs_rc & ~DNET_CS_RC_STATE_MASK) | ((uint64_t)st << DNET_CS_RC_STATE_SHIFT);
+	n->st[ST_BAD_PKT]++;
+}
+
+static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
+{
+	free(n->rx_cur);
+	n->rx_cur = NULL;
+	n->rc_phase = 0;
+	n->rc_ms = DNET_RCS_IDLE;
+	if (n->rxq_head)
+		rc_schedule(s, n, delay);
+}
+
+struct rx_info {
+	struct dnet_pkt_hdr h;
+	unsigned hl;          /* header lines */
+	uint64_t dlen;        /* data bytes */
+	const struct dnet_otype_info *oi;
+};
+
+static void rx_decode(const struct sim_pkt *p, struct rx_info *x)
+{
+	memset(x, 0, sizeof *x);
+	dnet_hdr_decode(p->line, p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES,
+			&x->h);
+	x->oi = dnet_otype_info(x->h.type);
+	x->hl = dnet_hdr_lines(&x->h);
+	uint64_t have = p->nlines > x->hl ? (uint64_t)(p->nlines - x->hl) * 8 : 0;
+	uint64_t said = x->h.size > x->hl * 8u ? x->h.size - x->hl * 8u : 0;
+	x->dlen = said < have ? said : have;
+}
+
+/* Header checks; false = packet dropped (with the error recorded). */
+static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+{
+	const struct dnet_pkt_hdr *h = &x->h;
+	if (p->nlines < 2) {
+		rc_error(n, DNET_RC_HFLAG_MISMATCH);
+		return false;
+	}
+	/* hflag must agree with the number of header lines the TYPE needs:
+	 * 3 or 4 lines for RVSS/RVSI/RVL-family, 2 for RVS (Tab. 4.15). */
+	if (x->oi) {
+		bool needs3 = x->oi->family == DNET_FAM_RVL ||
+			      (x->oi->family == DNET_FAM_RVS && x->oi->variant != DNET_VAR_CONTIG);
+		bool two = x->oi->family == DNET_FAM_RVS && x->oi->variant == DNET_VAR_CONTIG;
+		if ((needs3 && !h->hflag) || (two && h->hflag) || p->nlines < x->hl ||
+		    h->size < x->hl * 8u) {
+			rc_error(n, DNET_RC_HFLAG_MISMATCH);
+			return false;
+		}
+	}
+	/* Decision D-SIM-PGID (OQ-24, §4.4): a packet is delivered only if its
+	 * PGID equals the PGID of the destination WID; otherwise it is dropped
+	 * without any visible effect and counted (stat "pgid_drops"). */
+	if (h->pgid != n->pgid[h->dwid & 1u]) {
+		n->st[ST_PGID_DROPS]++;
+		return false;
+	}
+	/* An RVL-family packet must not carry data: [19:18] = 2'b11. */
+	if (x->oi && x->oi->family == DNET_FAM_RVL && (p->nlines > 4 || h->size > 32)) {
+		rc_error(n, DNET_RC_ILLEGAL_RVL);
+		return false;
+	}
+	return true;
+}
+
+static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+{
+	const struct dnet_pkt_hdr *h = &x->h;
+	unsigned dwid = h->dwid & 1u;
+	struct sim_pat pat;
+	pat_from_req(&pat, x->oi->variant, h->dstoff, h->dtype, h->iter, h->stride_list, x->dlen);
+	/* Receive destination (Tab. 4.15, §4.2.2): lflag = 1 -> the process's
+	 * LLCM at DSTOff; else rflag = 1 -> its Prefetch Window area at DSTOff
+	 * (0-0x7FF); else its SO-DIMM area.  Decision D-SIM-RX-CLIP (OQ-25):
+	 * data past the end of the target area is not written and sets
+	 * Controller Status bit 17. */
+	enum sim_target tg = h->lflag ? SIM_TGT_LLCM : h->rflag ? SIM_TGT_PW : SIM_TGT_SDIMM;
+	if (!pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen))
+		n->cs_rc |= DNET_CS_RC_OVERRUN;
+}
+
+/* Write the receive status (Tab. 4.9, Decision D-SIM-STATUS, OQ-13):
+ * OTYPE = packet TYPE, DTYPE/Iteration as received, DWID field = sender's
+ * WID, DCLID field = sender's CLID (from the link's source LID, OQ-23),
+ * eflag = 1, SRCOff field = first address written (Initial DSTOff), DSTOff
+ * field = this packet's DSTOff, Size = bytes of the whole primitive: Total
+ * Transfer Size for 3-line headers, else DSTOff + data - Initial DSTOff. */
+static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+{
+	const struct dnet_pkt_hdr *h = &x->h;
+	struct sim_wid *w = &n->w[h->dwid & 1u];
+	struct dnet_status st;
+	memset(&st, 0, sizeof st);
+	uint16_t sclid = DNET_CLID_INIT;
+	(void)dnet_lid_to_clid(p->slid, &sclid, NULL);
+	st.otype = h->type;
+	st.dtype = h->dtype;
+	st.iter = h->iter;
+	st.swid = h->swid;
+	st.sclid = sclid;
+	st.eflag = 1;
+	st.size = h->hflag ? h->total : (uint32_t)(h->dstoff + x->dlen - h->src_or_init_dst);
+	st.addr = h->src_or_init_dst;
+	st.aux = h->dstoff;
+	uint64_t lo, hi;
+	dnet_status_encode(&st, &lo, &hi);
+	/* WRITE1 writes the upper half, WRITE2 the lower and moves the Tail
+	 * (§5.4); Lower at +0, Upper at +8 (OQ-13). */
+	store_le64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);
+	store_le64(w->llcm + (w->st_tail & 0x7fffu), lo);
+	w->st_tail = ring_next(w, w->st_tail);
+}
+
+void rc_step(struct sim *s, struct sim_node *n)
+{
+	n->rc_sched = false;
+	if (!n->rx_cur) {
+		struct sim_pkt *p = n->rxq_head;
+		if (!p)
+			return;
+		n->rxq_head = p->next;
+		if (!n->rxq_head)
+			n->rxq_tail = NULL;
+		n->rxq_len--;
+		n->rx_cur = p;
+		n->rc_phase = 0;
+		n->rc_wait = RC_RUN;
+	}
+	struct sim_pkt *p = n->rx_cur;
+	struct rx_info x;
+	rx_decode(p, &x);
+	const struct sim_timing *t = &s->t;
+	switch (n->rc_phase) {
+	case 0: {
+		n->rc_ms = DNET_RCS_HEAD;
+		if (!rx_check(n, p, &x)) {
+			rc_finish(s, n, sim_clk(s, t->rc_hdr_clk));
+			return;
+		}
+		uint64_t lines = (x.dlen + 7) / 8, clk = t->rc_hdr_clk;
+		if (!x.oi || x.oi->family == DNET_FAM_IPUSH) {
+			/* header only: dropped or ignored in phase 1 */
+		} else if (x.oi->family == DNET_FAM_RVL) {
+			n->rc_ms = DNET_RCS_REQ;
+			clk += t->rc_req_clk;
+		} else if (x.h.lflag || x.h.rflag) {
+			n->rc_ms = x.h.lflag ? DNET_RCS_LLCM : DNET_RCS_PW;
+			clk += lines * t->line_clk;
+		} else {
+			n->rc_ms = DNET_RCS_WU;
+			clk += t->wu_setup_clk + t->wu_write_clk + (lines ? lines - 1 : 0) * t->line_clk;
+		}
+		n->rc_phase = 1;
+		rc_schedule(s, n, sim_clk(s, clk));
+		return;
+	}
+	case 1:
+		if (!x.oi || (x.oi->family != DNET_FAM_RVS && x.oi->family != DNET_FAM_RVL &&
+			      x.oi->family != DNET_FAM_IPUSH)) {
+			/* Decision D-SIM-RX-TYPE: TYPEs with no receive action
+			 * (NOP, BOTF, VL/VS families, unknown codes) are dropped. */
+			n->st[ST_BAD_PKT]++;
+			rc_finish(s, n, 0);
+			return;
+		}
+		if (x.oi->family == DNET_FAM_IPUSH) {
+			/* IPUSH/LHS reception is a later issue: ignored, counted. */
+			n->st[ST_IPUSH_IGNORED]++;
+			rc_finish(s, n, 0);
+			return;
+		}
+		if (x.oi->family == DNET_FAM_RVL) {
+			struct sim_req q;
+			memset(&q, 0, sizeof q);
+			q.from_rc = true;
+			q.slid = p->slid;
+			q.hdr = x.h;
+			q.wid = x.h.dwid & 1u;
+			if (!wc_rcq_push(s, n, &q)) {
+				/* Second Request FIFO full: the RC waits [I]. */
+				n->rc_wait = RC_WAIT_FIFO;
+				return;
+			}
+			/* Decision D-SIM-RVL-RX: an RVL request is not a delivery:
+			 * no Packet Counter change, no status (§5.4). */
+			rc_finish(s, n, 0);
+			return;
+		}
+		rx_write_data(n, p, &x);
+		/* Packet Counter of the DWID process += 1 per packet (App. A). */
+		n->w[x.h.dwid & 1u].pkt_count++;
+		n->st[ST_PKT_RECV]++;
+		n->st[ST_BYTES_RECV] += x.dlen;
+		if (!x.h.eflag) {
+			rc_finish(s, n, 0);
+			return;
+		}
+		n->rc_phase = 2;
+		/* fall through */
+	case 2: {
+		struct sim_wid *w = &n->w[x.h.dwid & 1u];
+		if (ring_full(w)) {
+			/* Status Write Unit busy: reception stalls (§5.4). */
+			if (n->rc_wait != RC_WAIT_RING)
+				n->st[ST_RC_STALLS]++;
+			n->rc_wait = RC_WAIT_RING;
+			n->rc_ms = DNET_RCS_STALL;
+			return;
+		}
+		n->rc_ms = DNET_RCS_STATUS;
+		rx_status(n, p, &x);
+		n->rc_phase = 3;
+		rc_schedule(s, n, sim_clk(s, t->rc_status_clk));
+		return;
+	}
+	default:
+		rc_finish(s, n, 0);
+		return;
+	}
+}

@@ -1,0 +1,436 @@
+/* sim: the emulator backend -- the vtable, spec parsing, virtual time,
+ * waits and statistics.
+ *
+ *   sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
+ *
+ * N nodes (1..3072) in one process, each a model of the DIMMnet-2
+ * controller driven only through its host interface.  Time is virtual (ns):
+ * each host access costs its entry of the timing table (timing.c), delays
+ * and waits run the event queue, and nothing depends on real time, so the
+ * same run gives the same result every time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dnet/codes.h"
+#include "dnet/parse.h"
+#include "dnet/regs.h"
+#include "sim/sim.h"
+
+#define SIM_DEFAULT_FIFO 8u
+
+static struct sim *S(struct dnet_dev *dev) { return dev->priv; }
+
+void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
+		  uint32_t gen, uint32_t a, void *p)
+{
+	struct sim_ev ev = { .t = at < s->now ? s->now : at, .kind = k, .node = node,
+			     .gen = gen, .a = a, .p = p };
+	if (evq_push(&s->q, &ev)) {
+		free(p);
+		struct sim_node *n = node ? s->node[node - 1] : NULL;
+		if (n)
+			n->st[ST_ALLOC_FAIL]++;
+	}
+}
+
+static void dispatch(struct sim *s, struct sim_ev *ev)
+{
+	s->events++;
+	struct sim_node *n = ev->node ? s->node[ev->node - 1] : NULL;
+	switch (ev->kind) {
+	case EV_ACCEPT:
+		if (n)
+			wc_accept(s, n);
+		break;
+	case EV_WC:
+		if (n && ev->gen == n->wc_gen)
+			wc_step(s, n);
+		break;
+	case EV_RC:
+		if (n && ev->gen == n->rc_gen)
+			rc_step(s, n);
+		break;
+	case EV_ARRIVE:
+		sw_deliver(s, ev->node, ev->p);
+		break;
+	case EV_SDIMM_INIT:
+		if (n && n->sdimm_init_busy)
+			sim_sdimm_init_done(s, n);
+		break;
+	case EV_TICK:
+		break;
+	}
+}
+
+/* Run every event up to and including time t, then set the clock to t. */
+static void run_until(struct sim *s, uint64_t t)
+{
+	const struct sim_ev *top;
+	while ((top = evq_peek(&s->q)) && top->t <= t) {
+		struct sim_ev ev;
+		evq_pop(&s->q, &ev);
+		if (ev.t > s->now)
+			s->now = ev.t;
+		dispatch(s, &ev);
+	}
+	if (t > s->now)
+		s->now = t;
+}
+
+static int cur_node(struct sim *s, struct sim_node **n, struct dnet_err *err)
+{
+	*n = sim_node_get(s, s->cur);
+	if (!*n)
+		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for node %u", s->cur);
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+static void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	if (s->node)
+		for (unsigned i = 0; i < s->nnodes; i++)
+			sim_node_free(s->node[i]);
+	free(s->node);
+	evq_free(&s->q);
+	free(s);
+}
+
+static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
+{
+	struct dnet_kv kv[16];
+	unsigned n;
+	int rc = dnet_kv_split(args, kv, 16, &n, err);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = 0;
+		const char *k = kv[i].key;
+		bool flag = !strcmp(k, "cold");
+		if (!flag && !kv[i].has_val)
+			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' needs a value", k);
+		if (flag && kv[i].has_val)
+			return dnet_seterr(err, DNET_EINVAL, "sim: option 'cold' takes no value");
+		if (!flag && (rc = dnet_parse_u64(kv[i].val, UINT32_MAX, &v, k, err)))
+			return rc;
+		if (flag) {
+			s->cold = true;
+		} else if (!strcmp(k, "nodes")) {
+			if (v < 1 || v > SIM_MAX_NODES)
+				return dnet_seterr(err, DNET_EINVAL, "sim: nodes=%llu out of range (1-%u)",
+						   (unsigned long long)v, SIM_MAX_NODES);
+			s->nnodes = (unsigned)v;
+		} else if (!strcmp(k, "capacity")) {
+			if (dnet_code_encode(&dnet_codetab_capacity, v << 20, &s->cap_code, NULL))
+				return dnet_seterr(err, DNET_EINVAL,
+						   "sim: capacity=%llu MB is not 256, 512, 1024, 2048, 4096 or 8192",
+						   (unsigned long long)v);
+		} else if (!strcmp(k, "mtu")) {
+			if (dnet_code_encode(&dnet_codetab_mtu, v, &s->mtu_code, NULL))
+				return dnet_seterr(err, DNET_EINVAL,
+						   "sim: mtu=%llu is not 256, 512, 1024, 2048 or 4096",
+						   (unsigned long long)v);
+		} else if (!strcmp(k, "fifo")) {
+			if (v < 2 || v > 256)
+				return dnet_seterr(err, DNET_EINVAL, "sim: fifo=%llu out of range (2-256)",
+						   (unsigned long long)v);
+			s->fifo_depth = (unsigned)v;
+		} else {
+			return dnet_seterr(err, DNET_EINVAL,
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH)",
+					   k);
+		}
+	}
+	return 0;
+}
+
+static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	struct sim *s = calloc(1, sizeof *s);
+	if (!s)
+		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
+	s->nnodes = 1;
+	s->cur = 1;
+	s->t = sim_timing_default;
+	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;
+	s->mtu_code = DNET_MTU_CODE_DEFAULT;
+	s->fifo_depth = SIM_DEFAULT_FIFO;
+	int rc = parse_args(s, args, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	s->node = calloc(s->nnodes, sizeof *s->node);
+	if (!s->node) {
+		unsigned nn = s->nnodes;
+		free(s);
+		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for %u nodes", nn);
+	}
+	/* Cold start: wake waits when the links come up. */
+	if (s->cold)
+		sim_schedule(s, s->t.sma_up_ns, EV_TICK, 0, 0, 0, NULL);
+	dev->priv = s;
+	dev->nodes = s->nnodes;
+	dev->node = 1;
+	dev->caps = DNET_CAP_MULTINODE | DNET_CAP_VIRTUAL_TIME | DNET_CAP_BACKDOOR |
+		    DNET_CAP_PRIVILEGED;
+	return 0;
+}
+
+static void sim_close(struct dnet_dev *dev)
+{
+	sim_free(S(dev));
+	dev->priv = NULL;
+}
+
+/* ---- accesses ---- */
+
+static int sim_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		    struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	sim_host_read(s, n, off, buf, width, false);
+	run_until(s, s->now + sim_host_cost(s, off, width, false));
+	return 0;
+}
+
+static int sim_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+		     struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	sim_host_write(s, n, off, buf, width);
+	run_until(s, s->now + sim_host_cost(s, off, width, true));
+	return 0;
+}
+
+static int sim_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len,
+			  struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	uint64_t cost = 0;
+	for (size_t i = 0; i < len; i += 8) {
+		sim_host_read(s, n, off + (uint32_t)i, (uint8_t *)buf + i, 8, false);
+		cost += sim_host_cost(s, off + (uint32_t)i, 8, false);
+	}
+	run_until(s, s->now + cost);
+	return 0;
+}
+
+static int sim_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
+			   struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	uint64_t cost = 0;
+	for (size_t i = 0; i < len; i += 8) {
+		sim_host_write(s, n, off + (uint32_t)i, (const uint8_t *)buf + i, 8);
+		cost += sim_host_cost(s, off + (uint32_t)i, 8, true);
+	}
+	run_until(s, s->now + cost);
+	return 0;
+}
+
+static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	(void)off;
+	(void)err;
+	struct sim *s = S(dev);
+	run_until(s, s->now + (len + 63) / 64 * s->t.host_clflush_64b_ns);
+	return 0;
+}
+
+static int sim_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	if (node < 1 || node > s->nnodes)
+		return dnet_seterr(err, DNET_EINVAL, "sim: node %u out of range (1-%u)", node,
+				   s->nnodes);
+	s->cur = node;
+	struct sim_node *n;
+	return cur_node(s, &n, err);
+}
+
+/* ---- time ---- */
+
+static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+		    uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	if (off & 7u)
+		return dnet_seterr(err, DNET_EALIGN, "sim: wait offset 0x%x is not 8-byte aligned", off);
+	if (off == DNET_SREG_BASE + DNET_SR_CTL_RESET)
+		return dnet_seterr(err, DNET_EINVAL,
+				   "sim: refusing to poll Controller Reset (every read resets)");
+	uint64_t deadline = UINT64_MAX - s->now < timeout_ns ? UINT64_MAX : s->now + timeout_ns;
+	uint64_t v;
+	for (;;) {
+		/* Side-effect-free look at the register after each event: the
+		 * wait costs one host read once the condition holds. */
+		sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
+		if (dnet_cond_eval(cond, v & mask, value)) {
+			run_until(s, s->now + sim_host_cost(s, off, 8, false));
+			if (last)
+				*last = v;
+			return 0;
+		}
+		const struct sim_ev *top = evq_peek(&s->q);
+		if (!top || top->t > deadline) {
+			run_until(s, deadline);
+			sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
+			if (last)
+				*last = v;
+			return dnet_seterr(err, DNET_ETIMEDOUT,
+					   "sim: 0x%x & 0x%llx %s 0x%llx not reached in %llu ns (last 0x%llx)",
+					   off, (unsigned long long)mask, dnet_cond_name(cond),
+					   (unsigned long long)value, (unsigned long long)timeout_ns,
+					   (unsigned long long)v);
+		}
+		struct sim_ev ev;
+		evq_pop(&s->q, &ev);
+		if (ev.t > s->now)
+			s->now = ev.t;
+		dispatch(s, &ev);
+	}
+}
+
+static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
+{
+	(void)err;
+	struct sim *s = S(dev);
+	run_until(s, UINT64_MAX - s->now < ns ? UINT64_MAX : s->now + ns);
+	return 0;
+}
+
+static int sim_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
+{
+	(void)err;
+	*ns = S(dev)->now;
+	return 0;
+}
+
+static int sim_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	*busy = wc_busy(n) || rc_busy(n) || n->tx_inflight || n->sdimm_init_busy;
+	return 0;
+}
+
+/* ---- backdoor and statistics ---- */
+
+static int sim_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len, bool write,
+		      struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	uint64_t space = 2 * sim_capacity(n);
+	if (addr > space || len > space - addr)
+		return dnet_seterr(err, DNET_ERANGE,
+				   "sim: SO-DIMM range 0x%llx+0x%zx outside 0x%llx bytes",
+				   (unsigned long long)addr, len, (unsigned long long)space);
+	if (!write) {
+		sd_phys_read(n, addr, buf, len);
+		return 0;
+	}
+	if (sd_phys_write(n, addr, buf, len))
+		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for SO-DIMM storage");
+	return 0;
+}
+
+static const char *const stat_names[] = {
+	"vtime_ns", "events", "queued_events", "nodes_allocated",
+	"pgid_drops", "packets_sent", "packets_received", "ipush_ignored",
+	"ipush_requests_ignored", "unroutable_drops", "bad_packets", "requests_overwritten",
+	"rc_stalls", "unknown_otype", "botf_dropped", "sdimm_uninit_accesses",
+	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "rx_queue",
+	NULL,
+};
+
+static const char *const *sim_stat_names(struct dnet_dev *dev)
+{
+	(void)dev;
+	return stat_names;
+}
+
+static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	static const struct { const char *name; enum sim_stat st; } per_node[] = {
+		{ "pgid_drops", ST_PGID_DROPS }, { "packets_sent", ST_PKT_SENT },
+		{ "packets_received", ST_PKT_RECV }, { "ipush_ignored", ST_IPUSH_IGNORED },
+		{ "ipush_requests_ignored", ST_IPUSH_REQ_IGNORED },
+		{ "unroutable_drops", ST_UNROUTABLE }, { "bad_packets", ST_BAD_PKT },
+		{ "requests_overwritten", ST_REQ_OVERWRITTEN }, { "rc_stalls", ST_RC_STALLS },
+		{ "unknown_otype", ST_UNKNOWN_OTYPE }, { "botf_dropped", ST_BOTF_DROPPED },
+		{ "sdimm_uninit_accesses", ST_SDIMM_UNINIT }, { "alloc_failures", ST_ALLOC_FAIL },
+		{ "bytes_sent", ST_BYTES_SENT }, { "bytes_received", ST_BYTES_RECV },
+	};
+	if (!strcmp(name, "vtime_ns")) { *v = s->now; return 0; }
+	if (!strcmp(name, "events")) { *v = s->events; return 0; }
+	if (!strcmp(name, "queued_events")) { *v = s->q.n; return 0; }
+	if (!strcmp(name, "nodes_allocated")) { *v = s->nodes_allocated; return 0; }
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	if (!strcmp(name, "sodimm_bytes")) { *v = sd_bytes(n); return 0; }
+	if (!strcmp(name, "rx_queue")) { *v = n->rxq_len + (n->rx_cur != NULL); return 0; }
+	for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++)
+		if (!strcmp(name, per_node[i].name)) {
+			*v = n->st[per_node[i].st];
+			return 0;
+		}
+	return dnet_seterr(err, DNET_ENOENT, "sim: no statistic '%s'", name);
+}
+
+const struct dnet_backend_ops dnet_backend_sim = {
+	.name = "sim",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]",
+	.help = "emulated DIMMnet-2 cluster of N nodes (1-3072) in virtual time",
+	.open = sim_open,
+	.close = sim_close,
+	.read = sim_read,
+	.write = sim_write,
+	.read_block = sim_read_block,
+	.write_block = sim_write_block,
+	.wc_flush = NULL,
+	.cache_flush = sim_cache_flush,
+	.prefetch = sim_cache_flush,
+	.set_node = sim_set_node,
+	.wait = sim_wait,
+	.delay = sim_delay,
+	.now = sim_now,
+	.busy = sim_busy,
+	.sodimm = sim_sodimm,
+	.stat = sim_stat,
+	.stat_names = sim_stat_names,
+};

@@ -1,0 +1,265 @@
+/* sim: the DIMMnet-2 emulator backend -- internal declarations shared by
+ * the files of backends/sim/ (not a public header).
+ *
+ * The model (spec/hardware.md sections 3-7):
+ *   node.c    host interface decode of one node (WW/PW/LLCM/LHB/UREG/SREG),
+ *             registers, Controller Status, Module State, Controller Reset
+ *   wc.c      Window Controller: Request FIFOs, Acceptor, Executor families
+ *   rc.c      Receive Controller and Status Write Unit
+ *   switch.c  packet delivery between nodes (source LID as link metadata)
+ *   sodimm.c  two SO-DIMMs interleaved every 8 bytes, sparse storage
+ *   xfer.c    contiguous / stride / list access patterns over SO-DIMM areas
+ *   eventq.c  deterministic event queue (time, sequence)
+ *   timing.c  the one table of step costs
+ *   sim.c     the backend vtable, spec parsing, virtual time, waits, stats
+ *
+ * Every ambiguous reading is decided once, in the function named in
+ * docs/decisions-sim.md, with a comment citing the thesis and the OQ.
+ */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dnet/backend.h"
+#include "dnet/map.h"
+#include "dnet/packet.h"
+#include "dnet/request.h"
+#include "sim/eventq.h"
+#include "sim/timing.h"
+
+#define SIM_MAX_NODES 3072u
+
+/* ---- SO-DIMM (sodimm.c) ---- */
+#define SIM_CHUNK_SHIFT 16u                    /* 64 KB chunks */
+#define SIM_CHUNK (1u << SIM_CHUNK_SHIFT)
+#define SIM_L2_SHIFT 10u                       /* 1024 chunks = 64 MB per L2 table */
+#define SIM_L1_ENTRIES 128u                    /* 128 x 64 MB = 8 GB per module */
+struct sim_module {
+	uint8_t **l1[SIM_L1_ENTRIES];          /* -> 1024 chunk pointers */
+	uint64_t chunks;                       /* allocated chunks */
+};
+
+/* ---- access patterns (xfer.c) ---- */
+enum sim_pat_kind { SIM_PAT_CONTIG, SIM_PAT_STRIDE, SIM_PAT_LIST };
+struct sim_pat {
+	enum sim_pat_kind kind;
+	uint64_t base;        /* area offset of element 0 (or base added to indices) */
+	uint32_t esize;       /* element bytes (1 << DTYPE); unused for CONTIG */
+	uint32_t stride;      /* STRIDE: start-to-start distance */
+	uint32_t list;        /* LIST: SO-DIMM offset of the 32-bit index array */
+	uint64_t total;       /* bytes */
+};
+
+/* ---- packets (switch.c / wc.c / rc.c) ---- */
+struct sim_pkt {
+	struct sim_pkt *next;
+	uint16_t slid;        /* source LID carried by the link (OQ-23) */
+	unsigned src_node;
+	unsigned nlines;
+	uint64_t line[];      /* header lines then data lines */
+};
+
+/* ---- requests (wc.c) ---- */
+struct sim_req {
+	uint64_t lower, upper, ex;
+	bool has_ex;
+	unsigned sel;         /* request bit 128: 0 = Command0, 1 = Command1 */
+	unsigned wid;         /* request bit 129 */
+	/* Entries of the Receive Controller's FIFO (RVL from the network). */
+	bool from_rc;
+	uint16_t slid;        /* issuer's LID */
+	struct dnet_pkt_hdr hdr;
+};
+
+struct sim_fifo {
+	struct sim_req *v;
+	unsigned depth, head, count;
+};
+
+enum sim_job {
+	SIM_JOB_NONE, SIM_JOB_START, SIM_JOB_BOTF, SIM_JOB_VL, SIM_JOB_VS,
+	SIM_JOB_RVL, SIM_JOB_RVS, SIM_JOB_IPUSH,
+};
+
+struct sim_wcjob {
+	enum sim_job kind;
+	struct sim_req req;
+	struct dnet_req r;
+	unsigned phase;
+	/* VL: data snapshot and line-by-line landing. */
+	uint8_t buf[DNET_WINDOW_SIZE];
+	uint32_t dst, len;
+	unsigned line;
+	uint64_t t0;                  /* start time of the data phase */
+	/* RVS (host-issued or RVL response). */
+	struct sim_pat pat;           /* local read */
+	uint64_t pos;                 /* bytes already sent */
+	struct dnet_pkt_hdr h;        /* header template */
+	unsigned hdr_lines;
+	uint32_t pkt_dst;             /* this packet's DSTOff */
+	uint32_t pkt_list;            /* RVSI: this packet's list address */
+	bool count;                   /* counts in the Primitive Counter */
+};
+
+/* Copy descriptor left by the VL half of an SO-DIMM-to-SO-DIMM copy. */
+struct sim_copy {
+	bool valid;
+	unsigned wid;
+	struct sim_pat src;
+};
+
+/* ---- per process (WID) state ---- */
+struct sim_wid {
+	uint8_t ww[DNET_WINAREA_SIZE];
+	uint8_t pw[DNET_WINAREA_SIZE];
+	uint8_t llcm[DNET_LLCM_SIZE];
+	uint8_t lhb[DNET_LHB_SIZE];
+	uint64_t cmd_upper[2];
+	uint64_t cmd_ex;
+	bool ex_flag;
+	bool pending[2];              /* Command0/1 Lower written, not yet in the FIFO */
+	struct sim_req pend[2];
+	uint64_t pend_seq[2];
+	uint64_t cs_ww;               /* Controller Status bits 5..16 */
+	uint32_t prim[DNET_FAMILY_COUNT];
+	uint64_t pkt_count;
+	uint16_t pw_flag;
+	uint16_t ipush_area;
+	uint16_t lhb_head, lhb_tail;
+	uint16_t st_init, st_head, st_tail;
+	uint32_t st_size;             /* bytes */
+};
+
+enum sim_stat {
+	ST_PGID_DROPS, ST_PKT_SENT, ST_PKT_RECV, ST_IPUSH_IGNORED, ST_IPUSH_REQ_IGNORED,
+	ST_UNROUTABLE, ST_BAD_PKT, ST_REQ_OVERWRITTEN, ST_RC_STALLS, ST_UNKNOWN_OTYPE,
+	ST_BOTF_DROPPED, ST_SDIMM_UNINIT, ST_ALLOC_FAIL, ST_BYTES_SENT, ST_BYTES_RECV,
+	ST_COUNT
+};
+
+enum rc_wait { RC_RUN, RC_WAIT_RING, RC_WAIT_FIFO };
+
+struct sim_node {
+	unsigned id;                  /* 1..nodes = CLID */
+	struct sim_wid w[DNET_NWID];
+	struct sim_module mod[2];     /* SO-DIMM1 (addr bit 3 = 0), SO-DIMM2 */
+	/* System Register state (Tab. 4.12) */
+	uint64_t cap_code, mtu_code;
+	uint16_t lid;
+	uint8_t pgid[DNET_NWID];
+	bool sdimm_ready, sdimm_init_busy;
+	uint64_t sma_up_at;           /* SMA LID reads link-up from this time */
+	uint16_t *amt;                /* 8192 entries {CLID, WID}, lazily */
+	uint64_t cs_rc;               /* Controller Status bits 17..19 (sticky) */
+	/* Window Controller */
+	struct sim_fifo hostq, rcq;
+	unsigned rr;
+	uint64_t pend_seq;
+	struct sim_wcjob job;
+	uint32_t wc_gen;
+	bool wc_sched;
+	struct sim_copy copy;
+	/* Receive Controller */
+	struct sim_pkt *rxq_head, *rxq_tail;
+	unsigned rxq_len;
+	struct sim_pkt *rx_cur;
+	unsigned rc_phase;
+	enum rc_wait rc_wait;
+	uint32_t rc_gen;
+	bool rc_sched;
+	unsigned rc_ms;               /* Module State RC sub-state */
+	unsigned tx_inflight;         /* packets sent, not yet delivered */
+	uint64_t st[ST_COUNT];
+};
+
+struct sim {
+	unsigned nnodes;
+	struct sim_node **node;       /* [nnodes], lazily allocated */
+	unsigned cur;                 /* 1-based current node */
+	uint64_t now;
+	uint64_t events;
+	struct sim_evq q;
+	struct sim_timing t;
+	bool cold;
+	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
+	unsigned fifo_depth;
+	uint64_t nodes_allocated;
+	uint64_t unroutable;
+};
+
+/* sim.c */
+void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
+		  uint32_t gen, uint32_t a, void *p);
+static inline uint64_t sim_clk(const struct sim *s, uint64_t clocks)
+{
+	return clocks * s->t.clk_ns;
+}
+
+/* node.c */
+struct sim_node *sim_node_get(struct sim *s, unsigned id); /* NULL: no memory */
+void sim_node_free(struct sim_node *n);
+int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf, unsigned w,
+		  bool peek);
+int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+		   unsigned w);
+uint64_t sim_host_cost(const struct sim *s, uint32_t off, unsigned width, bool write);
+uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
+uint32_t sim_mtu(const struct sim_node *n);
+uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n);
+void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len);
+void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len);
+void sim_sdimm_init_done(struct sim *s, struct sim_node *n);
+uint64_t sim_modstate(const struct sim_node *n);
+
+/* sodimm.c */
+void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
+int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
+void sd_free(struct sim_node *n);
+uint64_t sd_bytes(const struct sim_node *n);
+/* Process-area accessors: offset inside WID wid's area, bounds checked by the
+ * caller; honour "SO-DIMM not initialised" (reads 0, writes dropped). */
+void sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len);
+void sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len);
+uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off);
+
+/* xfer.c */
+void pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,
+		  unsigned iter, uint32_t size_stride_list, uint64_t total);
+uint64_t pat_run(const struct sim_pat *p, uint64_t pos);
+uint64_t pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos);
+/* Gather [pos, pos+len) of pattern p from WID wid's SO-DIMM area into buf;
+ * bytes outside the area read as 0 and return false. */
+bool pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos,
+		uint8_t *buf, uint64_t len);
+enum sim_target { SIM_TGT_SDIMM, SIM_TGT_PW, SIM_TGT_LLCM };
+bool pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const struct sim_pat *p,
+		 uint64_t pos, const uint8_t *buf, uint64_t len);
+
+/* wc.c */
+void wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel,
+		   uint64_t lower);
+void wc_accept(struct sim *s, struct sim_node *n);
+void wc_step(struct sim *s, struct sim_node *n);
+bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r);
+bool wc_busy(const struct sim_node *n);
+bool wc_fifo_almost_full(const struct sim_node *n);
+void wc_reset(struct sim_node *n);
+
+/* rc.c */
+void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p);
+void rc_step(struct sim *s, struct sim_node *n);
+void rc_retry(struct sim *s, struct sim_node *n);
+void rc_reset(struct sim_node *n);
+bool rc_busy(const struct sim_node *n);
+bool ring_full(const struct sim_wid *w);
+bool ring_empty(const struct sim_wid *w);
+void ring_config(struct sim_wid *w, int what, uint64_t v);
+
+/* switch.c */
+struct sim_pkt *pkt_alloc(unsigned nlines);
+void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
+void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
+
+#endif

@@ -1,0 +1,219 @@
+/* Emulator: System Register, cold start and initialisation, Controller
+ * Reset, spec options, IPUSH placeholder, statistics, determinism and a
+ * full-size cluster. */
+#include "test_sim_util.h"
+
+static void test_cold_init(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=2,cold");
+	/* Power-on: SO-DIMM not initialised, link not up yet. */
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS), 0x10);
+	CHECK_EQ(rd64(d, DNET_SREG_BASE + DNET_SR_SMA), 0);
+	/* A VS before SO-DIMM Init stores nothing. */
+	uint64_t v = 0xabcdef, got = 1;
+	wr64(d, DNET_WW_WID(0), v);
+	issue(d, 0, DNET_OT_VS, 8, 0, 0x100);
+	settle(d);
+	sd_get(d, 0x100, &got, 8);
+	CHECK_EQ(got, 0);
+	CHECK(stat(d, "sdimm_uninit_accesses") >= 1);
+	/* hardware.md 7.6: capacity, init, poll bit 1; MTU; SMA LID; LID; PGID. */
+	sreg_w(d, DNET_SR_SDIMM_CAPACITY, 0x02); /* 512 MB */
+	sreg_w(d, DNET_SR_SDIMM_INIT, 1);
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) & 2, 0); /* takes time */
+	wait_eq(d, DNET_UREG_WID(0) + DNET_UR_CTL_STATUS, 2, 2);
+	sreg_w(d, DNET_SR_MTU, 0x08);
+	uint64_t sma = 0;
+	CHECK_OK(dnet_wait(d, DNET_SREG_BASE + DNET_SR_SMA, 3ull << 16, DNET_COND_EQ, 3ull << 16,
+			   1000000000ull, &sma, &E), &E);
+	CHECK_EQ(sma, 0x30001);
+	sreg_w(d, DNET_SR_LID, sma & 0xffff);
+	sreg_w(d, DNET_SR_PGID0, 0);
+	issue(d, 0, DNET_OT_VS, 8, 0, 0x100);
+	settle(d);
+	sd_get(d, 0x100, &got, 8);
+	CHECK_EQ(got, v);
+	/* 512 MB modules: WID 1's area starts at 512 MB. */
+	wr64(d, DNET_WW_WID(1), v + 1);
+	issue(d, 1, DNET_OT_VS, 8, 0, 0x100);
+	settle(d);
+	sd_get(d, 512 * MB + 0x100, &got, 8);
+	CHECK_EQ(got, v + 1);
+	/* SMA Software Reset: link down for a while, then up again. */
+	sreg_w(d, DNET_SR_SMA, 1);
+	CHECK_EQ(rd64(d, DNET_SREG_BASE + DNET_SR_SMA), 0);
+	wait_eq(d, DNET_SREG_BASE + DNET_SR_SMA, 3ull << 16, 3ull << 16);
+	dnet_close(d);
+}
+
+static void test_ctl_reset(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=2");
+	uint64_t v = 77, got;
+	sreg_w(d, DNET_SR_PGID0, 5);
+	wr64(d, DNET_WW_WID(0), v);
+	issue(d, 0, DNET_OT_VS, 0x300, 0, 0x100); /* clipped: overrun bit */
+	ureg_w(d, 0, DNET_UR_STATUS_INIT, 0x400);
+	ureg_w(d, 0, DNET_UR_CMD_EX_FLAG, 1);
+	settle(d);
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS), 0x12 | 0x60);
+	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 0x400);
+	/* Any access, even a read, resets the controller. */
+	CHECK_EQ(rd64(d, DNET_SREG_BASE + DNET_SR_CTL_RESET), 0);
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS), 0x12);
+	CHECK_EQ(ureg(d, 0, DNET_UR_PRIM_COUNTER), 0);
+	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 0);
+	CHECK_EQ(ureg(d, 0, DNET_UR_MODULE_STATE), 0x0000422200020001ull);
+	/* SO-DIMM contents and PGID survive; Command Ex Flag is 0 again, so a
+	 * plain 128-bit request works. */
+	sd_get(d, 0x100, &got, 8);
+	CHECK_EQ(got, v);
+	node(d, 2);
+	sreg_w(d, DNET_SR_PGID0, 5);
+	node(d, 1);
+	issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 2, 1, 8, 0x100, 0x100, NULL);
+	settle(d);
+	node(d, 2);
+	sd_get(d, 0x100, &got, 8);
+	CHECK_EQ(got, v);
+	CHECK_EQ(stat(d, "pgid_drops"), 0);
+	dnet_close(d);
+}
+
+static void test_spec(void)
+{
+	const char *bad[] = { "sim:nodes=0", "sim:nodes=3073", "sim:capacity=300", "sim:mtu=100",
+			      "sim:fifo=1", "sim:colour", "sim:cold=1", "sim:nodes" };
+	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct dnet_dev *d = NULL;
+		CHECK_EQ(dnet_open(bad[i], &d, &E), -DNET_EINVAL);
+		CHECK(d == NULL);
+	}
+	struct dnet_dev *d = sim_open("sim:nodes=3,capacity=1024,mtu=512,fifo=16");
+	CHECK_EQ(dnet_node_count(d), 3);
+	CHECK_EQ(dnet_dev_caps(d), DNET_CAP_MULTINODE | DNET_CAP_VIRTUAL_TIME | DNET_CAP_BACKDOOR |
+					   DNET_CAP_PRIVILEGED);
+	/* capacity=1024: the backdoor spans 2 GB, WID 1 at 1 GB. */
+	uint64_t v = 5;
+	sd_put(d, 2048 * MB - 8, &v, 8);
+	CHECK_EQ(dnet_sodimm_access(d, 2048 * MB, &v, 8, true, &E), -DNET_ERANGE);
+	/* mtu=512: 1000 bytes = 3 packets of <= 496 data bytes. */
+	issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 2, 0, 1000, 0, 0, NULL);
+	settle(d);
+	CHECK_EQ(stat(d, "packets_sent"), 3);
+	CHECK(dnet_set_node(d, 4, &E) != 0);
+	uint64_t x;
+	CHECK_EQ(dnet_stat(d, "no_such_stat", &x, &E), -DNET_ENOENT);
+	const char *const *names = dnet_stat_names(d);
+	unsigned have = 0;
+	for (; names && *names; names++)
+		for (unsigned i = 0; i < 6; i++)
+			have += !strcmp(*names, (const char *[]){ "vtime_ns", "events", "pgid_drops",
+						 "packets_sent", "packets_received", "ipush_ignored" }[i]);
+	CHECK_EQ(have, 6);
+	dnet_close(d);
+}
+
+static void test_ipush_placeholder(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=2");
+	/* Host-issued IPUSH: consumed without effect (a later issue). */
+	issue_x(d, 0, 0, DNET_OT_IPUSH, 0, 0, 0, 2, 1, 64, 0, 0, NULL);
+	settle(d);
+	CHECK_EQ(stat(d, "ipush_requests_ignored"), 1);
+	CHECK_EQ(stat(d, "packets_sent"), 0);
+	/* A received IPUSH packet (through BOTF) is ignored and counted. */
+	uint64_t img[3] = { 0x0000000200018000ull, 0, 1 }; /* TYPE IPUSH, DLID 2 */
+	CHECK_OK(dnet_write_block(d, DNET_WW_WID(0), img, sizeof img, &E), &E);
+	issue_botf(d, 0, 0, 24);
+	settle(d);
+	node(d, 2);
+	CHECK_EQ(stat(d, "ipush_ignored"), 1);
+	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 0);
+	/* A malformed RVL (with data) sets Controller Status [19:18] = 2'b11. */
+	node(d, 1);
+	uint64_t rvl[5] = { 0x2000000200010000ull, 0, 0, 0, 9 }; /* RVL, hflag, 40 bytes */
+	CHECK_OK(dnet_write_block(d, DNET_WW_WID(0) + 0x200, rvl, sizeof rvl, &E), &E);
+	issue_botf(d, 0, 1, 40);
+	settle(d);
+	node(d, 2);
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) >> 18, 3);
+	dnet_close(d);
+}
+
+/* One scenario with cross traffic; returns a digest of the final state. */
+static uint64_t scenario(uint64_t *vtime, uint64_t *events)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=3");
+	uint8_t buf[4096];
+	for (unsigned n = 1; n <= 3; n++) {
+		node(d, n);
+		fill(buf, sizeof buf, n);
+		sd_put(d, 0x10000, buf, sizeof buf);
+		CHECK_OK(dnet_write_block(d, DNET_WW_WID(0), buf, 2048, &E), &E);
+	}
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned n = 1; n <= 3; n++) {
+			node(d, n);
+			unsigned to = n % 3 + 1;
+			issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, to, 1, 3000, 0x10000, 0x20000 + 0x1000 * r, NULL);
+			issue_x(d, 0, r & 1, DNET_OT_RVL, 0, 0, 0, to, 1, 0x100, 0x10000, 0x100 * r, NULL);
+			issue(d, 0, DNET_OT_VS, 0x200, 0x200 * r, 0x40000);
+			issue(d, 0, DNET_OT_VL, 0x200, 0x20000, 0x200 * r);
+		}
+	settle(d);
+	uint64_t h = 1469598103934665603ull;
+	for (unsigned n = 1; n <= 3; n++) {
+		node(d, n);
+		sd_get(d, 0x20000, buf, sizeof buf);
+		for (size_t i = 0; i < sizeof buf; i++)
+			h = (h ^ buf[i]) * 1099511628211ull;
+		CHECK_OK(dnet_read_block(d, DNET_LLCM_WID(0), buf, 256, &E), &E);
+		for (size_t i = 0; i < 256; i++)
+			h = (h ^ buf[i]) * 1099511628211ull;
+		h ^= ureg(d, 0, DNET_UR_PRIM_COUNTER) * 31 + ureg(d, 0, DNET_UR_PKT_COUNTER);
+	}
+	CHECK_OK(dnet_now(d, vtime, &E), &E);
+	*events = stat(d, "events");
+	dnet_close(d);
+	return h;
+}
+
+static void test_determinism(void)
+{
+	uint64_t t1, t2, e1, e2;
+	uint64_t h1 = scenario(&t1, &e1), h2 = scenario(&t2, &e2);
+	CHECK_EQ(h1, h2);
+	CHECK_EQ(t1, t2);
+	CHECK_EQ(e1, e2);
+	CHECK(e1 > 100);
+}
+
+static void test_big_cluster(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=3072");
+	CHECK_EQ(dnet_node_count(d), 3072);
+	/* Node 3072 (CLID 0xC00) sends to node 1 and back. */
+	node(d, 3072);
+	uint64_t v = 0x3072, got = 0;
+	sd_put(d, 0x80, &v, 8);
+	issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 1, 1, 8, 0x80, 0x88, NULL);
+	settle(d);
+	node(d, 1);
+	sd_get(d, 0x88, &got, 8);
+	CHECK_EQ(got, v);
+	CHECK_EQ(rd64(d, DNET_LLCM_WID(0)) >> 18 & 0xfff, 0xc00); /* sender's CLID */
+	CHECK_EQ(stat(d, "nodes_allocated"), 2);
+	dnet_close(d);
+}
+
+int main(void)
+{
+	RUN(test_cold_init);
+	RUN(test_ctl_reset);
+	RUN(test_spec);
+	RUN(test_ipush_placeholder);
+	RUN(test_determinism);
+	RUN(test_big_cluster);
+	return t_summary("test_sim_system");
+}
