@@ -112,6 +112,9 @@ install: all
 	install -m 755 lib/libdnet.so $(DESTDIR)$(PREFIX)/lib/libdnet.so.0
 	ln -sf libdnet.so.0 $(DESTDIR)$(PREFIX)/lib/libdnet.so
 	install -m 644 libdnet/include/dnet/*.h $(DESTDIR)$(PREFIX)/include/dnet/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: libdnet\nDescription: DIMMnet-2 host library\nVersion: %s\nRequires.private: libcjson libpci\nLibs: -L$${libdir} -ldnet\nLibs.private: -lm\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' "$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdnet.pc
 	for s in 1 3 5 8; do for f in man/*.$$s; do [ -e "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/; done; done; true
 
 clean:

@@ -1,0 +1,341 @@
+/* dsh: version, quit, node, info, stat, echo, sleep, set/unset, and
+ * conditions (assert/expect, wait): TARGET [& MASK] OP VALUE.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+int cmd_version(struct dsh *d, struct dsh_args *a)
+{
+	bool full = a->argc == 2 && (strcmp(a->argv[1], "full") == 0 || strcmp(a->argv[1], "-a") == 0);
+	if (a->argc > 2 || (a->argc == 2 && !full))
+		return dsh_error(d, "usage: version [full]");
+	jstr(out_res(d), "version", DSH_ORIG_VERSION);
+	jstr(out_res(d), "dsh", DSH_VERSION);
+	jstr(out_res(d), "libdnet", dnet_version());
+	/* The original line alone, so that the thesis's session reproduces (Fig. C.15). */
+	out_text(d, "%s\n", DSH_ORIG_VERSION);
+	if (full)
+		out_text(d, "dsh %s, libdnet %s, backend %s\n", DSH_VERSION, dnet_version(),
+			 d->dev ? dnet_dev_spec(d->dev) : "(none)");
+	return 0;
+}
+
+int cmd_quit(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc > 1)
+		return dsh_error(d, "usage: quit");
+	d->quit = true;
+	return 0;
+}
+
+int cmd_node(struct dsh *d, struct dsh_args *a)
+{
+	unsigned n = dnet_node_count(d->dev);
+	if (a->argc > 2)
+		return dsh_error(d, "usage: node [K]");
+	if (a->argc == 2) {
+		uint64_t k;
+		if (dsh_num(d, a, 1, UINT32_MAX, "node", &k) < 0)
+			return -1;
+		if (k < 1 || k > n)
+			return dsh_error(d, "argument 1: node %" PRIu64 " out of range (1..%u)", k, n);
+		struct dnet_err e = { 0 };
+		if (dnet_set_node(d->dev, (unsigned)k, &e) < 0)
+			return dsh_derr(d, &e);
+	}
+	jnum(out_res(d), "current", dnet_node(d->dev));
+	jnum(out_res(d), "nodes", n);
+	if (a->argc == 1)
+		out_text(d, "node %u of %u\n", dnet_node(d->dev), n);
+	dsh_set_last(d, dnet_node(d->dev));
+	return 0;
+}
+
+int cmd_info(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc > 1)
+		return dsh_error(d, "usage: info");
+	static const struct { unsigned bit; const char *name; } capn[] = {
+		{ DNET_CAP_MULTINODE, "multinode" }, { DNET_CAP_VIRTUAL_TIME, "virtual_time" },
+		{ DNET_CAP_BACKDOOR, "backdoor" }, { DNET_CAP_PRIVILEGED, "privileged" },
+		{ DNET_CAP_REAL_HW, "real_hw" }, { DNET_CAP_REMOTE, "remote" },
+	};
+	char caps[128] = "";
+	cJSON *res = out_res(d);
+	cJSON *ca = res ? cJSON_AddArrayToObject(res, "caps") : NULL;
+	for (unsigned i = 0; i < sizeof(capn) / sizeof(capn[0]); i++)
+		if (d->caps & capn[i].bit) {
+			strncat(caps, caps[0] ? " " : "", sizeof(caps) - strlen(caps) - 1);
+			strncat(caps, capn[i].name, sizeof(caps) - strlen(caps) - 1);
+			if (ca)
+				cJSON_AddItemToArray(ca, cJSON_CreateString(capn[i].name));
+		}
+	jstr(res, "backend", dnet_dev_backend(d->dev));
+	jstr(res, "spec", dnet_dev_spec(d->dev));
+	jnum(res, "nodes", dnet_node_count(d->dev));
+	jnum(res, "node", dnet_node(d->dev));
+	jnum(res, "nprocs", d->nprocs);
+	jnum(res, "pid", d->pid);
+	jnum(res, "wid", d->wid);
+	jnum(res, "gap_ns", d->gap_ns);
+	jhex(res, "base", d->base);
+	jnum(res, "timeout_ns", d->timeout_ns);
+	out_text(d, "backend  %s (%s)\ncaps     %s\nnodes    %u (current %u)\nprocess  nprocs %u pid %u wid %u\n"
+		 "gap      %" PRIu64 " ns%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\n"
+		 "timeout  %" PRIu64 " ns\n",
+		 dnet_dev_backend(d->dev), dnet_dev_spec(d->dev), caps[0] ? caps : "-", dnet_node_count(d->dev),
+		 dnet_node(d->dev), d->nprocs, d->pid, d->wid, d->gap_ns,
+		 (d->caps & DNET_CAP_VIRTUAL_TIME) ? " of virtual time after each command" : " (not used: real time)",
+		 d->base, d->timeout_ns);
+	return 0;
+}
+
+int cmd_stat(struct dsh *d, struct dsh_args *a)
+{
+	struct dnet_err e = { 0 };
+	uint64_t v;
+	if (a->argc > 2)
+		return dsh_error(d, "usage: stat [NAME]");
+	if (a->argc == 2) {
+		if (dnet_stat(d->dev, a->argv[1], &v, &e) < 0)
+			return dsh_derr(d, &e);
+		jnum(out_res(d), a->argv[1], v);
+		out_text(d, "%s %" PRIu64 "\n", a->argv[1], v);
+		dsh_set_last(d, v);
+		return 0;
+	}
+	const char *const *names = dnet_stat_names(d->dev);
+	if (!names || !names[0]) {
+		out_text(d, "(backend %s keeps no statistics)\n", dnet_dev_backend(d->dev));
+		return 0;
+	}
+	for (unsigned i = 0; names[i]; i++) {
+		if (dnet_stat(d->dev, names[i], &v, &e) < 0)
+			continue;
+		jnum(out_res(d), names[i], v);
+		out_text(d, "%-20s %" PRIu64 "\n", names[i], v);
+	}
+	return 0;
+}
+
+int cmd_echo(struct dsh *d, struct dsh_args *a)
+{
+	char buf[DSH_LINE_MAX] = "";
+	for (int i = 1; i < a->argc; i++) {
+		if (i > 1)
+			strncat(buf, " ", sizeof(buf) - strlen(buf) - 1);
+		strncat(buf, a->argv[i], sizeof(buf) - strlen(buf) - 1);
+	}
+	jstr(out_res(d), "text", buf);
+	out_text(d, "%s\n", buf);
+	return 0;
+}
+
+int cmd_sleep(struct dsh *d, struct dsh_args *a)
+{
+	uint64_t ns;
+	struct dnet_err e = { 0 };
+	if (a->argc != 2)
+		return dsh_error(d, "usage: sleep DURATION");
+	if (dnet_parse_duration(a->argv[1], &ns, "duration", &e) < 0)
+		return dsh_error(d, "argument 1: %s", e.msg);
+	if (dnet_delay(d->dev, ns, &e) < 0)
+		return dsh_derr(d, &e);
+	jnum(out_res(d), "ns", ns);
+	return 0;
+}
+
+int cmd_set(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc == 1) {
+		cJSON *o = d->json ? cJSON_AddObjectToObject(d->res, "variables") : NULL;
+		for (struct dsh_var *v = d->vars; v; v = v->next) {
+			jstr(o, v->name, v->value);
+			out_text(d, "%s=%s\n", v->name, v->value);
+		}
+		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64 " ns, wid %u)\n",
+			 d->bail ? "on" : "off", d->gap_ns, d->base, d->timeout_ns, d->wid);
+		return 0;
+	}
+	const char *k = a->argv[1];
+	if (strcmp(k, "-e") == 0 || strcmp(k, "+e") == 0) {
+		if (a->argc != 2)
+			return dsh_error(d, "usage: set -e | set +e");
+		d->bail = k[0] == '-';
+		return 0;
+	}
+	if (a->argc != 3)
+		return dsh_error(d, "usage: set NAME VALUE (quote a value with blanks)");
+	const char *v = a->argv[2];
+	if (strcmp(k, "gap") == 0)
+		return dsh_dur_str(d, v, "gap", &d->gap_ns);
+	if (strcmp(k, "timeout") == 0)
+		return dsh_dur_str(d, v, "timeout", &d->timeout_ns);
+	if (strcmp(k, "base") == 0) {
+		uint64_t b;
+		if (dsh_num_str(d, v, UINT32_MAX - DNET_MAP_SIZE, "base", &b) < 0)
+			return -1;
+		d->base = (uint32_t)b;
+		return 0;
+	}
+	if (strcmp(k, "wid") == 0) {
+		uint64_t w;
+		if (dsh_num_str(d, v, DNET_NWID - 1, "WID", &w) < 0)
+			return -1;
+		d->wid = (unsigned)w;
+		return 0;
+	}
+	return dsh_var_set(d, k, v);
+}
+
+int cmd_unset(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc != 2)
+		return dsh_error(d, "usage: unset NAME");
+	for (struct dsh_var **pp = &d->vars; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->name, a->argv[1]) == 0) {
+			struct dsh_var *v = *pp;
+			*pp = v->next;
+			free(v->name);
+			free(v->value);
+			free(v);
+			return 0;
+		}
+	return dsh_error(d, "no variable '%s'", a->argv[1]);
+}
+
+/* ---- conditions ---- */
+
+static bool mem_region(const char *s, enum dnet_region *r, bool *sodimm)
+{
+	*sodimm = false;
+	if (strcmp(s, "sodimm") == 0) {
+		*sodimm = true;
+		*r = DNET_REG_LLCM;
+		return true;
+	}
+	const struct dnet_region_info *ri = dnet_region_by_name(s);
+	if (!ri || ri->id == DNET_REG_UREG || ri->id == DNET_REG_SREG)
+		return false;
+	*r = ri->id;
+	return true;
+}
+
+int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mask = UINT64_MAX;
+	int i = start;
+	if (i >= end)
+		return dsh_error(d, "missing condition: TARGET [& MASK] OP VALUE");
+	const char *t = a->argv[i];
+	if (strcmp(t, "last") == 0) {
+		c->kind = 0;
+		snprintf(c->desc, sizeof(c->desc), "last");
+		i++;
+	} else if (mem_region(t, &c->region, &c->sodimm)) {
+		c->kind = 2;
+		uint64_t off;
+		if (i + 1 >= end)
+			return dsh_error(d, "argument %d: %s needs an offset", i, t);
+		if (dsh_num(d, a, i + 1, UINT32_MAX, "offset", &off) < 0)
+			return -1;
+		if (off % 8)
+			return dsh_error(d, "argument %d: offset 0x%" PRIx64 " is misaligned (64-bit word: multiple of 8)",
+					 i + 1, off);
+		if (!c->sodimm) {
+			const struct dnet_region_info *ri = dnet_region_info(c->region);
+			if (off + 8 > ri->size)
+				return dsh_error(d, "argument %d: offset 0x%" PRIx64 " outside %s (%" PRIu32 " bytes)",
+						 i + 1, off, ri->name, ri->size);
+		}
+		c->off = (uint32_t)off;
+		snprintf(c->desc, sizeof(c->desc), "%s 0x%" PRIx32, t, c->off);
+		i += 2;
+	} else {
+		if (dsh_parse_regspec(d, t, &c->reg, &c->field) < 0)
+			return -1;
+		c->kind = 1;
+		snprintf(c->desc, sizeof(c->desc), "%s", t);
+		i++;
+	}
+	if (i < end && strcmp(a->argv[i], "&") == 0) {
+		if (i + 1 >= end)
+			return dsh_error(d, "argument %d: '&' needs a mask", i);
+		if (dsh_num(d, a, i + 1, UINT64_MAX, "mask", &c->mask) < 0)
+			return -1;
+		size_t l = strlen(c->desc);
+		snprintf(c->desc + l, sizeof(c->desc) - l, " & 0x%" PRIx64, c->mask);
+		i += 2;
+	}
+	if (i >= end)
+		return dsh_error(d, "missing operator after '%s' (== != < > <= >=)", a->argv[i - 1]);
+	if (dnet_cond_parse(a->argv[i], &c->op) < 0)
+		return dsh_error(d, "argument %d: '%s' is not an operator (== != < > <= >=)", i, a->argv[i]);
+	if (i + 1 >= end)
+		return dsh_error(d, "missing value after '%s'", a->argv[i]);
+	if (dsh_num(d, a, i + 1, UINT64_MAX, "value", &c->value) < 0)
+		return -1;
+	if (i + 2 != end)
+		return dsh_error(d, "argument %d: unexpected '%s'", i + 2, a->argv[i + 2]);
+	size_t l = strlen(c->desc);
+	snprintf(c->desc + l, sizeof(c->desc) - l, " %s 0x%" PRIx64, dnet_cond_name(c->op), c->value);
+	return 0;
+}
+
+int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
+{
+	switch (c->kind) {
+	case 0:
+		if (!d->has_last)
+			return dsh_error(d, "no last result yet");
+		*v = d->last & c->mask;
+		return 0;
+	case 1: {
+		bool sh;
+		if (dsh_reg_read(d, c->reg, v, &sh) < 0)
+			return -1;
+		if (c->field)
+			*v = dnet_field_get(c->field, *v);
+		*v &= c->mask;
+		return 0;
+	}
+	default:
+		if (dsh_mem_word(d, c->region, c->sodimm, c->off, v) < 0)
+			return -1;
+		*v &= c->mask;
+		return 0;
+	}
+}
+
+int cmd_assert(struct dsh *d, struct dsh_args *a)
+{
+	bool soft = strcmp(a->argv[0], "expect") == 0;
+	struct dsh_cond c;
+	if (dsh_cond_parse(d, a, 1, a->argc, &c) < 0)
+		return -1;
+	uint64_t v;
+	if (dsh_cond_read(d, &c, &v) < 0) {
+		d->asserts_fail++;
+		return -1;
+	}
+	bool ok = dnet_cond_eval(c.op, v, c.value);
+	cJSON *res = out_res(d);
+	jbool(res, "passed", ok);
+	jstr(res, "condition", c.desc);
+	jhex(res, "actual", v);
+	jhex(res, "expected", c.value);
+	jstr(res, "op", dnet_cond_name(c.op));
+	dsh_set_last(d, v);
+	if (ok) {
+		d->asserts_pass++;
+		return 0;
+	}
+	d->asserts_fail++;
+	dsh_error(d, "%s failed: %s (got 0x%" PRIx64 ")", soft ? "expect" : "assertion", c.desc, v);
+	if (soft)
+		return 1; /* counted, reported, but not a failed command */
+	return -1;
+}

@@ -1,0 +1,632 @@
+/* dsh: issuing requests — prim (all 17 primitives, Command0/1, Command Ex),
+ * botf (packet image from header fields), rllcm_write, wait.
+ *
+ * Every encoding is libdnet's (dnet_req_encode, dnet_botf_encode,
+ * dnet_hdr_encode); dsh only gathers and checks the parameters.
+ *
+ * Command Ex Flag rule: a request with Ex parameters (xot= xdt= xit= xsize=)
+ * is issued with the flag at 1, any other with the flag at 0.  dsh writes
+ * the flag before the request when it differs from the value it last wrote
+ * (0 after reset) and writes the previous value back afterwards.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+int dsh_now(struct dsh *d, uint64_t *ns)
+{
+	struct dnet_err e = { 0 };
+	if (dnet_now(d->dev, ns, &e) < 0)
+		return dsh_derr(d, &e);
+	return 0;
+}
+
+static int ex_flag_set(struct dsh *d, uint64_t v)
+{
+	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
+	if (!r)
+		return dsh_error(d, "libdnet has no Command Ex Flag register");
+	return dsh_reg_write(d, r, v);
+}
+
+static uint64_t ex_flag_shadow(struct dsh *d)
+{
+	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
+	struct dsh_shadow *s = dsh_shadow(d);
+	if (!r || !s)
+		return 0;
+	unsigned i = dsh_reg_index(d, r);
+	return s->reg_has[d->wid][i] ? s->reg[d->wid][i] & 1 : 0;
+}
+
+int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
+{
+	struct dnet_err e = { 0 };
+	uint64_t prev = ex_flag_shadow(d), want = cmd->has_ex ? 1 : 0;
+	if (prev != want && ex_flag_set(d, want) < 0)
+		return -1;
+	int rc = dnet_issue(d->dev, d->wid, sel, cmd, d->timeout_ns, &e);
+	if (prev != want && ex_flag_set(d, prev) < 0)
+		return -1;
+	if (rc < 0)
+		return dsh_derr(d, &e);
+	return 0;
+}
+
+int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed)
+{
+	struct dnet_err e = { 0 };
+	uint64_t t0, t;
+	unsigned cur = dnet_node(d->dev), n = dnet_node_count(d->dev);
+	uint64_t step = (d->caps & DNET_CAP_VIRTUAL_TIME) ? 100 : 10000;
+	if (dsh_now(d, &t0) < 0)
+		return -1;
+	for (;;) {
+		bool busy = false;
+		for (unsigned k = all_nodes ? 1 : cur; k <= (all_nodes ? n : cur) && !busy; k++) {
+			if (all_nodes && dnet_set_node(d->dev, k, &e) < 0)
+				return dsh_derr(d, &e);
+			int rc = dnet_busy(d->dev, &busy, &e);
+			if (all_nodes)
+				dnet_set_node(d->dev, cur, NULL);
+			if (rc < 0)
+				return dsh_derr(d, &e);
+		}
+		if (dsh_now(d, &t) < 0)
+			return -1;
+		if (!busy)
+			break;
+		if (t - t0 >= timeout_ns)
+			return dsh_error(d, "timed out after %.3f us: node%s still busy", (double)(t - t0) / 1000.0,
+					 all_nodes ? "s" : "");
+		if (dnet_delay(d->dev, step, &e) < 0)
+			return dsh_derr(d, &e);
+	}
+	if (elapsed)
+		*elapsed = t - t0;
+	return 0;
+}
+
+static const struct dnet_reg *reg_r(unsigned off)
+{
+	return dsh_reg_at(DNET_BLK_USER, off, DNET_ACC_R);
+}
+
+/* After a primitive: report time, Controller Status, the counter and error flags. */
+static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t before, uint64_t t0,
+		       uint64_t timeout)
+{
+	struct dnet_err e = { 0 };
+	const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER), *cs = reg_r(DNET_UR_CTL_STATUS);
+	uint64_t t, pcv = 0, csv = 0;
+	if (!pc || !cs)
+		return dsh_error(d, "libdnet lacks Primitive Counter / Controller Status");
+	if (oi->family != DNET_FAM_NONE) {
+		uint64_t mask = ((1ull << DNET_PC_BITS) - 1) << DNET_PC_SHIFT(oi->family);
+		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->wid), mask, DNET_COND_NE, before & mask, timeout,
+			      NULL, &e) < 0) {
+			if (e.code == DNET_ETIMEDOUT)
+				return dsh_error(d, "%s did not complete within %.3f us (%s counter unchanged)",
+						 oi->name, (double)timeout / 1000.0, dnet_family_name(oi->family));
+			return dsh_derr(d, &e);
+		}
+	}
+	if (dsh_now(d, &t) < 0)
+		return -1;
+	uint64_t used = t - t0, rest = used < timeout ? timeout - used : 0;
+	if (dsh_wait_idle(d, oi->remote, rest, NULL) < 0)
+		return -1;
+	if (dsh_now(d, &t) < 0)
+		return -1;
+	if (dnet_reg_read(d->dev, d->wid, cs, &csv, &e) < 0 || dnet_reg_read(d->dev, d->wid, pc, &pcv, &e) < 0)
+		return dsh_derr(d, &e);
+	char errs[512] = "";
+	cJSON *w = d->json ? cJSON_AddObjectToObject(d->res, "wait") : NULL;
+	cJSON *ea = w ? cJSON_AddArrayToObject(w, "errors") : NULL;
+	for (unsigned i = 0; i < cs->nfields; i++) {
+		const struct dnet_field *f = &cs->fields[i];
+		uint64_t fv = dnet_field_get(f, csv);
+		if (!fv || !(strstr(f->name, "overrun") || strcmp(f->name, "rc_state") == 0))
+			continue;
+		char item[96], mb[80];
+		const char *m = dnet_field_meaning(f, fv, mb, sizeof(mb));
+		snprintf(item, sizeof(item), "%s%s%s%s", f->name, m ? " (" : "", m ? m : "", m ? ")" : "");
+		if (ea)
+			cJSON_AddItemToArray(ea, cJSON_CreateString(item));
+		strncat(errs, errs[0] ? ", " : "", sizeof(errs) - strlen(errs) - 1);
+		strncat(errs, item, sizeof(errs) - strlen(errs) - 1);
+	}
+	uint64_t cnt = oi->family != DNET_FAM_NONE ?
+		(pcv >> DNET_PC_SHIFT(oi->family)) & ((1u << DNET_PC_BITS) - 1) : 0;
+	if (w) {
+		jbool(w, "completed", true);
+		jnum(w, "elapsed_ns", t - t0);
+		jhex(w, "ctl_status", csv);
+		jhex(w, "prim_counter", pcv);
+		if (oi->family != DNET_FAM_NONE) {
+			jstr(w, "family", dnet_family_name(oi->family));
+			jnum(w, "count", cnt);
+		}
+	}
+	out_text(d, "completed in %.3f us: ctl_status 0x%" PRIx64 ", prim_counter 0x%" PRIx64, (double)(t - t0) / 1000.0,
+		 csv, pcv);
+	if (oi->family != DNET_FAM_NONE)
+		out_text(d, " (%s %" PRIu64 ")", dnet_family_name(oi->family), cnt);
+	out_text(d, "\n");
+	if (errs[0])
+		out_text(d, "error flags: %s\n", errs);
+	dsh_set_last(d, csv);
+	return 0;
+}
+
+static int prim_names_error(struct dsh *d, const char *name)
+{
+	unsigned n;
+	const struct dnet_otype_info *t = dnet_otypes(&n);
+	char list[256] = "";
+	for (unsigned i = 0; i < n; i++) {
+		strncat(list, t[i].name, sizeof(list) - strlen(list) - 2);
+		if (i + 1 < n)
+			strncat(list, " ", sizeof(list) - strlen(list) - 1);
+	}
+	return dsh_error(d, "argument 1: unknown primitive '%s' (one of: %s)", name, list);
+}
+
+static void json_cmd(struct dsh *d, const struct dnet_cmd *c, enum dnet_cmdsel sel)
+{
+	cJSON *o = out_res(d);
+	if (!o)
+		return;
+	char b[40];
+	jnum(o, "command", sel);
+	jhex(o, "upper", c->upper);
+	jhex(o, "lower", c->lower);
+	if (c->has_ex)
+		jhex(o, "ex", c->ex);
+	else
+		cJSON_AddNullToObject(o, "ex");
+	snprintf(b, sizeof(b), "0x%016" PRIx64 "%016" PRIx64, c->upper, c->lower);
+	jstr(o, "encoding", b);
+	snprintf(b, sizeof(b), "cmd:%" PRIx64 "_%" PRIx64, c->upper, c->lower);
+	jstr(o, "text", b);
+}
+
+int cmd_prim(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc < 2)
+		return dsh_error(d, "missing argument 1 (primitive); usage: %s", dsh_cmd_find("prim")->usage);
+	const struct dnet_otype_info *oi = dnet_otype_by_name(a->argv[1]);
+	if (!oi)
+		return prim_names_error(d, a->argv[1]);
+	int end = a->argc;
+	bool want_wait = false;
+	if (end > 2 && strcmp(a->argv[end - 1], "wait") == 0) {
+		want_wait = true;
+		end--;
+	}
+	struct dnet_cmd cmd;
+	struct dnet_err e = { 0 };
+	enum dnet_cmdsel sel = DNET_CMD0;
+	uint64_t timeout = d->timeout_ns;
+	memset(&cmd, 0, sizeof(cmd));
+	cJSON *res = out_res(d);
+	jstr(res, "prim", oi->name);
+	jnum(res, "otype", oi->code);
+
+	if (oi->code == DNET_OT_BOTF) {
+		struct dsh_kv kv[] = {
+			{ .key = "ww", .max = DNET_WINDOWS - 1, .what = "Write Window number" },
+			{ .key = "size", .max = DNET_BOTF_SIZE_MASK, .flags = DSH_KV_REQ, .what = "BOTF size (bytes incl. header)" },
+			{ .key = "rf", .max = 1, .what = "rf (Command1)" },
+			{ .key = "timeout", .flags = DSH_KV_DUR, .what = "timeout" },
+		};
+		if (dsh_kv_parse(d, a, 2, end, kv, 4) < 0)
+			return -1;
+		struct dnet_botf_req b = { .ww = (unsigned)kv[0].val, .size = (unsigned)kv[1].val };
+		if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
+			return dsh_derr(d, &e);
+		cmd.lower_only = true;
+		sel = kv[2].val ? DNET_CMD1 : DNET_CMD0;
+		if (kv[3].given)
+			timeout = kv[3].val;
+		jnum(res, "ww", b.ww);
+		jnum(res, "size", b.size);
+	} else {
+		bool lhsv2 = oi->code == DNET_OT_LHSV2;
+		struct dsh_kv kv[] = {
+			{ .key = "dt", .max = 7, .what = "Dtype (code)" },
+			{ .key = "it", .max = 0xff, .what = "Iteration" },
+			{ .key = "dw", .max = 1, .what = "Dwid" },
+			{ .key = "dl", .max = 0xfff, .what = "Dclid" },
+			{ .key = "ef", .max = 1, .what = "Eflag" },
+			{ .key = "size", .max = UINT32_MAX, .what = oi->size_name ? oi->size_name : "size" },
+			{ .key = "src", .max = UINT32_MAX, .what = "Src Addr" },
+			{ .key = "dst", .max = UINT32_MAX, .what = "Dst Addr" },
+			{ .key = "rf", .max = 1, .what = "rf (1: Command1)" },
+			{ .key = "timeout", .flags = DSH_KV_DUR, .what = "timeout" },
+			{ .key = "xot", .max = 0x1f, .what = "OTYPE (Ex)" },
+			{ .key = "xdt", .max = 7, .what = "DTYPE (Ex)" },
+			{ .key = "xit", .max = 0xff, .what = "Iteration (Ex)" },
+			{ .key = "xsize", .max = UINT32_MAX, .what = "Size/Stride/List (Ex)" },
+			{ .key = "wwsize", .max = 0x3ff, .what = "Write Window size (LHSv2)" },
+			{ .key = "wwaddr", .max = 0xfff, .what = "Write Window address (LHSv2)" },
+		};
+		unsigned nkv = lhsv2 ? 16 : 14;
+		if (dsh_kv_parse(d, a, 2, end, kv, nkv) < 0)
+			return -1;
+		bool has_ex = kv[10].given || kv[11].given || kv[12].given || kv[13].given;
+		if (has_ex && !(oi->uses & DNET_USE_EX))
+			return dsh_error(d, "Command Ex parameters (xot= xdt= xit= xsize=) do not apply to %s "
+					 "(only RVL, RVS and IPUSH families)", oi->name);
+		struct dnet_req rq;
+		memset(&rq, 0, sizeof(rq));
+		rq.otype = oi->code;
+		rq.dtype = (unsigned)kv[0].val;
+		rq.iter = (unsigned)kv[1].val;
+		rq.dwid = (unsigned)kv[2].val;
+		rq.dclid = (unsigned)kv[3].val;
+		rq.eflag = (unsigned)kv[4].val;
+		rq.size = (uint32_t)kv[5].val;
+		rq.srcoff = (uint32_t)kv[6].val;
+		rq.dstoff = (uint32_t)kv[7].val;
+		if (lhsv2 && (kv[14].given || kv[15].given)) {
+			if (kv[7].given)
+				return dsh_error(d, "give either dst= or wwsize=/wwaddr= for LHSv2, not both");
+			struct dnet_lhsv2_upper u = { .srcoff = rq.srcoff, .ww_size = (unsigned)kv[14].val,
+						      .ww_addr = (unsigned)kv[15].val };
+			uint64_t up;
+			if (dnet_lhsv2_upper_encode(&u, &up, &e) < 0)
+				return dsh_derr(d, &e);
+			rq.dstoff = (uint32_t)(up >> 32);
+		}
+		if (has_ex) {
+			rq.has_ex = true;
+			rq.ex.otype = kv[10].given ? (unsigned)kv[10].val : oi->code;
+			rq.ex.dtype = (unsigned)kv[11].val;
+			rq.ex.iter = (unsigned)kv[12].val;
+			rq.ex.size = (uint32_t)kv[13].val;
+		}
+		if (dnet_req_encode(&rq, &cmd, &e) < 0)
+			return dsh_derr(d, &e);
+		sel = kv[8].val ? DNET_CMD1 : DNET_CMD0;
+		if (kv[9].given)
+			timeout = kv[9].val;
+		if (res) {
+			cJSON *f = cJSON_AddObjectToObject(res, "fields");
+			jnum(f, "dtype", rq.dtype);
+			jnum(f, "iter", rq.iter);
+			jnum(f, "dwid", rq.dwid);
+			jnum(f, "dclid", rq.dclid);
+			jnum(f, "eflag", rq.eflag);
+			jnum(f, "size", rq.size);
+			jnum(f, "src", rq.srcoff);
+			jnum(f, "dst", rq.dstoff);
+			if (has_ex) {
+				cJSON *x = cJSON_AddObjectToObject(f, "ex");
+				jnum(x, "otype", rq.ex.otype);
+				jnum(x, "dtype", rq.ex.dtype);
+				jnum(x, "iter", rq.ex.iter);
+				jnum(x, "size", rq.ex.size);
+			}
+		}
+	}
+	json_cmd(d, &cmd, sel);
+
+	uint64_t before = 0, t0 = 0;
+	if (want_wait) {
+		const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER);
+		if (!pc)
+			return dsh_error(d, "libdnet has no Primitive Counter");
+		if (dnet_reg_read(d->dev, d->wid, pc, &before, &e) < 0)
+			return dsh_derr(d, &e);
+		if (dsh_now(d, &t0) < 0)
+			return -1;
+	}
+	if (dsh_issue(d, sel, &cmd) < 0)
+		return -1;
+	/* The original's output line (Fig. C.7). */
+	out_text(d, "cmd:%" PRIx64 "_%" PRIx64 "\n", cmd.upper, cmd.lower);
+	if (cmd.has_ex)
+		out_text(d, "ex:%" PRIx64 "\n", cmd.ex);
+	if (want_wait)
+		return wait_report(d, oi, before, t0, timeout);
+	return 0;
+}
+
+/* ---- packet images ---- */
+
+static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned nwords, unsigned size,
+		      bool send, bool print)
+{
+	struct dnet_err e = { 0 };
+	uint8_t buf[DNET_WINDOW_SIZE];
+	if (nwords * 8 > DNET_WINDOW_SIZE)
+		return dsh_error(d, "packet image of %u bytes does not fit a Write Window (512)", nwords * 8);
+	for (unsigned i = 0; i < nwords; i++)
+		for (unsigned k = 0; k < 8; k++)
+			buf[i * 8 + k] = (uint8_t)(img[i] >> (8 * k));
+	struct dnet_botf_req b = { .ww = ww, .size = size };
+	struct dnet_cmd cmd;
+	memset(&cmd, 0, sizeof(cmd));
+	if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
+		return dsh_derr(d, &e);
+	cmd.lower_only = true;
+	if (print) {
+		const struct dnet_region_info *ri = dnet_region_info(DNET_REG_WW);
+		out_dump(d, "ww", d->wid, ri->base[d->wid] + ww * DNET_WINDOW_SIZE, ww * DNET_WINDOW_SIZE, buf,
+			 nwords * 8);
+	}
+	json_cmd(d, &cmd, DNET_CMD0);
+	jnum(out_res(d), "botf_size", size);
+	jbool(out_res(d), "sent", send);
+	if (!send)
+		return 0;
+	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, nwords * 8) < 0)
+		return -1;
+	if (dsh_issue(d, DNET_CMD0, &cmd) < 0)
+		return -1;
+	if (print)
+		out_text(d, "cmd:%" PRIx64 "_%" PRIx64 "\n", cmd.upper, cmd.lower);
+	return 0;
+}
+
+static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t *dw, unsigned n)
+{
+	cJSON *o = out_res(d);
+	if (!o)
+		return;
+	cJSON *hh = cJSON_AddObjectToObject(o, "header");
+	const struct dnet_otype_info *oi = dnet_otype_info(h->type);
+	jstr(hh, "type_name", oi ? oi->name : "?");
+	jnum(hh, "size", h->size);
+	jnum(hh, "type", h->type);
+	jnum(hh, "pgid", h->pgid);
+	jnum(hh, "dwid", h->dwid);
+	jnum(hh, "swid", h->swid);
+	jhex(hh, "dlid", h->dlid);
+	jnum(hh, "dtype", h->dtype);
+	jnum(hh, "iter", h->iter);
+	jnum(hh, "rflag", h->rflag);
+	jnum(hh, "eflag", h->eflag);
+	jnum(hh, "hflag", h->hflag);
+	jnum(hh, "lflag", h->lflag);
+	jhex(hh, "src_or_init_dst", h->src_or_init_dst);
+	jhex(hh, "dstoff", h->dstoff);
+	cJSON *arr = cJSON_AddArrayToObject(o, "header_lines");
+	char b[24];
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "0x%016" PRIx64, dw[i]);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(b));
+	}
+}
+
+int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
+{
+	uint64_t clid, off, val;
+	if (a->argc < 4)
+		return dsh_error(d, "missing argument %d; usage: %s", a->argc, dsh_cmd_find("rllcm_write")->usage);
+	if (dsh_num(d, a, 1, DNET_CLID_MAX_UNICAST, "Dclid", &clid) < 0 ||
+	    dsh_num(d, a, 2, DNET_LLCM_SIZE - 8, "offset", &off) < 0 ||
+	    dsh_num(d, a, 3, UINT64_MAX, "value", &val) < 0)
+		return -1;
+	if (clid == 0)
+		return dsh_error(d, "argument 1: CLID 0 is reserved");
+	if (off % 8)
+		return dsh_error(d, "argument 2: offset %" PRIu64 " (0x%" PRIx64 ") is misaligned (a multiple of 8)", off, off);
+	struct dsh_kv kv[] = {
+		{ .key = "dw", .max = 1, .what = "remote WID" },
+		{ .key = "ww", .max = DNET_WINDOWS - 1, .what = "Write Window for the image" },
+		{ .key = "ef", .max = 1, .what = "eflag" },
+	};
+	if (dsh_kv_parse(d, a, 4, a->argc, kv, 3) < 0)
+		return -1;
+	struct dnet_pkt_hdr h;
+	memset(&h, 0, sizeof(h));
+	h.type = DNET_OT_RVS;
+	h.dwid = (unsigned)kv[0].val;
+	h.swid = d->wid;
+	h.dlid = dnet_clid_to_lid((uint16_t)clid);
+	h.eflag = (unsigned)kv[2].val;
+	h.lflag = 1;
+	h.src_or_init_dst = (uint32_t)off;
+	h.dstoff = (uint32_t)off;
+	h.size = 2 * 8 + 8;
+	uint64_t img[DNET_HDR_MAX_LINES + 1];
+	unsigned n;
+	struct dnet_err e = { 0 };
+	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
+		return dsh_derr(d, &e);
+	h.size = n * 8 + 8;
+	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
+		return dsh_derr(d, &e);
+	img[n] = val;
+	json_hdr(d, &h, img, n);
+	jhex(out_res(d), "value", val);
+	/* No output, as the original (Fig. C.9). */
+	return send_image(d, (unsigned)kv[1].val, img, n + 1, n * 8 + 8, true, false);
+}
+
+#define BOTF_MAX_DATA (DNET_WINDOW_SIZE / 8)
+
+static int parse_data(struct dsh *d, const char *s, uint64_t *w, unsigned *n)
+{
+	char tmp[DSH_LINE_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	*n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n >= BOTF_MAX_DATA)
+			return dsh_error(d, "data=: more than %u words", BOTF_MAX_DATA);
+		if (dsh_num_str(d, t, UINT64_MAX, "data word", &w[*n]) < 0)
+			return -1;
+		(*n)++;
+	}
+	if (*n == 0)
+		return dsh_error(d, "data=: no words");
+	return 0;
+}
+
+int cmd_botf(struct dsh *d, struct dsh_args *a)
+{
+	struct dsh_kv kv[] = {
+		{ .key = "ww", .max = DNET_WINDOWS - 1, .what = "Write Window" },          /* 0 */
+		{ .key = "type", .flags = DSH_KV_STR | DSH_KV_REQ, .what = "packet type" }, /* 1 */
+		{ .key = "dl", .max = 0xfff, .what = "destination CLID" },                /* 2 */
+		{ .key = "dw", .max = 1, .what = "destination WID" },                     /* 3 */
+		{ .key = "pgid", .max = 0xff, .what = "PGID" },                           /* 4 */
+		{ .key = "dt", .max = 7, .what = "DTYPE" },                               /* 5 */
+		{ .key = "it", .max = 0xff, .what = "Iteration" },                        /* 6 */
+		{ .key = "rf", .max = 1, .what = "rflag" },                               /* 7 */
+		{ .key = "ef", .max = 1, .what = "eflag" },                               /* 8 */
+		{ .key = "hf", .max = 1, .what = "hflag" },                               /* 9 */
+		{ .key = "lf", .max = 1, .what = "lflag" },                               /* 10 */
+		{ .key = "src", .max = UINT32_MAX, .what = "SRCOff / Initial DSTOff" },   /* 11 */
+		{ .key = "dst", .max = UINT32_MAX, .what = "DSTOff" },                    /* 12 */
+		{ .key = "total", .max = UINT32_MAX, .what = "Total Transfer Size" },     /* 13 */
+		{ .key = "stride", .max = UINT32_MAX, .what = "Stride / List" },          /* 14 */
+		{ .key = "xot", .max = 0x1f, .what = "OTYPE (Ex)" },                      /* 15 */
+		{ .key = "xdt", .max = 7, .what = "DTYPE (Ex)" },                         /* 16 */
+		{ .key = "xit", .max = 0xff, .what = "Iteration (Ex)" },                  /* 17 */
+		{ .key = "xsize", .max = UINT32_MAX, .what = "Stride/List (Ex)" },        /* 18 */
+		{ .key = "data", .flags = DSH_KV_STR, .what = "data words" },             /* 19 */
+		{ .key = "size", .max = DNET_BOTF_SIZE_MASK, .what = "BOTF size" },       /* 20 */
+		{ .key = "send", .max = 1, .what = "send" },                              /* 21 */
+	};
+	unsigned nkv = sizeof(kv) / sizeof(kv[0]);
+	if (dsh_kv_parse(d, a, 1, a->argc, kv, nkv) < 0)
+		return -1;
+	const struct dnet_otype_info *oi = dnet_otype_by_name(kv[1].sval);
+	if (!oi) {
+		uint64_t code;
+		struct dnet_err pe = { 0 };
+		if (dnet_parse_u64(kv[1].sval, 0x1f, &code, "type", &pe) < 0)
+			return dsh_error(d, "type=%s: not a primitive name or a 5-bit code", kv[1].sval);
+		oi = dnet_otype_info((unsigned)code);
+		if (!oi)
+			return dsh_error(d, "type=%s: code 0x%" PRIx64 " is not in Tab. 4.13", kv[1].sval, code);
+	}
+	uint64_t data[BOTF_MAX_DATA];
+	unsigned nd = 0;
+	if (kv[19].given && parse_data(d, kv[19].sval, data, &nd) < 0)
+		return -1;
+	struct dnet_pkt_hdr h;
+	memset(&h, 0, sizeof(h));
+	h.type = oi->code;
+	h.dlid = kv[2].given ? dnet_clid_to_lid((uint16_t)kv[2].val) : 0;
+	h.dwid = (unsigned)kv[3].val;
+	h.swid = d->wid;
+	h.pgid = (unsigned)kv[4].val;
+	h.dtype = (unsigned)kv[5].val;
+	h.iter = (unsigned)kv[6].val;
+	h.rflag = (unsigned)kv[7].val;
+	h.eflag = (unsigned)kv[8].val;
+	bool three = oi->family == DNET_FAM_RVL ||
+		     (oi->family == DNET_FAM_RVS && oi->variant != DNET_VAR_CONTIG);
+	h.hflag = kv[9].given ? (unsigned)kv[9].val : three;
+	h.lflag = (unsigned)kv[10].val;
+	h.src_or_init_dst = (uint32_t)kv[11].val;
+	h.dstoff = (uint32_t)kv[12].val;
+	h.total = kv[13].given ? (uint32_t)kv[13].val : nd * 8;
+	h.stride_list = (uint32_t)kv[14].val;
+	h.ex.otype = (unsigned)kv[15].val;
+	h.ex.dtype = (unsigned)kv[16].val;
+	h.ex.iter = (unsigned)kv[17].val;
+	h.ex.size = (uint32_t)kv[18].val;
+	uint64_t img[BOTF_MAX_DATA + DNET_HDR_MAX_LINES];
+	unsigned n;
+	struct dnet_err e = { 0 };
+	unsigned lines = dnet_hdr_lines(&h);
+	if ((lines + nd) * 8 > DNET_BOTF_MAX)
+		return dsh_error(d, "packet image of %u bytes exceeds the 512-byte window", (lines + nd) * 8);
+	h.size = (lines + nd) * 8;
+	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
+		return dsh_derr(d, &e);
+	for (unsigned i = 0; i < nd; i++)
+		img[n + i] = data[i];
+	unsigned size = kv[20].given ? (unsigned)kv[20].val : (n + nd) * 8;
+	json_hdr(d, &h, img, n);
+	bool send = kv[21].given ? kv[21].val != 0 : true;
+	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true);
+}
+
+/* ---- wait ---- */
+
+int cmd_wait(struct dsh *d, struct dsh_args *a)
+{
+	uint64_t timeout = d->timeout_ns;
+	int end = a->argc;
+	if (end > 1 && strncmp(a->argv[end - 1], "timeout=", 8) == 0) {
+		if (dsh_dur_str(d, a->argv[end - 1] + 8, "timeout", &timeout) < 0)
+			return -1;
+		end--;
+	}
+	uint64_t el = 0;
+	if (end == 1 || (end == 2 && strcmp(a->argv[1], "all") == 0)) {
+		bool all = end == 2;
+		if (dsh_wait_idle(d, all, timeout, &el) < 0)
+			return -1;
+		jnum(out_res(d), "elapsed_ns", el);
+		jbool(out_res(d), "all_nodes", all);
+		if (d->interactive)
+			out_text(d, "idle after %.3f us\n", (double)el / 1000.0);
+		return 0;
+	}
+	struct dsh_cond c;
+	if (dsh_cond_parse(d, a, 1, end, &c) < 0)
+		return -1;
+	uint64_t t0, t, v = 0;
+	if (dsh_now(d, &t0) < 0)
+		return -1;
+	struct dnet_err e = { 0 };
+	if (c.kind == 0 || (c.kind == 2 && c.region == DNET_REG_WW && !c.sodimm))
+		return dsh_error(d, "wait: %s cannot change by itself (use assert)", c.kind ? "the Write Window shadow" : "last");
+	bool direct = (c.kind == 1 && (c.reg->access & DNET_ACC_R) && !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
+		      (c.kind == 2 && !c.sodimm);
+	if (c.kind == 1 && !direct)
+		return dsh_error(d, "wait: %s cannot be read", c.reg->name);
+	if (direct) {
+		uint32_t addr;
+		uint64_t mask = c.mask, value = c.value;
+		if (c.kind == 1) {
+			addr = dnet_reg_addr(c.reg, d->wid);
+			if (c.field) {
+				mask = (c.mask << c.field->lsb) & dnet_field_mask(c.field);
+				value = c.value << c.field->lsb;
+			}
+		} else if (dnet_region_addr(c.region, d->wid, c.off, 8, &addr, &e) < 0) {
+			return dsh_derr(d, &e);
+		}
+		int rc = dnet_wait(d->dev, addr, mask, c.op, value & mask, timeout, &v, &e);
+		if (rc < 0 && e.code != DNET_ETIMEDOUT)
+			return dsh_derr(d, &e);
+		if (c.kind == 1 && c.field)
+			v = dnet_field_get(c.field, v) & c.mask;
+		else
+			v &= c.mask;
+		if (dsh_now(d, &t) < 0)
+			return -1;
+		if (rc < 0)
+			return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
+					 (double)(t - t0) / 1000.0, c.desc, v);
+	} else {
+		for (;;) {
+			if (dsh_cond_read(d, &c, &v) < 0)
+				return -1;
+			if (dsh_now(d, &t) < 0)
+				return -1;
+			if (dnet_cond_eval(c.op, v, c.value))
+				break;
+			if (t - t0 >= timeout)
+				return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
+						 (double)(t - t0) / 1000.0, c.desc, v);
+			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
+				return dsh_derr(d, &e);
+		}
+	}
+	jnum(out_res(d), "elapsed_ns", t - t0);
+	jhex(out_res(d), "value", v);
+	jstr(out_res(d), "condition", c.desc);
+	dsh_set_last(d, v);
+	return 0;
+}

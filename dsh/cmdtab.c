@@ -1,0 +1,170 @@
+/* dsh: the command table.  help, completion and the man page's command list
+ * (checked by tests/shell/test_dsh_help.sh) all come from here.
+ */
+#include <string.h>
+#include "dsh.h"
+
+#define NODEV DSH_C_NODEV
+
+static const struct dsh_cmd cmds[] = {
+	/* ---- the original commands (Appendix C), same syntax and output ---- */
+	{ "evpbuf_read", { "lhb_read" }, cmd_evpbuf_read, "evpbuf_read [Offset] [Size(Byte)]",
+	  "LH Buffer Read", "evpbuf_read 0 64", NULL, 0,
+	  "Dump Size bytes of the LH Buffer (4 KB per WID) from Offset. Offset and Size are multiples of 8.\n"
+	  "Defaults: Offset 0, Size 64. The LH Buffer is write-back: the lines are flushed before reading." },
+	{ "help", { "h" }, cmd_help, "help [Command]",
+	  "Show help", "help prim", NULL, DSH_C_CMD | NODEV,
+	  "Without argument: every command with its syntax. With a command: usage, details and an example." },
+	{ "llcm_read", { 0 }, cmd_llcm_read, "llcm_read [Offset] [Size(Byte)]",
+	  "LLCM Read", "llcm_read 0 64", NULL, 0,
+	  "Dump Size bytes of the LLCM (32 KB per WID) from Offset (multiples of 8; default 0 64)." },
+	{ "llcm_write", { 0 }, cmd_llcm_write, "llcm_write from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
+	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", 0,
+	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
+	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
+	{ "prim", { 0 }, cmd_prim,
+	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [timeout=] [wait]",
+	  "Issue a primitive", "prim VS dt=0 it=0 dw=0 dl=0 ef=0 size=0x200 src=0x400 dst=0x600",
+	  "dt= it= dw= dl= ef= size= src= dst= rf= xot= xdt= xit= xsize= ww= wwsize= wwaddr= timeout= wait", DSH_C_PRIM,
+	  "PRIM is one of NOP BOTF VL VLS VLI VS VSS VSI RVL RVLS RVLI RVS RVSS RVSI IPUSH LHSv1 LHSv2.\n"
+	  "Prints the request as cmd:<Upper>_<Lower> (hex, no leading zeros). Parameters a primitive does\n"
+	  "not use may be omitted (they are 0). rf=1 issues through Command1 (remote data received into the\n"
+	  "Prefetch Window) instead of Command0 (SO-DIMM). xot= xdt= xit= xsize= give the Command Ex word\n"
+	  "(RVS/RVL/IPUSH families): dsh then writes Command Ex Flag = 1, issues the 192-bit request and\n"
+	  "writes Command Ex Flag = 0 again; an ex:<word> line is printed. BOTF takes ww= and size= only\n"
+	  "(or use the botf command). LHSv2 also takes wwsize= wwaddr= to pack Upper (Fig. 7.8).\n"
+	  "A trailing 'wait' waits (timeout=, default 1s) for the primitive's family counter to advance\n"
+	  "and the node to go idle, then reports the time, Controller Status, the counter and error flags." },
+	{ "pw_read", { 0 }, cmd_pw_read, "pw_read [PW#(0-3)] [Size(Byte)]",
+	  "Prefetch Window Read", "pw_read 0 64", NULL, 0,
+	  "Dump Size bytes (multiple of 8, at most 512; default 512) of Prefetch Window PW#.\n"
+	  "The lines are flushed before reading (write-back region)." },
+	{ "quit", { "q", "exit" }, cmd_quit, "quit", "Quit dsh", "q", NULL, NODEV, NULL },
+	{ "rllcm_write", { 0 }, cmd_rllcm_write, "rllcm_write [Dclid] [Offset] [Value] [dw=] [ww=] [ef=]",
+	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
+	  "Write the 64-bit Value into the LLCM of process dw= (default 0) on the node with CLID Dclid, at\n"
+	  "Offset (multiple of 8). Sent as a BOTF packet image from Write Window ww= (default 0): an RVS\n"
+	  "header with lflag = 1 and 8 bytes of data. ef=1 asks for a receive status." },
+	{ "sreg_read", { 0 }, cmd_sreg_read, "sreg_read [Option]",
+	  "System Register Read", "sreg_read sma_lid", NULL, DSH_C_SREG,
+	  "Options: sma_lid (the only readable System Register). Reading ctl_reset would reset the\n"
+	  "controller and is refused." },
+	{ "sreg_write", { 0 }, cmd_sreg_write, "sreg_write [Option] [Value] | sreg_write amt addr=[LLCM Address] wid=[Wid] lid=[Lid]",
+	  "System Register Write", "sreg_write mtu 0x8", "addr= wid= lid=", DSH_C_SREG,
+	  "Options: amt sdimm_init sdimm_capacity mtu sma_reset lid pgid0 pgid1 ctl_reset (clt_reset).\n"
+	  "Values with bits outside the register are rejected. Value may be omitted for sma_reset and\n"
+	  "ctl_reset. dsh keeps a shadow of every value written (see reg, dump sreg)." },
+	{ "ureg_read", { 0 }, cmd_ureg_read, "ureg_read [Option]",
+	  "User Register Read", "ureg_read ctl_status", NULL, DSH_C_UREG,
+	  "Options: ctl_status prim_counter pw_flag pkt_counter evpbuf_nwa module_state status_nwa.\n"
+	  "module_state and prim_counter are decoded as in the thesis (Fig. C.13, C.14); use reg for\n"
+	  "a full field decode of any register." },
+	{ "ureg_write", { 0 }, cmd_ureg_write, "ureg_write [Option] [Value]",
+	  "User Register Write", "ureg_write prim_counter_reset 1", NULL, DSH_C_UREG,
+	  "Options: prim_counter_reset pkt_counter_reset ivs_area_size evpbuf_nra status_initial_addr\n"
+	  "status_area_size status_nra cmd_ex_flag. Value may be omitted for the two counter resets." },
+	{ "version", { "v" }, cmd_version, "version [full]",
+	  "Show version", "v", NULL, NODEV,
+	  "Prints the original version line; 'version full' adds the dsh, libdnet and backend versions." },
+	{ "ww_write", { 0 }, cmd_ww_write, "ww_write ww=[WW#(0-3)] from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
+	  "Write Window Write", "ww_write ww=0 from=0 it=10 val=0xaaaa0000 inc=1", "ww= from= it= val= inc=", 0,
+	  "Write 32-bit values into Write Window WW# as llcm_write does (the window is 512 bytes).\n"
+	  "The Write Window is write-only: dsh keeps a host-side shadow (dump ww)." },
+
+	/* ---- extensions ---- */
+	{ "dump", { "x" }, cmd_dump, "dump REGION [Offset] [Size]",
+	  "Dump a region", "dump llcm 0x100 32", NULL, DSH_C_REGION,
+	  "REGION: ww (host-side shadow of what dsh wrote: the window is write-only), pw, llcm, lhb,\n"
+	  "ureg and sreg (every register: readable ones read, write-only ones from dsh's shadow, marked),\n"
+	  "sodimm (the current WID's SO-DIMM area: through the emulator's backdoor when the backend has\n"
+	  "one, otherwise by VL into Prefetch Window 3, which it overwrites). Offset/Size multiples of 8." },
+	{ "sodimm", { 0 }, cmd_sodimm, "sodimm read OFF [SIZE] | sodimm write OFF WORD...",
+	  "SO-DIMM read/write", "sodimm write 0x1000 0x1122334455667788", NULL, 0,
+	  "Read or write the current WID's SO-DIMM area (64-bit words). Uses the emulator backdoor when\n"
+	  "available; otherwise reads by VL into PW#3 and writes through WW#3 + VS (both clobbered)." },
+	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE]]",
+	  "Register read/write by name with field decode", "reg ctl_status.status_empty", NULL, DSH_C_REG,
+	  "Without arguments: list every register. NAME: read (full bit-field decode). NAME.FIELD: that\n"
+	  "field. NAME = V writes the register; NAME.FIELD = V does read-modify-write of the field (the\n"
+	  "base is the shadow for write-only registers) and reads back. Write-only registers show dsh's\n"
+	  "shadow of the last value it wrote, marked as such." },
+	{ "snapshot", { "snap" }, cmd_snapshot, "snapshot NAME",
+	  "Save all readable registers", "snapshot before", NULL, 0,
+	  "Reads every readable register (User Register of the current WID and System Register) of the\n"
+	  "current node and stores them under NAME, with the shadows of write-only registers." },
+	{ "diff", { 0 }, cmd_diff, "diff A [B]",
+	  "Compare snapshots", "diff before", NULL, 0,
+	  "Shows registers (and fields) that differ between snapshot A and snapshot B, or the current state." },
+	{ "watch", { 0 }, cmd_watch, "watch REG[.FIELD] [INTERVAL] [COUNT]",
+	  "Sample a register", "watch ctl_status.status_empty 1us 5", NULL, DSH_C_REG,
+	  "Reads the register every INTERVAL (default 1ms; virtual time on the emulator) COUNT times\n"
+	  "(default 10), printing time and value; changes are marked with '*'." },
+	{ "status", { 0 }, cmd_status, "status [OFFSET | ring]",
+	  "Decode packet receive status entries", "status ring", NULL, 0,
+	  "status OFFSET decodes the 16-byte receive status at LLCM OFFSET. status ring (default) decodes\n"
+	  "the entries between Head (dsh's shadow of status_nra, or the ring start) and Tail (status_nwa)." },
+	{ "lh", { 0 }, cmd_lh, "lh [INDEX | ring]",
+	  "Decode LH Buffer entries", "lh 0", NULL, 0,
+	  "lh INDEX decodes LH Buffer entry INDEX (0-63); lh ring decodes Head..Tail." },
+	{ "decode", { 0 }, cmd_decode, "decode req|hdr|status|lh|REG WORD...",
+	  "Decode words without touching the device", "decode req 0x20000000008 0x60000000400", NULL, DSH_C_REG | NODEV,
+	  "decode req LOWER [UPPER [EX]], decode hdr DW1 [DW2 [DW3 [DW4]]], decode status LO HI,\n"
+	  "decode lh W0 ... W7, decode REGISTER VALUE." },
+	{ "botf", { 0 }, cmd_botf,
+	  "botf [ww=] type=T [dl=] [dw=] [pgid=] [dt=] [it=] [rf=] [ef=] [hf=] [lf=] [src=] [dst=] [total=] [stride=] [data=W,W,...] [size=] [send=0|1]",
+	  "Build a packet image and send it with BOTF", "botf type=RVS dl=2 dst=0x100 lf=1 data=0x1234", 
+	  "ww= type= dl= dw= pgid= dt= it= rf= ef= hf= lf= src= dst= total= stride= xot= xdt= xit= xsize= data= size= send=", 0,
+	  "Builds the header (1st-4th DW, libdnet packet codec) and the data words (64-bit, comma separated)\n"
+	  "into Write Window ww= (default 0), prints it, and issues BOTF with size= (default: the image\n"
+	  "size). type= is a primitive name or code; dl= the destination CLID (expanded to the LID).\n"
+	  "The controller overwrites PGID and the packet size. send=0 only builds and prints." },
+	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
+	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
+	  "wait: until the current node has nothing in flight; wait all: every node. With a condition\n"
+	  "(see assert for TARGET): until it holds. Times out after timeout= (default 1s; virtual time on\n"
+	  "the emulator) with an error." },
+	{ "node", { 0 }, cmd_node, "node [K]", "Show or change the current node", "node 2", NULL, 0,
+	  "Nodes are numbered 1..N (their CLID on the emulator). '@K cmd' runs one command on node K." },
+	{ "info", { 0 }, cmd_info, "info", "Backend, nodes, WID, settings", "info", NULL, 0, NULL },
+	{ "stat", { 0 }, cmd_stat, "stat [NAME]", "Backend statistics", "stat vtime_ns", NULL, 0, NULL },
+	{ "echo", { 0 }, cmd_echo, "echo TEXT...", "Print text", "echo phase 1 done", NULL, NODEV, NULL },
+	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,
+	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
+	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s." },
+	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W]",
+	  "Variables and settings", "set n 16", NULL, NODEV,
+	  "set NAME VALUE defines $NAME. set -e / +e: stop (or not) at the first failure. set gap DUR:\n"
+	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
+	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
+	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set alone lists all." },
+	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV, NULL },
+	{ "assert", { "expect" }, cmd_assert, "assert TARGET [& MASK] OP VALUE",
+	  "Check a register, field, memory word or the last result", "assert llcm 0x10 == 5", NULL, DSH_C_REG,
+	  "TARGET: REG, REG.FIELD, REGION OFFSET (the 64-bit word; REGION llcm pw lhb ww sodimm) or last.\n"
+	  "OP: == != < > <= >=. A failed assert is a failed command (stops under -e); a failed expect is\n"
+	  "counted but does not stop. A 'N passed, N failed' line ends a run in which assertions ran." },
+	{ "source", { "." }, cmd_source, "source FILE", "Run a script file", "source setup.dsh", NULL, DSH_C_FILE | NODEV, NULL },
+	{ "repeat", { 0 }, cmd_repeat, "repeat N [VAR] ... end", "Repeat a block", "repeat 4 i", NULL, NODEV,
+	  "Runs the commands up to the matching 'end' N times; VAR (optional) counts 0..N-1." },
+	{ "end", { 0 }, cmd_end, "end", "End a repeat block", NULL, NULL, NODEV, NULL },
+};
+
+const struct dsh_cmd *dsh_cmds(unsigned *n)
+{
+	*n = sizeof(cmds) / sizeof(cmds[0]);
+	return cmds;
+}
+
+const struct dsh_cmd *dsh_cmd_find(const char *name)
+{
+	unsigned n;
+	const struct dsh_cmd *c = dsh_cmds(&n);
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(c[i].name, name) == 0)
+			return &c[i];
+		for (unsigned j = 0; j < 3 && c[i].alias[j]; j++)
+			if (strcmp(c[i].alias[j], name) == 0)
+				return &c[i];
+	}
+	return NULL;
+}

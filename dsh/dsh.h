@@ -1,0 +1,284 @@
+/* dsh: the DIMMnet Shell — shared declarations.
+ *
+ * One concern per file:
+ *   main.c        options, backend opening, exit codes
+ *   cmdtab.c      the command table (name, aliases, handler, usage, help, example, completion)
+ *   args.c        tokenizer, variables, key=value parsing, strict numbers
+ *   print.c       the one print layer: text or JSON Lines (libcjson)
+ *   cmd_mem.c     llcm/ww/pw/evpbuf read and write, dump, sodimm
+ *   cmd_reg.c     ureg/sreg/reg/snapshot/diff/watch, decoders
+ *   cmd_prim.c    prim/botf/rllcm_write/wait
+ *   cmd_misc.c    version, node, info, stat, echo, sleep, set, assert
+ *   script.c      command runner: sources, repeat..end, source, set -e, file:line
+ *   interactive.c readline, history, completion
+ *   help.c        help texts from the command table
+ */
+#ifndef DSH_DSH_H
+#define DSH_DSH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+#include "dnet/dnet.h"
+
+#define DSH_ORIG_VERSION "DIMMnet-2 Shell version 2.1a released by Yomi"
+#define DSH_VERSION "0.1.0"
+#define DSH_SCHEMA "dsh/1"
+
+#define DSH_MAX_ARGS 128
+#define DSH_LINE_MAX 4096
+#define DSH_DEFAULT_BASE 0x4213c000u     /* the thesis's mapping address (App. C) */
+#define DSH_DEFAULT_GAP_NS 10000u        /* 10 us of virtual time between commands */
+#define DSH_DEFAULT_TIMEOUT_NS 1000000000ull /* 1 s */
+
+/* Exit codes (issue 4). */
+enum { DSH_EXIT_OK = 0, DSH_EXIT_FAIL = 1, DSH_EXIT_USAGE = 2, DSH_EXIT_BACKEND = 3 };
+
+/* One tokenized command. */
+struct dsh_args {
+	int argc;
+	char *argv[DSH_MAX_ARGS];
+	char buf[DSH_LINE_MAX * 2];
+};
+
+struct dsh;
+typedef int (*dsh_handler)(struct dsh *d, struct dsh_args *a);
+
+/* Completion hints. */
+#define DSH_C_REG    0x01u  /* register / register.field names */
+#define DSH_C_PRIM   0x02u  /* primitive names */
+#define DSH_C_REGION 0x04u  /* dump regions */
+#define DSH_C_CMD    0x08u  /* command names (help) */
+#define DSH_C_UREG   0x10u
+#define DSH_C_SREG   0x20u
+#define DSH_C_FILE   0x40u
+#define DSH_C_NODEV  0x100u /* does not need the device (help, echo, set...) */
+
+struct dsh_cmd {
+	const char *name;
+	const char *alias[3];
+	dsh_handler fn;
+	const char *usage;    /* "llcm_read [Offset] [Size(Byte)]" */
+	const char *summary;  /* one line */
+	const char *example;  /* one line, may be NULL */
+	const char *keys;     /* key= completion hints, space separated, or NULL */
+	unsigned flags;       /* DSH_C_* */
+	const char *details;  /* more text for help CMD, may be NULL */
+};
+
+const struct dsh_cmd *dsh_cmds(unsigned *n);
+const struct dsh_cmd *dsh_cmd_find(const char *name);
+
+/* A named variable. */
+struct dsh_var {
+	char *name;
+	char *value;
+	struct dsh_var *next;
+};
+
+/* A register snapshot. */
+struct dsh_snap {
+	char *name;
+	unsigned node, wid;
+	uint64_t *val;   /* indexed like dnet_regs() */
+	bool *has;
+	struct dsh_snap *next;
+};
+
+/* Host-side shadows of what cannot be read back: the Write Window and the
+ * write-only registers, per node and WID. */
+struct dsh_shadow {
+	uint8_t ww[DNET_NWID][DNET_WINAREA_SIZE];
+	uint8_t ww_known[DNET_NWID][DNET_WINAREA_SIZE / 8];
+	uint64_t *reg[DNET_NWID];
+	bool *reg_has[DNET_NWID];
+};
+
+struct dsh {
+	/* configuration */
+	const char *spec;
+	unsigned nodes_opt;
+	bool json;
+	bool echo;
+	bool bail;          /* -e / set -e */
+	bool interactive;
+	uint64_t gap_ns;
+	uint32_t base;      /* printed address = base + device offset */
+	uint64_t timeout_ns;
+	unsigned nprocs, pid, wid;
+
+	/* device */
+	struct dnet_dev *dev;
+	unsigned caps;
+	const struct dnet_reg *regs;
+	unsigned nregs;
+	struct dsh_shadow **shadow;  /* [node - 1], lazily allocated */
+	unsigned nshadow;
+
+	/* run state */
+	bool quit;
+	bool stop;          /* bail-out requested */
+	int failures;       /* failed commands */
+	int commands;
+	int asserts_pass, asserts_fail;
+	bool has_last;
+	uint64_t last;
+	struct dsh_var *vars;
+	struct dsh_snap *snaps;
+	int depth;          /* source nesting */
+
+	/* current command */
+	const char *cur_file;
+	int cur_line;
+	const char *cur_cmd;
+	char errmsg[1024];
+	bool have_err;
+	cJSON *res;         /* result object of the current command (JSON mode) */
+	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
+};
+
+/* ---- args.c ---- */
+int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a);
+const char *dsh_var_get(struct dsh *d, const char *name);
+int dsh_var_set(struct dsh *d, const char *name, const char *value);
+void dsh_vars_free(struct dsh *d);
+/* Strict number of argument i ("argument i"), max inclusive. */
+int dsh_num(struct dsh *d, struct dsh_args *a, int i, uint64_t max, const char *what, uint64_t *v);
+int dsh_num_str(struct dsh *d, const char *s, uint64_t max, const char *what, uint64_t *v);
+int dsh_dur_str(struct dsh *d, const char *s, const char *what, uint64_t *ns);
+
+/* Declarative key=value parsing.  Every key of the command must be in the
+ * spec; a key not listed is rejected; duplicates are rejected.  Nothing is
+ * written to *val for a key that is not given. */
+#define DSH_KV_REQ  0x1u  /* required */
+#define DSH_KV_STR  0x2u  /* string value (sval) */
+#define DSH_KV_DUR  0x4u  /* duration */
+struct dsh_kv {
+	const char *key;
+	uint64_t max;
+	unsigned flags;
+	const char *what;
+	uint64_t val;
+	const char *sval;
+	bool given;
+};
+/* Parse a.argv[start..end) as key=value pairs. */
+int dsh_kv_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_kv *kv, unsigned n);
+struct dsh_kv *dsh_kv_get(struct dsh_kv *kv, unsigned n, const char *key);
+
+/* ---- print.c ---- */
+int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int dsh_derr(struct dsh *d, const struct dnet_err *e); /* report a libdnet error */
+void out_text(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_banner(struct dsh *d, const char *title);
+void out_dump_header(struct dsh *d);
+/* A hex dump of len bytes (multiple of 8) whose first byte is at device offset devoff. */
+void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
+	      const uint8_t *buf, size_t len);
+/* A register word line. */
+void out_regword(struct dsh *d, uint32_t devoff, uint64_t v);
+void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only);
+cJSON *out_res(struct dsh *d);   /* NULL in text mode */
+void jhex(cJSON *o, const char *k, uint64_t v);
+void jnum(cJSON *o, const char *k, uint64_t v);
+void jstr(cJSON *o, const char *k, const char *s);
+void jbool(cJSON *o, const char *k, bool b);
+char *hexstr(char *buf, size_t n, uint64_t v);
+void dsh_set_last(struct dsh *d, uint64_t v);
+/* Emit the JSON object of one command. */
+void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
+void out_json_summary(struct dsh *d);
+
+/* ---- device helpers (cmd_reg.c) ---- */
+struct dsh_shadow *dsh_shadow(struct dsh *d);
+unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r);
+int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *shadow);
+int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v);
+const struct dnet_reg *dsh_reg_at(unsigned block, uint32_t off, unsigned acc);
+int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r,
+		      const struct dnet_field **f);
+void dsh_snaps_free(struct dsh *d);
+
+/* ---- conditions (cmd_misc.c): TARGET [& MASK] OP VALUE ---- */
+struct dsh_cond {
+	int kind;           /* 0 last, 1 register, 2 memory word */
+	const struct dnet_reg *reg;
+	const struct dnet_field *field;
+	enum dnet_region region;
+	bool sodimm;
+	uint32_t off;
+	uint64_t mask;
+	enum dnet_cond op;
+	uint64_t value;
+	char desc[160];
+};
+int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
+int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v);
+int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v);
+
+/* ---- cmd_prim.c ---- */
+int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
+int dsh_now(struct dsh *d, uint64_t *ns);
+int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
+
+/* ---- cmd_mem.c ---- */
+int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
+/* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
+int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
+
+/* ---- script.c ---- */
+int dsh_run_string(struct dsh *d, const char *text, const char *name);
+int dsh_run_file(struct dsh *d, const char *path);
+int dsh_run_stream(struct dsh *d, FILE *f, const char *name);
+/* Lines from a callback (malloc'd, NULL at end; cont: inside a block). */
+int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, const char *name);
+int dsh_exec(struct dsh *d, const char *cmd, const char *file, int line);
+
+/* ---- interactive.c ---- */
+int dsh_interactive(struct dsh *d);
+
+/* ---- help.c ---- */
+void dsh_help_all(struct dsh *d);
+int dsh_help_cmd(struct dsh *d, const char *name);
+
+/* Handlers (cmdtab.c wires them). */
+int cmd_help(struct dsh *d, struct dsh_args *a);
+int cmd_version(struct dsh *d, struct dsh_args *a);
+int cmd_quit(struct dsh *d, struct dsh_args *a);
+int cmd_llcm_read(struct dsh *d, struct dsh_args *a);
+int cmd_llcm_write(struct dsh *d, struct dsh_args *a);
+int cmd_evpbuf_read(struct dsh *d, struct dsh_args *a);
+int cmd_pw_read(struct dsh *d, struct dsh_args *a);
+int cmd_ww_write(struct dsh *d, struct dsh_args *a);
+int cmd_dump(struct dsh *d, struct dsh_args *a);
+int cmd_sodimm(struct dsh *d, struct dsh_args *a);
+int cmd_ureg_read(struct dsh *d, struct dsh_args *a);
+int cmd_ureg_write(struct dsh *d, struct dsh_args *a);
+int cmd_sreg_read(struct dsh *d, struct dsh_args *a);
+int cmd_sreg_write(struct dsh *d, struct dsh_args *a);
+int cmd_reg(struct dsh *d, struct dsh_args *a);
+int cmd_snapshot(struct dsh *d, struct dsh_args *a);
+int cmd_diff(struct dsh *d, struct dsh_args *a);
+int cmd_watch(struct dsh *d, struct dsh_args *a);
+int cmd_status(struct dsh *d, struct dsh_args *a);
+int cmd_lh(struct dsh *d, struct dsh_args *a);
+int cmd_decode(struct dsh *d, struct dsh_args *a);
+int cmd_prim(struct dsh *d, struct dsh_args *a);
+int cmd_botf(struct dsh *d, struct dsh_args *a);
+int cmd_rllcm_write(struct dsh *d, struct dsh_args *a);
+int cmd_wait(struct dsh *d, struct dsh_args *a);
+int cmd_node(struct dsh *d, struct dsh_args *a);
+int cmd_info(struct dsh *d, struct dsh_args *a);
+int cmd_stat(struct dsh *d, struct dsh_args *a);
+int cmd_echo(struct dsh *d, struct dsh_args *a);
+int cmd_sleep(struct dsh *d, struct dsh_args *a);
+int cmd_set(struct dsh *d, struct dsh_args *a);
+int cmd_unset(struct dsh *d, struct dsh_args *a);
+int cmd_assert(struct dsh *d, struct dsh_args *a);
+int cmd_source(struct dsh *d, struct dsh_args *a);
+int cmd_repeat(struct dsh *d, struct dsh_args *a);
+int cmd_end(struct dsh *d, struct dsh_args *a);
+
+#endif

@@ -1,0 +1,263 @@
+/* dsh: the one print layer.  Every command writes through these calls; in
+ * text mode they print the original dsh formats on stdout, in JSON mode
+ * (--json) they fill the result object of the command, which is printed as
+ * one JSON Lines object when the command ends (docs/json-schema.md).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+#define JSON_SAFE_BITS 53
+
+int dsh_error(struct dsh *d, const char *fmt, ...)
+{
+	if (!d->have_err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(d->errmsg, sizeof(d->errmsg), fmt, ap);
+		va_end(ap);
+		d->have_err = true;
+	}
+	return -1;
+}
+
+int dsh_derr(struct dsh *d, const struct dnet_err *e)
+{
+	return dsh_error(d, "%s", e->msg[0] ? e->msg : dnet_strerror(e->code));
+}
+
+cJSON *out_res(struct dsh *d)
+{
+	return d->json ? d->res : NULL;
+}
+
+void out_text(struct dsh *d, const char *fmt, ...)
+{
+	if (d->json)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+char *hexstr(char *buf, size_t n, uint64_t v)
+{
+	snprintf(buf, n, "0x%" PRIx64, v);
+	return buf;
+}
+
+void jhex(cJSON *o, const char *k, uint64_t v)
+{
+	char b[24];
+	if (o)
+		cJSON_AddStringToObject(o, k, hexstr(b, sizeof(b), v));
+}
+
+/* Numbers that fit a double exactly are numbers; larger ones hex strings. */
+void jnum(cJSON *o, const char *k, uint64_t v)
+{
+	if (!o)
+		return;
+	if (v < (1ull << JSON_SAFE_BITS))
+		cJSON_AddNumberToObject(o, k, (double)v);
+	else
+		jhex(o, k, v);
+}
+
+void jstr(cJSON *o, const char *k, const char *s)
+{
+	if (o)
+		cJSON_AddStringToObject(o, k, s ? s : "");
+}
+
+void jbool(cJSON *o, const char *k, bool b)
+{
+	if (o)
+		cJSON_AddBoolToObject(o, k, b);
+}
+
+void dsh_set_last(struct dsh *d, uint64_t v)
+{
+	d->has_last = true;
+	d->last = v;
+}
+
+void out_banner(struct dsh *d, const char *title)
+{
+	if (d->json) {
+		jstr(d->res, "title", title);
+		return;
+	}
+	printf("####### %s #######\n", title);
+}
+
+void out_dump_header(struct dsh *d)
+{
+	if (!d->json)
+		printf("# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8\n");
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
+	      const uint8_t *buf, size_t len)
+{
+	if (d->json) {
+		cJSON *r = d->res;
+		jstr(r, "region", region);
+		jnum(r, "wid", wid);
+		jhex(r, "offset", regoff);
+		jhex(r, "device_offset", devoff);
+		jhex(r, "address", (uint64_t)d->base + devoff);
+		jnum(r, "length", len);
+		cJSON *w = cJSON_AddArrayToObject(r, "words");
+		char b[24];
+		for (size_t i = 0; i + 8 <= len; i += 8) {
+			snprintf(b, sizeof(b), "0x%016" PRIx64, le64(buf + i));
+			cJSON_AddItemToArray(w, cJSON_CreateString(b));
+		}
+		char *hex = malloc(len * 2 + 1);
+		if (hex) {
+			for (size_t i = 0; i < len; i++)
+				snprintf(hex + 2 * i, 3, "%02x", buf[i]);
+			hex[len * 2] = 0;
+			jstr(r, "bytes", hex);
+			free(hex);
+		}
+		return;
+	}
+	out_dump_header(d);
+	for (size_t i = 0; i < len; i += 16) {
+		uint32_t addr = d->base + devoff + (uint32_t)i;
+		if (i + 16 <= len)
+			printf("#%08" PRIx32 ": %016" PRIx64 " %016" PRIx64 "\n", addr,
+			       le64(buf + i), le64(buf + i + 8));
+		else
+			printf("#%08" PRIx32 ": %016" PRIx64 "\n", addr, le64(buf + i));
+	}
+}
+
+void out_regword(struct dsh *d, uint32_t devoff, uint64_t v)
+{
+	if (d->json) {
+		jhex(d->res, "address", (uint64_t)d->base + devoff);
+		jhex(d->res, "device_offset", devoff);
+		jhex(d->res, "value", v);
+		return;
+	}
+	printf("#%08" PRIx32 ": %016" PRIx64 "\n", d->base + devoff, v);
+}
+
+void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only)
+{
+	cJSON *fo = NULL, *mo = NULL;
+	if (d->json) {
+		fo = cJSON_AddObjectToObject(d->res, "fields");
+		mo = cJSON_AddObjectToObject(d->res, "meanings");
+	}
+	for (unsigned i = 0; i < r->nfields; i++) {
+		const struct dnet_field *f = &r->fields[i];
+		if (only && f != only)
+			continue;
+		uint64_t fv = dnet_field_get(f, v);
+		char mb[128];
+		const char *m = dnet_field_meaning(f, fv, mb, sizeof(mb));
+		if (d->json) {
+			if (f->width > 52)
+				jhex(fo, f->name, fv);
+			else
+				jnum(fo, f->name, fv);
+			if (m)
+				jstr(mo, f->name, m);
+			continue;
+		}
+		char bits[16];
+		if (f->width == 1)
+			snprintf(bits, sizeof(bits), "[%u]", f->lsb);
+		else
+			snprintf(bits, sizeof(bits), "[%u:%u]", f->lsb + f->width - 1, f->lsb);
+		printf("  %-20s %-8s = 0x%-8" PRIx64 " %s%s%s%s\n", f->name, bits, fv, f->desc ? f->desc : "",
+		       m ? " [" : "", m ? m : "", m ? "]" : "");
+	}
+}
+
+void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return;
+	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
+	cJSON_AddStringToObject(o, "cmd", a->argc > 0 ? a->argv[0] : "");
+	cJSON *args = cJSON_AddArrayToObject(o, "args");
+	for (int i = 1; i < a->argc; i++)
+		cJSON_AddItemToArray(args, cJSON_CreateString(a->argv[i]));
+	if (d->cur_cmd)
+		cJSON_AddStringToObject(o, "line", d->cur_cmd);
+	if (d->cur_file) {
+		cJSON_AddStringToObject(o, "file", d->cur_file);
+		cJSON_AddNumberToObject(o, "lineno", d->cur_line);
+	}
+	if (d->dev)
+		cJSON_AddNumberToObject(o, "node", dnet_node(d->dev));
+	else
+		cJSON_AddNullToObject(o, "node");
+	cJSON_AddNumberToObject(o, "wid", d->wid);
+	cJSON_AddBoolToObject(o, "ok", ok);
+	if (ok || !d->have_err)
+		cJSON_AddNullToObject(o, "error");
+	else
+		cJSON_AddStringToObject(o, "error", d->errmsg);
+	if (d->extra) {
+		cJSON *c = d->extra->child;
+		while (c) {
+			cJSON *n = c->next;
+			cJSON_DetachItemViaPointer(d->extra, c);
+			cJSON_AddItemToObject(o, c->string, c);
+			c = n;
+		}
+	}
+	if (d->res) {
+		cJSON_AddItemToObject(o, "result", d->res);
+		d->res = NULL;
+	} else {
+		cJSON_AddObjectToObject(o, "result");
+	}
+	char *s = cJSON_PrintUnformatted(o);
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+		free(s);
+	}
+	cJSON_Delete(o);
+}
+
+void out_json_summary(struct dsh *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return;
+	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
+	cJSON *s = cJSON_AddObjectToObject(o, "summary");
+	cJSON_AddNumberToObject(s, "passed", d->asserts_pass);
+	cJSON_AddNumberToObject(s, "failed", d->asserts_fail);
+	cJSON_AddNumberToObject(s, "commands", d->commands);
+	cJSON_AddNumberToObject(s, "failed_commands", d->failures);
+	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0);
+	char *t = cJSON_PrintUnformatted(o);
+	if (t) {
+		puts(t);
+		fflush(stdout);
+		free(t);
+	}
+	cJSON_Delete(o);
+}

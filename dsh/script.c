@@ -1,0 +1,486 @@
+/* dsh: the command runner, shared by -c, scripts, piped input and the
+ * interactive loop.
+ *
+ * A source yields physical lines; each line is split at ';' (outside
+ * quotes) into commands that keep the line's number.  repeat N ... end
+ * captures the commands up to the matching end and runs them N times;
+ * source FILE runs a file in the same state.  Every command runs through
+ * dsh_exec(), which reports errors as "dsh: FILE:LINE: CMD: message",
+ * emits the JSON object, and lets the configured gap of virtual time pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+#define MAX_DEPTH 16
+
+struct unit {
+	char *text;
+	int line;
+};
+
+struct dsh_src {
+	const char *name;
+	int line;
+	/* physical line reader; returns malloc'd text or NULL at end */
+	char *(*readln)(struct dsh_src *s, bool cont);
+	FILE *f;
+	const char *str;
+	/* pending commands of the current physical line */
+	struct unit *pend;
+	size_t npend, ipend;
+	/* a captured block (repeat) */
+	const struct unit *blk;
+	size_t nblk, iblk;
+	char *(*cb)(void *ctx, bool cont);
+	void *ctx;
+};
+
+static char *read_cb_line(struct dsh_src *s, bool cont)
+{
+	char *l = s->cb(s->ctx, cont);
+	if (l)
+		s->line++;
+	return l;
+}
+
+static char *read_file_line(struct dsh_src *s, bool cont)
+{
+	(void)cont;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, s->f);
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = 0;
+	s->line++;
+	return line;
+}
+
+static char *read_str_line(struct dsh_src *s, bool cont)
+{
+	(void)cont;
+	if (!s->str || !*s->str)
+		return NULL;
+	const char *e = strchr(s->str, '\n');
+	size_t n = e ? (size_t)(e - s->str) : strlen(s->str);
+	char *line = strndup(s->str, n);
+	s->str += n + (e ? 1 : 0);
+	s->line++;
+	return line;
+}
+
+static void free_pend(struct dsh_src *s)
+{
+	for (size_t i = s->ipend; i < s->npend; i++)
+		free(s->pend[i].text);
+	free(s->pend);
+	s->pend = NULL;
+	s->npend = s->ipend = 0;
+}
+
+/* Split a physical line at ';' outside quotes; drop a trailing comment. */
+static int split_line(struct dsh_src *s, const char *line)
+{
+	size_t len = strlen(line), start = 0, cap = 4;
+	char q = 0;
+	s->pend = calloc(cap, sizeof(struct unit));
+	if (!s->pend)
+		return -1;
+	s->npend = s->ipend = 0;
+	for (size_t i = 0; i <= len; i++) {
+		char c = line[i];
+		bool at_token_start = i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t' || line[i - 1] == ';';
+		if (q) {
+			if (c == q)
+				q = 0;
+			else if (c == 0)
+				; /* unterminated: the tokenizer reports it */
+			else
+				continue;
+		} else if (c == '\'' || c == '"') {
+			q = c;
+			continue;
+		}
+		if (c == '#' && !q && at_token_start)
+			c = 0, len = i;
+		if (c == ';' || c == 0 || i == len) {
+			if (s->npend == cap) {
+				cap *= 2;
+				struct unit *n = realloc(s->pend, cap * sizeof(struct unit));
+				if (!n)
+					return -1;
+				s->pend = n;
+			}
+			size_t b = start, e = i;
+			while (b < e && (line[b] == ' ' || line[b] == '\t'))
+				b++;
+			while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+				e--;
+			s->pend[s->npend].text = strndup(line + b, e - b);
+			s->pend[s->npend].line = s->line;
+			s->npend++;
+			start = i + 1;
+			if (c == 0 || i == len)
+				break;
+		}
+	}
+	return 0;
+}
+
+static bool blank(const char *t)
+{
+	while (*t == ' ' || *t == '\t')
+		t++;
+	return !*t || *t == '#';
+}
+
+/* Next command of a source: malloc'd text, or NULL at end. */
+static char *next_unit(struct dsh_src *s, bool cont, int *line)
+{
+	if (s->blk) {
+		while (s->iblk < s->nblk) {
+			const struct unit *u = &s->blk[s->iblk++];
+			*line = u->line;
+			return strdup(u->text);
+		}
+		return NULL;
+	}
+	for (;;) {
+		while (s->ipend < s->npend) {
+			struct unit *u = &s->pend[s->ipend++];
+			if (blank(u->text)) {
+				free(u->text);
+				continue;
+			}
+			*line = u->line;
+			return u->text;
+		}
+		free_pend(s);
+		char *l = s->readln(s, cont);
+		if (!l)
+			return NULL;
+		int rc = split_line(s, l);
+		free(l);
+		if (rc < 0)
+			return NULL;
+	}
+}
+
+static void first_word(const char *t, char *w, size_t n)
+{
+	while (*t == ' ' || *t == '\t')
+		t++;
+	size_t k = 0;
+	while (*t && *t != ' ' && *t != '\t' && k + 1 < n)
+		w[k++] = *t++;
+	w[k] = 0;
+}
+
+static void report(struct dsh *d, const char *cmd)
+{
+	if (!d->have_err)
+		return;
+	if (d->cur_file)
+		fprintf(stderr, "dsh: %s:%d: %s: %s\n", d->cur_file, d->cur_line, cmd, d->errmsg);
+	else
+		fprintf(stderr, "dsh: %s: %s\n", cmd, d->errmsg);
+	fflush(stderr);
+}
+
+int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
+{
+	struct dsh_args *a = calloc(1, sizeof(*a));
+	if (!a) {
+		fprintf(stderr, "dsh: out of memory\n");
+		return -1;
+	}
+	d->have_err = false;
+	d->errmsg[0] = 0;
+	d->cur_file = file;
+	d->cur_line = line;
+	d->cur_cmd = text;
+	if (d->json) {
+		d->res = cJSON_CreateObject();
+		d->extra = cJSON_CreateObject();
+	}
+	if (d->echo && !d->json) {
+		while (*text == ' ' || *text == '\t')
+			text++;
+		printf("dsh > %s\n", text);
+	}
+	int rc = dsh_tokenize(d, text, a);
+	unsigned saved_node = 0;
+	const struct dsh_cmd *c = NULL;
+	char *cmdname = (char *)"";
+	if (rc == 0 && a->argc > 0 && a->argv[0][0] == '@') {
+		uint64_t k;
+		unsigned n = dnet_node_count(d->dev);
+		if (dsh_num_str(d, a->argv[0] + 1, UINT32_MAX, "node", &k) < 0) {
+			rc = -1;
+		} else if (k < 1 || k > n) {
+			rc = dsh_error(d, "node %" PRIu64 " out of range (1..%u)", k, n);
+		} else {
+			struct dnet_err e = { 0 };
+			saved_node = dnet_node(d->dev);
+			if (dnet_set_node(d->dev, (unsigned)k, &e) < 0) {
+				rc = dsh_derr(d, &e);
+				saved_node = 0;
+			}
+			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
+			a->argc--;
+			if (rc == 0 && a->argc == 0)
+				rc = dsh_error(d, "@%" PRIu64 ": missing command", k);
+		}
+	}
+	if (rc == 0 && a->argc == 0) {
+		/* blank */
+		if (d->json) {
+			cJSON_Delete(d->res);
+			cJSON_Delete(d->extra);
+			d->res = d->extra = NULL;
+		}
+		free(a);
+		return 0;
+	}
+	if (rc == 0) {
+		cmdname = a->argv[0];
+		c = dsh_cmd_find(a->argv[0]);
+		if (!c)
+			rc = dsh_error(d, "unknown command '%s' (type 'help' for the list)", a->argv[0]);
+		else if (!(c->flags & DSH_C_NODEV) && !d->dev)
+			rc = dsh_error(d, "no device open");
+		else
+			rc = c->fn(d, a);
+	} else if (a->argc > 0) {
+		cmdname = a->argv[0];
+	}
+	if (saved_node) {
+		struct dnet_err e = { 0 };
+		dnet_set_node(d->dev, saved_node, &e);
+	}
+	d->commands++;
+	if (rc < 0 && !d->have_err)
+		dsh_error(d, "failed");
+	report(d, cmdname[0] ? cmdname : "dsh");
+	if (d->json) {
+		out_json_command(d, a, rc == 0);
+		cJSON_Delete(d->res);
+		cJSON_Delete(d->extra);
+		d->res = d->extra = NULL;
+	}
+	if (rc < 0) {
+		d->failures++;
+		if (d->bail)
+			d->stop = true;
+	}
+	if (d->dev && d->gap_ns && (d->caps & DNET_CAP_VIRTUAL_TIME) && !d->quit) {
+		struct dnet_err e = { 0 };
+		dnet_delay(d->dev, d->gap_ns, &e);
+	}
+	fflush(stdout);
+	free(a);
+	return rc < 0 ? -1 : 0;
+}
+
+static int run_src(struct dsh *d, struct dsh_src *s);
+
+static void free_units(struct unit *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(u[i].text);
+	free(u);
+}
+
+/* repeat N [VAR]: capture up to the matching end, run N times. */
+static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int line)
+{
+	struct dsh_args *a = calloc(1, sizeof(*a));
+	if (!a)
+		return -1;
+	d->have_err = false;
+	d->cur_file = s->name;
+	d->cur_line = line;
+	d->cur_cmd = text;
+	uint64_t n = 0;
+	int rc = dsh_tokenize(d, text, a);
+	if (rc == 0 && (a->argc < 2 || a->argc > 3))
+		rc = dsh_error(d, "usage: repeat N [VAR] ... end");
+	if (rc == 0)
+		rc = dsh_num(d, a, 1, 100000000, "count", &n);
+	char var[64] = "";
+	if (rc == 0 && a->argc == 3)
+		snprintf(var, sizeof(var), "%s", a->argv[2]);
+	free(a);
+	/* capture the block even after an error, so that the rest is skipped coherently */
+	size_t cap = 8, nb = 0;
+	struct unit *b = calloc(cap, sizeof(*b));
+	if (!b)
+		return -1;
+	int depth = 1, l;
+	char *t;
+	while ((t = next_unit(s, true, &l))) {
+		char w[32];
+		first_word(t, w, sizeof(w));
+		if (strcmp(w, "repeat") == 0)
+			depth++;
+		else if (strcmp(w, "end") == 0 && --depth == 0) {
+			free(t);
+			break;
+		}
+		if (nb == cap) {
+			cap *= 2;
+			struct unit *nbuf = realloc(b, cap * sizeof(*b));
+			if (!nbuf) {
+				free(t);
+				free_units(b, nb);
+				return -1;
+			}
+			b = nbuf;
+		}
+		b[nb].text = t;
+		b[nb].line = l;
+		nb++;
+	}
+	if (!t && depth > 0 && rc == 0) {
+		d->cur_line = line;
+		rc = dsh_error(d, "repeat without matching end");
+	}
+	if (rc < 0) {
+		d->commands++;
+		report(d, "repeat");
+		if (d->json) {
+			struct dsh_args x = { .argc = 1 };
+			x.argv[0] = (char *)"repeat";
+			d->res = NULL;
+			out_json_command(d, &x, false);
+		}
+		d->failures++;
+		if (d->bail)
+			d->stop = true;
+		free_units(b, nb);
+		return -1;
+	}
+	int ret = 0;
+	for (uint64_t i = 0; i < n && !d->stop && !d->quit; i++) {
+		if (var[0]) {
+			char num[24];
+			snprintf(num, sizeof(num), "%" PRIu64, i);
+			if (dsh_var_set(d, var, num) < 0) {
+				report(d, "repeat");
+				ret = -1;
+				break;
+			}
+		}
+		struct dsh_src bs = { .name = s->name, .blk = b, .nblk = nb };
+		if (run_src(d, &bs) < 0)
+			ret = -1;
+	}
+	free_units(b, nb);
+	return ret;
+}
+
+static int run_src(struct dsh *d, struct dsh_src *s)
+{
+	int ret = 0, line;
+	char *t;
+	while (!d->stop && !d->quit && (t = next_unit(s, false, &line))) {
+		char w[32];
+		first_word(t, w, sizeof(w));
+		int rc;
+		if (strcmp(w, "repeat") == 0) {
+			if (d->echo && !d->json)
+				printf("dsh > %s\n", t);
+			rc = do_repeat(d, s, t, line);
+		} else {
+			rc = dsh_exec(d, t, s->name, line);
+		}
+		if (rc < 0)
+			ret = -1;
+		free(t);
+	}
+	free_pend(s);
+	return ret;
+}
+
+int dsh_run_string(struct dsh *d, const char *text, const char *name)
+{
+	struct dsh_src s = { .name = name, .readln = read_str_line, .str = text };
+	return run_src(d, &s);
+}
+
+int dsh_run_stream(struct dsh *d, FILE *f, const char *name)
+{
+	struct dsh_src s = { .name = name, .readln = read_file_line, .f = f };
+	return run_src(d, &s);
+}
+
+int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, const char *name)
+{
+	struct dsh_src s = { .name = name, .readln = read_cb_line, .cb = cb, .ctx = ctx };
+	return run_src(d, &s);
+}
+
+int dsh_run_file(struct dsh *d, const char *path)
+{
+	if (d->depth >= MAX_DEPTH)
+		return dsh_error(d, "source: nested too deeply (%d levels)", MAX_DEPTH);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
+	const char *sf = d->cur_file, *sc = d->cur_cmd;
+	int sl = d->cur_line;
+	d->depth++;
+	int rc = dsh_run_stream(d, f, path);
+	d->depth--;
+	fclose(f);
+	d->cur_file = sf;
+	d->cur_line = sl;
+	d->cur_cmd = sc;
+	return rc;
+}
+
+int cmd_source(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc != 2)
+		return dsh_error(d, "usage: source FILE");
+	if (d->depth >= MAX_DEPTH)
+		return dsh_error(d, "nested too deeply (%d levels)", MAX_DEPTH);
+	FILE *f = fopen(a->argv[1], "r");
+	if (!f)
+		return dsh_error(d, "cannot open '%s': %s", a->argv[1], strerror(errno));
+	fclose(f);
+	/* the inner commands report themselves; keep this command's JSON object */
+	cJSON *res = d->res, *extra = d->extra;
+	d->res = d->extra = NULL;
+	int before = d->failures;
+	dsh_run_file(d, a->argv[1]);
+	d->res = res;
+	d->extra = extra;
+	d->have_err = false;
+	jstr(out_res(d), "file", a->argv[1]);
+	/* failures inside were reported and counted already */
+	if (d->failures > before) {
+		dsh_error(d, "%d command%s failed in %s", d->failures - before,
+			  d->failures - before == 1 ? "" : "s", a->argv[1]);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_repeat(struct dsh *d, struct dsh_args *a)
+{
+	(void)a;
+	return dsh_error(d, "repeat must start a line of its own block (repeat N ... end)");
+}
+
+int cmd_end(struct dsh *d, struct dsh_args *a)
+{
+	(void)a;
+	return dsh_error(d, "end without repeat");
+}

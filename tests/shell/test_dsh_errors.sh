@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Strict input: every bad input is a clear error naming the token, a
+# non-zero status, nothing done, never a crash.
+. "$(dirname "$0")/lib.sh"
+err_of() { "$DSH" -c "$1" 2>&1 >/dev/null; }
+check() { # NAME COMMAND REGEX
+	expect_status "$1 status" 1 "$DSH" -c "$2"
+	expect_match "$1 message" "$3" "$(err_of "$2")"
+}
+check "55ff" 'llcm_read 55ff 64' "argument 1: offset '55ff'.*invalid"
+check "0x" 'llcm_read 0x 64' "'0x'"
+check "octal-looking" 'llcm_read 010 8' "'010'"
+check "out of range" 'llcm_read 0 0x9000' "argument 2: size '0x9000' out of range"
+check "misaligned" 'llcm_read 4 64' "misaligned"
+check "misaligned write" 'llcm_write from=2 it=1 val=1' "misaligned"
+check "past the end" 'llcm_write from=0x7ffc it=2 val=1' "past the end"
+check "unknown key" 'llcm_write from=0 it=1 vale=3' "unknown key 'vale'"
+check "missing key" 'llcm_write from=0 it=1' "missing val="
+check "duplicate key" 'llcm_write val=1 val=2' "given twice"
+check "not key=value" 'llcm_write 5' "not key=value"
+check "missing arg" 'pw_read' "usage: pw_read"
+check "PW range" 'pw_read 4 64' "PW# '4' out of range"
+check "unknown command" 'frobnicate' "unknown command 'frobnicate'"
+check "unknown prim" 'prim XX' "unknown primitive 'XX'"
+check "prim field range" 'prim VS dt=8' "Dtype.*'8' out of range"
+check "prim unknown key" 'prim VS foo=1' "unknown key 'foo'"
+check "ex on local" 'prim VL xot=4' "do not apply to VL"
+check "value too wide" 'ureg_write status_area_size 0x100' "bits outside status_area_size"
+check "read-only" 'ureg_write ctl_status 1' "read-only"
+check "write-only" 'ureg_read prim_counter_reset' "write-only"
+check "wrong block" 'sreg_read ctl_status' "User register: use ureg_read"
+check "read effect" 'reg ctl_reset' "refused"
+check "unknown field" 'reg ctl_status.nope' "no field 'nope'"
+check "node range" '@3 v' "node 3 out of range"
+check "undefined var" 'echo $nope' "undefined variable"
+check "bad op" 'assert ctl_status =! 1' "not an operator"
+check "rllcm misaligned" 'rllcm_write 2 4 1' "misaligned"
+check "rllcm clid" 'rllcm_write 0x1000 0 1' "out of range"
+check "end alone" 'end' "end without repeat"
+check "repeat no end" 'repeat 2; v' "without matching end"
+check "sleep" 'sleep 5parsecs' "duration"
+# Nothing done on error: a rejected llcm_write leaves LLCM untouched.
+out=$("$DSH" -c 'llcm_write from=0 it=4 val=7 inc=1 bogus=1; llcm_read 0 16' 2>/dev/null | sed -n 2p)
+expect_eq "nothing done" "#4215c000: 0000000000000000 0000000000000000" "$out"
+# Errors in scripts carry file:line.
+printf 'v\n\n# comment\nllcm_read 55ff\n' >"$T_TMP/bad.dsh"
+expect_status "script error status" 1 "$DSH" -f "$T_TMP/bad.dsh"
+expect_match "file:line" "bad.dsh:4: llcm_read: argument 1" "$(cat "$T_TMP/err")"
+printf 'v\nsource %s\n' "$T_TMP/bad.dsh" >"$T_TMP/outer.dsh"
+"$DSH" -f "$T_TMP/outer.dsh" >/dev/null 2>"$T_TMP/err2"
+expect_match "sourced file:line" "bad.dsh:4: llcm_read" "$(cat "$T_TMP/err2")"
+# Exit codes: 2 usage, 3 backend.
+expect_status "bad option" 2 "$DSH" --frob
+expect_status "bad positional" 2 "$DSH" 2 3 0 -c v
+expect_status "bad WID" 2 "$DSH" 2 1 2 -c v
+expect_status "55ff positional" 2 "$DSH" 55ff 1 0 -c v
+expect_status "-N 0" 2 "$DSH" -N 0 -c v
+expect_status "missing script" 2 "$DSH" -f "$T_TMP/none.dsh"
+expect_status "-c and -f" 2 "$DSH" -c v -f "$T_TMP/bad.dsh"
+expect_status "bad backend" 3 "$DSH" -b nosuch -c v
+expect_match "bad backend message" "cannot open backend 'nosuch'" "$(cat "$T_TMP/err")"
+expect_status "ok" 0 "$DSH" -c v
+expect_status "help" 0 "$DSH" --help
+finish

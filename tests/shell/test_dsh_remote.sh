@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# dsh through dnetd: `dnetd --sim --listen unix:SOCK` and `dsh -b remote:unix:SOCK`.
+. "$(dirname "$0")/lib.sh"
+if [ ! -x "$DNETD" ]; then
+	echo "SKIP: $DNETD not built (the dnetd/remote part is not there yet)"
+	finish
+	exit $?
+fi
+SOCK="$T_TMP/d.sock"
+spawn timeout 120 "$DNETD" --sim -N 2 --listen "unix:$SOCK"
+if ! wait_for_socket "$SOCK" 50; then
+	fail "dnetd did not create $SOCK within 5 s"
+	finish
+	exit 1
+fi
+out=$(timeout 30 "$DSH" -b "remote:unix:$SOCK" -c '@2 llcm_read 0 64')
+expect_eq "remote exit" 0 $?
+expect_eq "remote dump" "# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8
+#4215c000: 0000000000000000 0000000000000000
+#4215c010: 0000000000000000 0000000000000000
+#4215c020: 0000000000000000 0000000000000000
+#4215c030: 0000000000000000 0000000000000000" "$out"
+S='ww_write ww=0 from=0 it=64 val=0xc0de0000 inc=1
+prim VS size=256 src=0 dst=0x800 wait
+prim RVS dl=2 ef=1 size=256 src=0x800 dst=0x4000 wait
+@2 prim VL size=256 src=0x4000 dst=0 wait
+@2 assert pw 0 == 0xc0de0001c0de0000
+llcm_write from=0 it=10 val=0xaaaa0000 inc=1
+assert llcm 0 == 0xaaaa0001aaaa0000'
+out=$(timeout 60 "$DSH" -b "remote:unix:$SOCK" -c "$S" 2>"$T_TMP/err")
+expect_eq "remote RVS" "2 passed, 0 failed" "$(tail -n 1 <<<"$out")"
+expect_eq "remote stderr" "" "$(cat "$T_TMP/err")"
+expect_status "remote unreachable" 3 "$DSH" -b "remote:unix:$T_TMP/none.sock" -c v
+finish
