@@ -17,8 +17,8 @@ run_suite() { # label command...
 	out=$(timeout 600 "$@" 2>&1); rc=$?
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	if [ -z "$line" ]; then p=0; f=1; else
-		p=$(printf '%s' "$line" | sed -E 's/.* ?([0-9]+) passed, ([0-9]+) failed.*/\1/')
-		f=$(printf '%s' "$line" | sed -E 's/.* ?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+		p=$(printf '%s' "$line" | sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+		f=$(printf '%s' "$line" | sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\3/')
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))

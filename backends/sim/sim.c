@@ -1,7 +1,7 @@
 /* sim: the emulator backend -- the vtable, spec parsing, virtual time,
  * waits and statistics.
  *
- *   sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
+ *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
  *
  * N nodes (1..3072) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
@@ -153,7 +153,7 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	struct sim *s = calloc(1, sizeof *s);
 	if (!s)
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
-	s->nnodes = 1;
+	s->nnodes = 2; /* like dsh -N: a newcomer can send between two nodes */
 	s->cur = 1;
 	s->t = sim_timing_default;
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;

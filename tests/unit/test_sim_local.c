@@ -24,7 +24,7 @@ static void test_idle(void)
 /* The thesis's worked example (Fig. C.7, C.12, C.14). */
 static void test_vs_golden(void)
 {
-	struct dnet_dev *d = sim_open("sim");
+	struct dnet_dev *d = sim_open("sim:nodes=1");
 	uint8_t a[512], b[512], got[512];
 	fill(a, sizeof a, 1);
 	fill(b, sizeof b, 2);
