@@ -27,13 +27,6 @@
 #include "devmem/iomem.h"
 #include "mmio/mmio.h"
 
-struct devmem {
-	int fd;
-	volatile uint8_t *map;
-	uint64_t base;
-	bool is_devmem;
-};
-
 static int parse_args(const char *args, char *path, size_t pathlen, uint64_t *base,
 		      bool *force, char *iomem, size_t iomemlen, struct dnet_err *err)
 {
@@ -120,74 +113,12 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 					   path, (long long)st.st_size, base, DNET_MAP_SIZE);
 		}
 	}
-	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
-	if (m == MAP_FAILED) {
-		int e = errno;
-		close(fd);
-		return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
-				   "devmem: mmap of %s at 0x%" PRIx64 " failed: %s%s", path, base, strerror(e),
-				   is_devmem && (e == EPERM || e == EACCES)
-					   ? " (CONFIG_STRICT_DEVMEM may forbid this range)" : "");
-	}
-	struct devmem *d = calloc(1, sizeof *d);
-	if (!d) {
-		munmap(m, DNET_MAP_SIZE);
-		close(fd);
-		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
-	}
-	d->fd = fd;
-	d->map = m;
-	d->base = base;
-	d->is_devmem = is_devmem;
-	dev->priv = d;
+	char what[DNET_SPEC_MAX + 16];
+	snprintf(what, sizeof what, "devmem: %s", path);
+	if ((rc = dnet_mmio_map(dev, fd, base, DNET_MAP_SIZE, what, err)))
+		return rc;
 	dev->nodes = 1;
 	dev->caps = DNET_CAP_PRIVILEGED | (is_devmem ? DNET_CAP_REAL_HW : 0);
-	return 0;
-}
-
-static void devmem_close(struct dnet_dev *dev)
-{
-	struct devmem *d = dev->priv;
-	munmap((void *)d->map, DNET_MAP_SIZE);
-	close(d->fd);
-	free(d);
-}
-
-static int devmem_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
-		       struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_read(((struct devmem *)dev->priv)->map + off, buf, width);
-	return 0;
-}
-
-static int devmem_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
-			struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_write(((struct devmem *)dev->priv)->map + off, buf, width);
-	return 0;
-}
-
-static int devmem_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
-{
-	(void)dev;
-	(void)err;
-	dnet_mmio_wc_flush();
-	return 0;
-}
-
-static int devmem_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_cache_flush(((struct devmem *)dev->priv)->map + off, len);
-	return 0;
-}
-
-static int devmem_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_prefetch(((struct devmem *)dev->priv)->map + off, len);
 	return 0;
 }
 
@@ -196,10 +127,10 @@ const struct dnet_backend_ops dnet_backend_devmem = {
 	.synopsis = "devmem:0xBASE[@PATH][,force][,iomem=PATH]",
 	.help = "map the board's physical window from /dev/mem (or a file standing in for it)",
 	.open = devmem_open,
-	.close = devmem_close,
-	.read = devmem_read,
-	.write = devmem_write,
-	.wc_flush = devmem_wc_flush,
-	.cache_flush = devmem_cache_flush,
-	.prefetch = devmem_prefetch,
+	.close = dnet_mmio_op_close,
+	.read = dnet_mmio_op_read,
+	.write = dnet_mmio_op_write,
+	.wc_flush = dnet_mmio_op_wc_flush,
+	.cache_flush = dnet_mmio_op_cache_flush,
+	.prefetch = dnet_mmio_op_prefetch,
 };

@@ -1,5 +1,9 @@
 /* Volatile MMIO accessors (mmio.h). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
@@ -84,4 +88,75 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len)
 #else
 	(void)p; (void)len;
 #endif
+}
+
+int dnet_mmio_map(struct dnet_dev *dev, int fd, uint64_t offset, size_t len,
+		  const char *what, struct dnet_err *err)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
+				   "%s: mmap at 0x%llx failed: %s%s", what, (unsigned long long)offset,
+				   strerror(e), e == EPERM || e == EACCES
+					   ? " (needs root; CONFIG_STRICT_DEVMEM may forbid the range)" : "");
+	}
+	struct dnet_mmio *p = calloc(1, sizeof *p);
+	if (!p) {
+		munmap(m, len);
+		close(fd);
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	}
+	p->fd = fd;
+	p->map = m;
+	p->len = len;
+	dev->priv = p;
+	return 0;
+}
+
+void dnet_mmio_op_close(struct dnet_dev *dev)
+{
+	struct dnet_mmio *p = dev->priv;
+	munmap((void *)p->map, p->len);
+	close(p->fd);
+	free(p);
+}
+
+int dnet_mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		      struct dnet_err *err)
+{
+	(void)err;
+	dnet_mmio_read(((struct dnet_mmio *)dev->priv)->map + off, buf, width);
+	return 0;
+}
+
+int dnet_mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+		       struct dnet_err *err)
+{
+	(void)err;
+	dnet_mmio_write(((struct dnet_mmio *)dev->priv)->map + off, buf, width);
+	return 0;
+}
+
+int dnet_mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
+{
+	(void)dev;
+	(void)err;
+	dnet_mmio_wc_flush();
+	return 0;
+}
+
+int dnet_mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	(void)err;
+	dnet_mmio_cache_flush(((struct dnet_mmio *)dev->priv)->map + off, len);
+	return 0;
+}
+
+int dnet_mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	(void)err;
+	dnet_mmio_prefetch(((struct dnet_mmio *)dev->priv)->map + off, len);
+	return 0;
 }

@@ -27,11 +27,6 @@
 #include "dnet/parse.h"
 #include "mmio/mmio.h"
 
-struct pcidev {
-	int fd;
-	volatile uint8_t *map;
-};
-
 /* libpci reports fatal errors through a callback that must not return; we
  * turn them into an error value with longjmp (one open at a time). */
 static jmp_buf pci_jmp;
@@ -172,69 +167,12 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 				   "pci: cannot open %s: %s%s", res, strerror(e),
 				   e == EACCES || e == EPERM ? " (needs root)" : "");
 	}
-	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED) {
-		int e = errno;
-		close(fd);
-		return dnet_seterr(err, DNET_EIO, "pci: mmap of %s failed: %s", res, strerror(e));
-	}
-	struct pcidev *p = calloc(1, sizeof *p);
-	if (!p) {
-		munmap(m, DNET_MAP_SIZE);
-		close(fd);
-		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
-	}
-	p->fd = fd;
-	p->map = m;
-	dev->priv = p;
+	char what[sizeof res + 8];
+	snprintf(what, sizeof what, "pci: %s", res);
+	if ((rc = dnet_mmio_map(dev, fd, 0, DNET_MAP_SIZE, what, err)))
+		return rc;
 	dev->nodes = 1;
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
-	return 0;
-}
-
-static void pci_close_dev(struct dnet_dev *dev)
-{
-	struct pcidev *p = dev->priv;
-	munmap((void *)p->map, DNET_MAP_SIZE);
-	close(p->fd);
-	free(p);
-}
-
-static int pci_read_dev(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
-			struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_read(((struct pcidev *)dev->priv)->map + off, buf, width);
-	return 0;
-}
-
-static int pci_write_dev(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
-			 struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_write(((struct pcidev *)dev->priv)->map + off, buf, width);
-	return 0;
-}
-
-static int pci_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
-{
-	(void)dev;
-	(void)err;
-	dnet_mmio_wc_flush();
-	return 0;
-}
-
-static int pci_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_cache_flush(((struct pcidev *)dev->priv)->map + off, len);
-	return 0;
-}
-
-static int pci_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
-{
-	(void)err;
-	dnet_mmio_prefetch(((struct pcidev *)dev->priv)->map + off, len);
 	return 0;
 }
 
@@ -243,10 +181,10 @@ const struct dnet_backend_ops dnet_backend_pci = {
 	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH]",
 	.help = "a board exposing the window through a PCI BAR, found with libpci",
 	.open = pci_open_dev,
-	.close = pci_close_dev,
-	.read = pci_read_dev,
-	.write = pci_write_dev,
-	.wc_flush = pci_wc_flush,
-	.cache_flush = pci_cache_flush,
-	.prefetch = pci_prefetch,
+	.close = dnet_mmio_op_close,
+	.read = dnet_mmio_op_read,
+	.write = dnet_mmio_op_write,
+	.wc_flush = dnet_mmio_op_wc_flush,
+	.cache_flush = dnet_mmio_op_cache_flush,
+	.prefetch = dnet_mmio_op_prefetch,
 };

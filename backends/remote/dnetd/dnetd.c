@@ -1,0 +1,352 @@
+/* dnetd: serve a libdnet backend (an emulated cluster, or a real node) over
+ * a socket to many clients at once.  See man/dnetd.8 and docs/protocol.md.
+ *
+ * Exit status: 0 ok, 1 other failure (e.g. cannot listen), 2 usage,
+ * 3 the backend could not be opened.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dnet/backend.h"
+#include "dnet/dnet.h"
+#include "remote/server.h"
+
+#define EXIT_USAGE   2
+#define EXIT_BACKEND 3
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dnetd --sim [-N N] [--cold] [--capacity MB] [OPTIONS]\n"
+		"       dnetd --backend SPEC [OPTIONS]\n"
+		"\n"
+		"Serve a DIMMnet-2 backend over a socket to many clients (the `remote` backend).\n"
+		"\n"
+		"  --sim                 serve an emulated cluster (sim:nodes=N)\n"
+		"  -N, --nodes N         nodes of the emulated cluster (sim default if not given)\n"
+		"      --cold            start the emulated nodes cold, as at power-on\n"
+		"      --capacity MB     SO-DIMM capacity per module of the emulated nodes\n"
+		"      --sim-args ARGS   further sim arguments, appended as given\n"
+		"  -b, --backend SPEC    serve any backend, e.g. devmem:0xfe000000\n"
+		"  -l, --listen ADDR     unix:PATH or tcp:HOST:PORT (default: unix socket in\n"
+		"                        $XDG_RUNTIME_DIR, else /tmp/dnetd-$UID.sock); tcp:PORT\n"
+		"                        binds 127.0.0.1; TCP requires a token\n"
+		"  -t, --token T         clients must present token T (visible in ps: prefer --token-file)\n"
+		"      --token-file F    read the token from the first line of F\n"
+		"      --max-clients N   serve at most N clients at once (default %u)\n"
+		"      --once            exit when the first client disconnects\n"
+		"      --pidfile F       write the daemon's pid to F (removed at exit)\n"
+		"      --foreground      stay in the foreground (the default; there is no other mode)\n"
+		"      --ping ADDR       connect to the dnetd at ADDR as a client, print what it\n"
+		"                        serves and exit (0 if it answered); uses --token/--token-file\n"
+		"                        or $DNET_TOKEN\n"
+		"  -v, --verbose         log connections (-v) and every request (-vv) to stderr\n"
+		"  -h, --help            this text\n"
+		"  -V, --version         version\n"
+		"\n"
+		"Exit status: 0 ok, 1 failure, 2 usage error, 3 backend could not be opened.\n",
+		DNET_SRV_DEFAULT_MAX_CLIENTS);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("dnetd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(dnetd --help for usage)\n", stderr);
+	return EXIT_USAGE;
+}
+
+static void log_stderr(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "dnetd: %s%s\n", level == DNET_SRV_LOG_ERR ? "error: " : "", msg);
+}
+
+static int read_token_file(const char *path, char *tok, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "dnetd: cannot read token file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0077))
+		fprintf(stderr, "dnetd: warning: token file %s is readable by others (chmod 600)\n", path);
+	char line[1024];
+	if (!fgets(line, sizeof line, f))
+		line[0] = 0;
+	fclose(f);
+	size_t n = strcspn(line, "\r\n");
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	line[n] = 0;
+	if (n == 0) {
+		fprintf(stderr, "dnetd: token file %s has an empty first line\n", path);
+		return -1;
+	}
+	if (n >= len) {
+		fprintf(stderr, "dnetd: token in %s is longer than %u bytes\n", path, DNET_PROTO_TOKEN_MAX);
+		return -1;
+	}
+	memcpy(tok, line, n + 1);
+	return 0;
+}
+
+/* Client mode: connect, say what the daemon serves, disconnect. */
+static int do_ping(const char *addr, const char *token)
+{
+	static const struct { unsigned bit; const char *name; } capnames[] = {
+		{DNET_CAP_MULTINODE, "multinode"}, {DNET_CAP_VIRTUAL_TIME, "virtual-time"},
+		{DNET_CAP_BACKDOOR, "backdoor"}, {DNET_CAP_PRIVILEGED, "privileged"},
+		{DNET_CAP_REAL_HW, "real-hw"}, {DNET_CAP_REMOTE, "remote"},
+	};
+	char spec[DNET_SPEC_MAX];
+	int n = snprintf(spec, sizeof spec, "remote:%s,timeout=5000%s%s", addr, token[0] ? ",token=" : "",
+			 token);
+	if (n < 0 || (size_t)n >= sizeof spec)
+		return usage_error("--ping: address too long");
+	struct dnet_dev *dev = NULL;
+	struct dnet_err err;
+	if (dnet_open(spec, &dev, &err) != 0) {
+		fprintf(stderr, "dnetd: %s\n", err.msg);
+		return 1;
+	}
+	unsigned caps = dnet_dev_caps(dev);
+	printf("dnetd at %s: %u node%s, caps", addr, dnet_node_count(dev),
+	       dnet_node_count(dev) == 1 ? "" : "s");
+	const char *sep = " ";
+	for (unsigned i = 0; i < sizeof capnames / sizeof capnames[0]; i++)
+		if (caps & capnames[i].bit) {
+			printf("%s%s", sep, capnames[i].name);
+			sep = ",";
+		}
+	uint64_t now = 0;
+	if (dnet_now(dev, &now, &err) == 0 && (caps & DNET_CAP_VIRTUAL_TIME))
+		printf(", virtual time %llu ns", (unsigned long long)now);
+	printf("\n");
+	dnet_close(dev);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
+	       O_PIDFILE, O_FOREGROUND, O_PING };
+	static const struct option opts[] = {
+		{"sim", no_argument, NULL, O_SIM},
+		{"nodes", required_argument, NULL, 'N'},
+		{"cold", no_argument, NULL, O_COLD},
+		{"capacity", required_argument, NULL, O_CAPACITY},
+		{"sim-args", required_argument, NULL, O_SIM_ARGS},
+		{"backend", required_argument, NULL, 'b'},
+		{"listen", required_argument, NULL, 'l'},
+		{"token", required_argument, NULL, 't'},
+		{"token-file", required_argument, NULL, O_TOKEN_FILE},
+		{"max-clients", required_argument, NULL, O_MAX_CLIENTS},
+		{"once", no_argument, NULL, O_ONCE},
+		{"pidfile", required_argument, NULL, O_PIDFILE},
+		{"foreground", no_argument, NULL, O_FOREGROUND},
+		{"ping", required_argument, NULL, O_PING},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	bool sim = false, cold = false, once = false;
+	const char *backend = NULL, *listen_addr = NULL, *token_arg = NULL, *token_file = NULL;
+	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL;
+	uint64_t nodes = 0, capacity = 0, max_clients = 0;
+	int verbose = 0, c;
+	struct dnet_err err;
+	dnet_clearerr(&err);
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":N:b:l:t:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case O_SIM: sim = true; break;
+		case 'N':
+			if (dnet_parse_u64(optarg, 3072, &nodes, "node count", &err) || nodes < 1)
+				return usage_error("-N: %s", err.msg[0] ? err.msg : "at least 1 node");
+			break;
+		case O_COLD: cold = true; break;
+		case O_CAPACITY:
+			if (dnet_parse_u64(optarg, 8192, &capacity, "capacity (MB)", &err) || capacity < 1)
+				return usage_error("--capacity: %s", err.msg[0] ? err.msg : "must be positive");
+			break;
+		case O_SIM_ARGS: sim_args = optarg; break;
+		case 'b': backend = optarg; break;
+		case 'l': listen_addr = optarg; break;
+		case 't': token_arg = optarg; break;
+		case O_TOKEN_FILE: token_file = optarg; break;
+		case O_MAX_CLIENTS:
+			if (dnet_parse_u64(optarg, 65536, &max_clients, "max clients", &err) || max_clients < 1)
+				return usage_error("--max-clients: %s", err.msg[0] ? err.msg : "at least 1");
+			break;
+		case O_ONCE: once = true; break;
+		case O_PIDFILE: pidfile = optarg; break;
+		case O_FOREGROUND: break;
+		case O_PING: ping = optarg; break;
+		case 'v': verbose++; break;
+		case 'h': usage(stdout); return 0;
+		case 'V':
+			printf("dnetd %s (libdnet %s, protocol %u.%u)\n", DNET_VERSION_STRING, dnet_version(),
+			       DNET_PROTO_VERSION_MAJOR, DNET_PROTO_VERSION_MINOR);
+			return 0;
+		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (ping) {
+		if (sim || backend || listen_addr)
+			return usage_error("--ping is a client: no --sim, --backend or --listen with it");
+		char tok[DNET_PROTO_TOKEN_MAX + 1] = "";
+		if (token_arg)
+			snprintf(tok, sizeof tok, "%s", token_arg);
+		else if (token_file && read_token_file(token_file, tok, sizeof tok) != 0)
+			return EXIT_USAGE;
+		return do_ping(ping, tok);
+	}
+	if (sim == (backend != NULL))
+		return usage_error("give exactly one of --sim or --backend SPEC");
+	if (!sim && (nodes || cold || capacity || sim_args))
+		return usage_error("-N, --cold, --capacity and --sim-args go with --sim");
+	if (token_arg && token_file)
+		return usage_error("give --token or --token-file, not both");
+
+	char token[DNET_PROTO_TOKEN_MAX + 1] = "";
+	if (token_arg) {
+		if (!*token_arg || strlen(token_arg) > DNET_PROTO_TOKEN_MAX)
+			return usage_error("--token must be 1..%u bytes", DNET_PROTO_TOKEN_MAX);
+		snprintf(token, sizeof token, "%s", token_arg);
+	} else if (token_file && read_token_file(token_file, token, sizeof token) != 0) {
+		return EXIT_USAGE;
+	}
+
+	char defaddr[160];
+	if (!listen_addr) {
+		dnet_sockspec_default(defaddr, sizeof defaddr);
+		listen_addr = defaddr;
+	}
+	struct dnet_sockspec sa;
+	if (dnet_sockspec_parse(listen_addr, &sa, &err))
+		return usage_error("--listen: %s", err.msg);
+	if (sa.tcp && !token[0])
+		return usage_error("listening on TCP (%s) requires a token (--token-file F or --token T)",
+				   listen_addr);
+
+	char spec[DNET_SPEC_MAX];
+	if (sim) {
+		int n = snprintf(spec, sizeof spec, "sim");
+		char sep = ':';
+		if (nodes) {
+			n += snprintf(spec + n, sizeof spec - (size_t)n, "%cnodes=%u", sep, (unsigned)nodes);
+			sep = ',';
+		}
+		if (cold) {
+			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ccold", sep);
+			sep = ',';
+		}
+		if (capacity) {
+			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ccapacity=%u", sep, (unsigned)capacity);
+			sep = ',';
+		}
+		if (sim_args && *sim_args)
+			n += snprintf(spec + n, sizeof spec - (size_t)n, "%c%s", sep, sim_args);
+		if (n < 0 || (size_t)n >= sizeof spec)
+			return usage_error("sim arguments too long");
+	} else {
+		if (strlen(backend) >= sizeof spec)
+			return usage_error("backend spec too long");
+		snprintf(spec, sizeof spec, "%s", backend);
+	}
+
+	struct dnet_dev *dev = NULL;
+	if (dnet_open(spec, &dev, &err) != 0) {
+		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", spec, err.msg);
+		return EXIT_BACKEND;
+	}
+
+	/* Signals: block them, and let ppoll() unblock them while it waits, so
+	 * that a SIGTERM is never lost between a check and the wait. */
+	sigset_t block, orig;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	struct sigaction sact;
+	memset(&sact, 0, sizeof sact);
+	sact.sa_handler = on_signal;
+	sigemptyset(&sact.sa_mask);
+	sigaction(SIGTERM, &sact, NULL);
+	sigaction(SIGINT, &sact, NULL);
+	sigaction(SIGHUP, &sact, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigdelset(&orig, SIGTERM);
+	sigdelset(&orig, SIGINT);
+	sigdelset(&orig, SIGHUP);
+
+	struct dnet_srv_config cfg = {
+		.dev = dev,
+		.listen = listen_addr,
+		.token = token[0] ? token : NULL,
+		.max_clients = (unsigned)max_clients,
+		.once = once,
+		.sigmask = &orig,
+		.stop = &stop_flag,
+		.log = log_stderr,
+		.verbose = verbose,
+	};
+	struct dnet_srv *srv = NULL;
+	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
+		fprintf(stderr, "dnetd: %s\n", err.msg);
+		dnet_close(dev);
+		return 1;
+	}
+	int status = 0;
+	if (pidfile) {
+		FILE *f = fopen(pidfile, "w");
+		if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "dnetd: cannot write pid file %s: %s\n", pidfile, strerror(errno));
+			dnet_srv_close(srv);
+			dnet_close(dev);
+			return 1;
+		}
+	}
+	printf("dnetd: serving %s (%u node%s) on %s\n", spec, dnet_node_count(dev),
+	       dnet_node_count(dev) == 1 ? "" : "s", dnet_srv_address(srv));
+	fflush(stdout);
+
+	if (dnet_srv_run(srv, &err) != 0) {
+		fprintf(stderr, "dnetd: %s\n", err.msg);
+		status = 1;
+	}
+	if (verbose)
+		fprintf(stderr, "dnetd: shutting down\n");
+	dnet_srv_close(srv);
+	dnet_close(dev);
+	if (pidfile)
+		unlink(pidfile);
+	return status;
+}

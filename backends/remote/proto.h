@@ -1,0 +1,201 @@
+/* The dnetd wire protocol, version 1 (docs/protocol.md is the spec).
+ *
+ * Internal to libdnet: used by the `remote` backend (the client), by the
+ * server loop (server.c, run by bin/dnetd) and by the unit tests.
+ *
+ * Every message is one frame: a 12-byte header followed by a payload.
+ * All integers are little-endian with explicit sizes.
+ *
+ *   offset size field
+ *   0      4    len    payload length in bytes (header not counted),
+ *                      at most DNET_PROTO_MAX_PAYLOAD
+ *   4      2    type   message type (enum dnet_msg_type)
+ *   6      2    flags  must be 0
+ *   8      4    id     request id, chosen by the client, echoed in the reply
+ *
+ * Every request gets exactly one reply, in order: either the request's
+ * reply type (type | DNET_MSG_REPLY) or DNET_MSG_ERROR.  The decoder below
+ * validates every field, so code acting on a decoded message may trust it.
+ */
+#ifndef DNET_REMOTE_PROTO_H
+#define DNET_REMOTE_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dnet/error.h"
+
+#define DNET_PROTO_HIDDEN __attribute__((visibility("hidden")))
+
+#define DNET_PROTO_MAGIC        0x54454e44u  /* bytes 'D' 'N' 'E' 'T' */
+#define DNET_PROTO_VERSION_MAJOR 1u
+#define DNET_PROTO_VERSION_MINOR 0u
+#define DNET_PROTO_HDR_SIZE     12u
+#define DNET_PROTO_MAX_PAYLOAD  0x80000u     /* 512 KiB */
+#define DNET_PROTO_MAX_DATA     0x40000u     /* 256 KiB of data in one block/SO-DIMM frame */
+#define DNET_PROTO_TOKEN_MAX    255u
+#define DNET_PROTO_MSG_MAX      255u         /* error message bytes */
+#define DNET_PROTO_NAME_MAX     63u          /* stat name bytes */
+#define DNET_PROTO_NAMES_MAX    1024u        /* stat names in one reply */
+
+enum dnet_msg_type {
+	DNET_MSG_HELLO        = 0x0001,
+	DNET_MSG_READ         = 0x0002,
+	DNET_MSG_WRITE        = 0x0003,
+	DNET_MSG_READ_BLOCK   = 0x0004,
+	DNET_MSG_WRITE_BLOCK  = 0x0005,
+	DNET_MSG_WC_FLUSH     = 0x0006,
+	DNET_MSG_CACHE_FLUSH  = 0x0007,
+	DNET_MSG_PREFETCH     = 0x0008,
+	DNET_MSG_SET_NODE     = 0x0009,
+	DNET_MSG_WAIT         = 0x000a,
+	DNET_MSG_DELAY        = 0x000b,
+	DNET_MSG_NOW          = 0x000c,
+	DNET_MSG_BUSY         = 0x000d,
+	DNET_MSG_SODIMM_READ  = 0x000e,
+	DNET_MSG_SODIMM_WRITE = 0x000f,
+	DNET_MSG_STAT         = 0x0010,
+	DNET_MSG_STAT_NAMES   = 0x0011,
+	DNET_MSG_REQ_LAST     = DNET_MSG_STAT_NAMES,
+
+	DNET_MSG_REPLY        = 0x8000, /* or'ed into a request type */
+	DNET_MSG_ERROR        = 0x80ff,
+};
+
+/* Short name of a type ("READ", "READ reply", "ERROR"); "?" if unknown. */
+DNET_PROTO_HIDDEN const char *dnet_proto_type_name(uint16_t type);
+/* Whether type is a request type, a reply type (including ERROR). */
+DNET_PROTO_HIDDEN bool dnet_proto_is_request(uint16_t type);
+DNET_PROTO_HIDDEN bool dnet_proto_is_reply(uint16_t type);
+
+/* One decoded (or to-be-encoded) message.  Only the fields of its type are
+ * meaningful; the rest are zero after decoding.  data points into the
+ * decoded frame (or the caller's buffer when encoding). */
+struct dnet_proto_msg {
+	uint16_t type;
+	uint32_t id;
+
+	/* HELLO: version, token, node, wid, privileged.
+	 * HELLO reply: version, nodes, caps, node, max_payload. */
+	uint16_t ver_major, ver_minor;
+	uint32_t node;          /* HELLO, HELLO reply, SET_NODE */
+	uint8_t wid;            /* 0 or 1 */
+	uint8_t privileged;     /* 0 or 1 */
+	char token[DNET_PROTO_TOKEN_MAX + 1];
+	uint32_t nodes, caps, max_payload;
+
+	/* READ, WRITE (width 1/2/4/8/16), READ reply (value only):
+	 * val[0] = low 64 bits, val[1] = high 64 bits (width 16). */
+	uint32_t off;           /* READ, WRITE, *_BLOCK, CACHE_FLUSH, PREFETCH, WAIT */
+	uint8_t width;
+	uint64_t val[2];
+	uint32_t len;           /* *_BLOCK, CACHE_FLUSH, PREFETCH, SODIMM_* */
+	uint64_t addr;          /* SODIMM_* */
+	const uint8_t *data;    /* WRITE_BLOCK, SODIMM_WRITE, READ_BLOCK/SODIMM_READ replies,
+				 * STAT_NAMES reply (the encoded list) */
+	size_t data_len;
+
+	/* WAIT: off, mask, cond, value, timeout_ns.
+	 * WAIT reply: timed_out, last, and with a timeout the message in msg. */
+	uint64_t mask, value, timeout_ns;
+	uint32_t cond;          /* enum dnet_cond */
+	uint8_t timed_out;
+	uint64_t last;
+
+	uint64_t ns;            /* DELAY request, NOW reply */
+	uint8_t busy;           /* BUSY reply */
+	uint64_t stat;          /* STAT reply */
+	char name[DNET_PROTO_NAME_MAX + 1]; /* STAT */
+
+	/* STAT_NAMES reply: count names; when encoding, names[0..count). */
+	uint32_t count;
+	const char *const *names;
+
+	/* ERROR: a positive libdnet error code and its message (msg). */
+	uint32_t code;
+	char msg[DNET_PROTO_MSG_MAX + 1];
+};
+
+/* A growable output buffer. */
+struct dnet_pbuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+DNET_PROTO_HIDDEN void dnet_pbuf_free(struct dnet_pbuf *b);
+
+/* Append one encoded frame of m to b.  Checks what the decoder checks, so a
+ * frame that encodes also decodes.  -DNET_EINVAL for an invalid message,
+ * -DNET_ENOMEM. */
+DNET_PROTO_HIDDEN int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m,
+					struct dnet_err *err);
+
+/* Convenience: an ERROR reply for request id with code and message. */
+DNET_PROTO_HIDDEN int dnet_proto_encode_error(struct dnet_pbuf *b, uint32_t id, int code,
+					      const char *msg, struct dnet_err *err);
+
+/* Look at the start of a receive buffer.  Returns 0 when more bytes are
+ * needed, 1 when a whole frame of *frame_len bytes (header included) is
+ * there, or -DNET_EPROTO when the header is invalid (oversize length,
+ * nonzero flags): the stream cannot be resynchronised, drop it. */
+DNET_PROTO_HIDDEN int dnet_proto_peek(const uint8_t *buf, size_t have, size_t *frame_len,
+				      struct dnet_err *err);
+
+/* Decode the header fields only (buf holds at least DNET_PROTO_HDR_SIZE). */
+DNET_PROTO_HIDDEN void dnet_proto_header(const uint8_t *buf, uint32_t *len, uint16_t *type,
+					 uint16_t *flags, uint32_t *id);
+
+/* Decode and validate one whole frame (header included, len bytes exactly).
+ * -DNET_EPROTO with a message naming the problem.  m->type and m->id are
+ * filled as soon as the header is readable, so an error reply can echo them. */
+DNET_PROTO_HIDDEN int dnet_proto_decode(const uint8_t *frame, size_t len,
+					struct dnet_proto_msg *m, struct dnet_err *err);
+
+/* Iterate the names of a decoded STAT_NAMES reply: *pos starts at 0.
+ * Copies the next name into out (NUL-terminated) and returns 1, or 0 at the
+ * end. */
+DNET_PROTO_HIDDEN int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,
+					   char out[DNET_PROTO_NAME_MAX + 1]);
+
+/* Little-endian helpers. */
+static inline void dnet_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void dnet_put32(uint8_t *p, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void dnet_put64(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t dnet_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t dnet_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t dnet_get64(const uint8_t *p)
+{
+	return (uint64_t)dnet_get32(p) | (uint64_t)dnet_get32(p + 4) << 32;
+}
+
+
+
+/* ---- socket addresses (addr.c) ----
+ *   unix:PATH          a UNIX stream socket
+ *   tcp:HOST:PORT      TCP; HOST may be [v6addr]; tcp:PORT means 127.0.0.1
+ */
+struct dnet_sockspec {
+	bool tcp;
+	char path[108];   /* unix */
+	char host[256];   /* tcp */
+	char port[8];     /* tcp, decimal */
+};
+DNET_PROTO_HIDDEN int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a,
+					  struct dnet_err *err);
+/* Back to text ("unix:/x", "tcp:127.0.0.1:7000", "tcp:[::1]:7000"). */
+DNET_PROTO_HIDDEN void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len);
+/* The default address of dnetd and of "remote:" without one:
+ * unix:$XDG_RUNTIME_DIR/dnetd.sock if that directory exists, else
+ * unix:/tmp/dnetd-$UID.sock. */
+DNET_PROTO_HIDDEN void dnet_sockspec_default(char *buf, size_t len);
+#endif

@@ -1,0 +1,685 @@
+/* Backend `remote`: a client of dnetd (docs/protocol.md, man/dnetd.8).
+ *
+ *   remote:unix:PATH[,OPTIONS]   remote:tcp:HOST:PORT[,OPTIONS]
+ *   OPTIONS: node=N  wid=0|1  user  privileged  token=T  timeout=MS
+ *
+ * The token defaults to $DNET_TOKEN.  timeout bounds each socket exchange
+ * (0 = no limit); waits and delays add their own duration to it.  A frame
+ * that cannot be sent or received whole leaves the stream out of step, so
+ * after such a failure every later call fails with DNET_EIO.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dnet/backend.h"
+#include "dnet/parse.h"
+#include "remote/proto.h"
+
+#define DEFAULT_TIMEOUT_MS 30000u
+#define MAX_OPTS 16
+
+struct remote {
+	int fd;
+	bool broken;
+	char broken_why[320];
+	uint64_t timeout_ns;   /* 0: none */
+	uint32_t next_id;
+	char addr[300];
+	struct dnet_pbuf out;
+	uint8_t *in;
+	size_t in_cap;
+	char **names;          /* stat names cache, NULL-terminated */
+	bool names_done;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Poll fd for events until deadline (0: forever).  0, or -DNET_ETIMEDOUT/-DNET_EIO. */
+static int wait_fd(int fd, short events, uint64_t deadline, struct dnet_err *err)
+{
+	for (;;) {
+		int ms = -1;
+		if (deadline) {
+			uint64_t now = mono_ns();
+			if (now >= deadline)
+				return dnet_seterr(err, DNET_ETIMEDOUT, "timed out");
+			uint64_t left = (deadline - now + 999999) / 1000000;
+			ms = left > 86400000 ? 86400000 : (int)left;
+		}
+		struct pollfd p = {.fd = fd, .events = events};
+		int n = poll(&p, 1, ms);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return dnet_seterr(err, DNET_EIO, "poll: %s", strerror(errno));
+	}
+}
+
+static int broken(struct remote *r, struct dnet_err *err, int code, const char *fmt, const char *what)
+{
+	r->broken = true;
+	snprintf(r->broken_why, sizeof r->broken_why, fmt, what);
+	return dnet_seterr(err, code, "dnetd at %s: %s", r->addr, r->broken_why);
+}
+
+static int send_all(struct remote *r, const uint8_t *p, size_t n, uint64_t deadline, struct dnet_err *err)
+{
+	while (n) {
+		ssize_t w = send(r->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct dnet_err e;
+			int rc = wait_fd(r->fd, POLLOUT, deadline, &e);
+			if (rc == -DNET_ETIMEDOUT)
+				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out sending a request");
+			if (rc)
+				return broken(r, err, DNET_EIO, "%s", e.msg);
+			continue;
+		}
+		if (errno == EPIPE || errno == ECONNRESET)
+			return -EPIPE; /* the daemon may have said why before closing: read it */
+		return broken(r, err, DNET_EIO, "send: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int recv_all(struct remote *r, uint8_t *p, size_t n, uint64_t deadline, struct dnet_err *err)
+{
+	while (n) {
+		ssize_t got = recv(r->fd, p, n, MSG_DONTWAIT);
+		if (got > 0) {
+			p += got;
+			n -= (size_t)got;
+			continue;
+		}
+		if (got == 0)
+			return broken(r, err, DNET_EIO, "%s", "the daemon closed the connection");
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			struct dnet_err e;
+			int rc = wait_fd(r->fd, POLLIN, deadline, &e);
+			if (rc == -DNET_ETIMEDOUT)
+				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
+			if (rc)
+				return broken(r, err, DNET_EIO, "%s", e.msg);
+			continue;
+		}
+		return broken(r, err, DNET_EIO, "recv: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* One request, one reply.  extra_ns lengthens the deadline (waits, delays).
+ * An ERROR reply becomes the return code and message. */
+static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg *rep,
+	       uint64_t extra_ns, struct dnet_err *err)
+{
+	if (r->broken)
+		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
+				   r->broken_why);
+	req->id = ++r->next_id;
+	r->out.len = 0;
+	int rc = dnet_proto_encode(&r->out, req, err);
+	if (rc)
+		return rc;
+	uint64_t deadline = 0;
+	if (r->timeout_ns) {
+		deadline = mono_ns();
+		deadline += r->timeout_ns;
+		deadline = deadline > UINT64_MAX - extra_ns ? 0 : deadline + extra_ns;
+	}
+	bool sent = true;
+	if ((rc = send_all(r, r->out.p, r->out.len, deadline, err))) {
+		if (rc != -EPIPE)
+			return rc;
+		sent = false;
+		deadline = mono_ns() + 100000000ull; /* what is already there */
+	}
+
+	uint8_t hdr[DNET_PROTO_HDR_SIZE];
+	size_t flen = 0;
+	struct dnet_err e;
+	if ((rc = recv_all(r, hdr, sizeof hdr, deadline, err)))
+		return rc;
+	if (dnet_proto_peek(hdr, sizeof hdr, &flen, &e) < 0)
+		return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
+	if (flen > r->in_cap) {
+		uint8_t *p = realloc(r->in, flen);
+		if (!p)
+			return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
+		r->in = p;
+		r->in_cap = flen;
+	}
+	memcpy(r->in, hdr, sizeof hdr);
+	if ((rc = recv_all(r, r->in + sizeof hdr, flen - sizeof hdr, deadline, err)))
+		return rc;
+	if (dnet_proto_decode(r->in, flen, rep, &e) != 0)
+		return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
+	if (!sent) {
+		r->broken = true;
+		snprintf(r->broken_why, sizeof r->broken_why, "the daemon closed the connection");
+		if (rep->type == DNET_MSG_ERROR)
+			return dnet_seterr(err, (int)rep->code, "%s", rep->msg);
+		return dnet_seterr(err, DNET_EIO, "dnetd at %s: the daemon closed the connection", r->addr);
+	}
+	if (rep->type == DNET_MSG_ERROR) {
+		/* id 0: the daemon refused the connection before reading (too many clients). */
+		if (rep->id != req->id && rep->id != 0)
+			return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
+		return dnet_seterr(err, (int)rep->code, "%s", rep->msg);
+	}
+	if (rep->id != req->id)
+		return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
+	if (rep->type != (req->type | DNET_MSG_REPLY))
+		return broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep->type));
+	return 0;
+}
+
+static void msg_init(struct dnet_proto_msg *m, uint16_t type)
+{
+	memset(m, 0, sizeof *m);
+	m->type = type;
+}
+
+/* ---- connecting ---- */
+
+static int connect_to(struct remote *r, const struct dnet_sockspec *a, struct dnet_err *err)
+{
+	uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
+	int fd = -1, e = 0;
+
+	if (!a->tcp) {
+		struct sockaddr_un sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sun_family = AF_UNIX;
+		memcpy(sa.sun_path, a->path, strlen(a->path) + 1);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return dnet_seterr(err, DNET_EIO, "socket: %s", strerror(errno));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+			e = errno;
+			close(fd);
+			if (e == ENOENT || e == ECONNREFUSED)
+				return dnet_seterr(err, DNET_EIO, "cannot connect to dnetd at %s: %s (is dnetd running?)",
+						   r->addr, e == ENOENT ? "no such socket" : "connection refused");
+			return dnet_seterr(err, e == EACCES ? DNET_EPERM : DNET_EIO,
+					   "cannot connect to dnetd at %s: %s", r->addr, strerror(e));
+		}
+	} else {
+		struct addrinfo hints, *res = NULL, *ai;
+		memset(&hints, 0, sizeof hints);
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICSERV;
+		int g = getaddrinfo(a->host, a->port, &hints, &res);
+		if (g != 0)
+			return dnet_seterr(err, DNET_EIO, "cannot resolve %s: %s", a->host, gai_strerror(g));
+		for (ai = res; ai; ai = ai->ai_next) {
+			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+			if (fd < 0) {
+				e = errno;
+				continue;
+			}
+			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+				break;
+			e = errno;
+			if (e == EINPROGRESS) {
+				struct dnet_err we;
+				int so = 0;
+				socklen_t sl = sizeof so;
+				if (wait_fd(fd, POLLOUT, deadline, &we) != 0)
+					e = ETIMEDOUT;
+				else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) != 0)
+					e = errno;
+				else if (so == 0)
+					break;
+				else
+					e = so;
+			}
+			close(fd);
+			fd = -1;
+		}
+		freeaddrinfo(res);
+		if (fd < 0) {
+			if (e == ECONNREFUSED)
+				return dnet_seterr(err, DNET_EIO, "cannot connect to dnetd at %s: connection refused "
+						   "(is dnetd running?)", r->addr);
+			return dnet_seterr(err, e == ETIMEDOUT ? DNET_ETIMEDOUT : DNET_EIO,
+					   "cannot connect to dnetd at %s: %s", r->addr, strerror(e));
+		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+		e = errno;
+		close(fd);
+		return dnet_seterr(err, DNET_EIO, "fcntl: %s", strerror(e));
+	}
+	r->fd = fd;
+	return 0;
+}
+
+static void remote_free(struct remote *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	dnet_pbuf_free(&r->out);
+	free(r->in);
+	if (r->names) {
+		for (char **p = r->names; *p; p++)
+			free(*p);
+		free(r->names);
+	}
+	free(r);
+}
+
+static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	char addr[DNET_SPEC_MAX];
+	const char *opts = "";
+	const char *comma = strchr(args, ',');
+	size_t alen = comma ? (size_t)(comma - args) : strlen(args);
+	if (alen >= sizeof addr)
+		return dnet_seterr(err, DNET_EINVAL, "remote: address too long");
+	memcpy(addr, args, alen);
+	addr[alen] = 0;
+	if (comma)
+		opts = comma + 1;
+	if (!*addr)
+		dnet_sockspec_default(addr, sizeof addr); /* where a plain `dnetd` listens */
+
+	struct dnet_sockspec sa;
+	int rc = dnet_sockspec_parse(addr, &sa, err);
+	if (rc)
+		return rc;
+
+	uint64_t node = 1, wid = 0, timeout_ms = DEFAULT_TIMEOUT_MS;
+	bool privileged = true;
+	const char *token = getenv("DNET_TOKEN");
+	struct dnet_kv kv[MAX_OPTS];
+	unsigned nkv = 0;
+	if (*opts && (rc = dnet_kv_split(opts, kv, MAX_OPTS, &nkv, err)))
+		return rc;
+	for (unsigned i = 0; i < nkv; i++) {
+		const char *k = kv[i].key;
+		bool flag = !kv[i].has_val;
+		if (strcmp(k, "node") == 0 && !flag)
+			rc = dnet_parse_u64(kv[i].val, 0xffffffffu, &node, "node", err);
+		else if (strcmp(k, "wid") == 0 && !flag)
+			rc = dnet_parse_u64(kv[i].val, 1, &wid, "wid", err);
+		else if (strcmp(k, "timeout") == 0 && !flag)
+			rc = dnet_parse_u64(kv[i].val, 86400000u, &timeout_ms, "timeout (ms)", err);
+		else if (strcmp(k, "token") == 0 && !flag)
+			token = kv[i].val;
+		else if (strcmp(k, "user") == 0 && flag)
+			privileged = false;
+		else if (strcmp(k, "privileged") == 0 && flag)
+			privileged = true;
+		else
+			rc = dnet_seterr(err, DNET_EINVAL, "remote: bad option \"%s%s%s\" (node=N, wid=0|1, "
+					 "user, privileged, token=T, timeout=MS)", k, flag ? "" : "=",
+					 flag ? "" : kv[i].val);
+		if (rc)
+			return rc;
+	}
+	if (node < 1)
+		return dnet_seterr(err, DNET_EINVAL, "remote: nodes are numbered from 1");
+	if (token && strlen(token) > DNET_PROTO_TOKEN_MAX)
+		return dnet_seterr(err, DNET_EINVAL, "remote: token longer than %u bytes", DNET_PROTO_TOKEN_MAX);
+
+	struct remote *r = calloc(1, sizeof *r);
+	if (!r)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	r->fd = -1;
+	r->timeout_ns = timeout_ms * 1000000ull;
+	dnet_sockspec_format(&sa, r->addr, sizeof r->addr);
+	if ((rc = connect_to(r, &sa, err))) {
+		remote_free(r);
+		return rc;
+	}
+
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_HELLO);
+	req.ver_major = DNET_PROTO_VERSION_MAJOR;
+	req.ver_minor = DNET_PROTO_VERSION_MINOR;
+	req.node = (uint32_t)node;
+	req.wid = (uint8_t)wid;
+	req.privileged = privileged;
+	if (token)
+		snprintf(req.token, sizeof req.token, "%s", token);
+	rc = rpc(r, &req, &rep, 0, err);
+	if (rc) {
+		/* Say who refused. */
+		if (err && !r->broken) {
+			char m[DNET_ERR_MSG_MAX];
+			snprintf(m, sizeof m, "%s", err->msg);
+			dnet_seterr(err, -rc, "dnetd at %s refused the connection: %s", r->addr, m);
+		}
+		remote_free(r);
+		return rc;
+	}
+	if (rep.ver_major != DNET_PROTO_VERSION_MAJOR) {
+		dnet_seterr(err, DNET_EPROTO, "dnetd at %s speaks protocol %u.%u, this client %u.%u",
+			    r->addr, rep.ver_major, rep.ver_minor, DNET_PROTO_VERSION_MAJOR,
+			    DNET_PROTO_VERSION_MINOR);
+		remote_free(r);
+		return -DNET_EPROTO;
+	}
+	dev->priv = r;
+	dev->nodes = rep.nodes;
+	dev->node = rep.node;
+	dev->caps = rep.caps | DNET_CAP_REMOTE;
+	if (!privileged)
+		dev->caps &= ~(DNET_CAP_PRIVILEGED | DNET_CAP_BACKDOOR);
+	return 0;
+}
+
+static void remote_close(struct dnet_dev *dev)
+{
+	remote_free(dev->priv);
+	dev->priv = NULL;
+}
+
+/* ---- accesses ---- */
+
+static int remote_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		       struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_READ);
+	req.off = off;
+	req.width = (uint8_t)width;
+	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	if (rc)
+		return rc;
+	if (rep.width != width)
+		return dnet_seterr(err, DNET_EPROTO, "READ reply of %u bytes for a %u-byte read", rep.width, width);
+	switch (width) {
+	case 1: { uint8_t v = (uint8_t)rep.val[0]; memcpy(buf, &v, 1); break; }
+	case 2: { uint16_t v = (uint16_t)rep.val[0]; memcpy(buf, &v, 2); break; }
+	case 4: { uint32_t v = (uint32_t)rep.val[0]; memcpy(buf, &v, 4); break; }
+	case 8: memcpy(buf, &rep.val[0], 8); break;
+	default: memcpy(buf, rep.val, 16); break;
+	}
+	return 0;
+}
+
+static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+			struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_WRITE);
+	req.off = off;
+	req.width = (uint8_t)width;
+	switch (width) {
+	case 1: { uint8_t v; memcpy(&v, buf, 1); req.val[0] = v; break; }
+	case 2: { uint16_t v; memcpy(&v, buf, 2); req.val[0] = v; break; }
+	case 4: { uint32_t v; memcpy(&v, buf, 4); req.val[0] = v; break; }
+	case 8: memcpy(&req.val[0], buf, 8); break;
+	case 16: memcpy(req.val, buf, 16); break;
+	default: return dnet_seterr(err, DNET_EINVAL, "bad access width %u", width);
+	}
+	return rpc(dev->priv, &req, &rep, 0, err);
+}
+
+static int remote_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len,
+			     struct dnet_err *err)
+{
+	uint8_t *p = buf;
+	do {
+		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
+		struct dnet_proto_msg req, rep;
+		msg_init(&req, DNET_MSG_READ_BLOCK);
+		req.off = off;
+		req.len = (uint32_t)n;
+		int rc = rpc(dev->priv, &req, &rep, 0, err);
+		if (rc)
+			return rc;
+		if (rep.data_len != n)
+			return dnet_seterr(err, DNET_EPROTO, "READ_BLOCK reply of %zu bytes, %zu asked",
+					   rep.data_len, n);
+		if (n)
+			memcpy(p, rep.data, n);
+		p += n;
+		off += (uint32_t)n;
+		len -= n;
+	} while (len);
+	return 0;
+}
+
+static int remote_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
+			      struct dnet_err *err)
+{
+	const uint8_t *p = buf;
+	do {
+		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
+		struct dnet_proto_msg req, rep;
+		msg_init(&req, DNET_MSG_WRITE_BLOCK);
+		req.off = off;
+		req.len = (uint32_t)n;
+		req.data = p;
+		req.data_len = n;
+		int rc = rpc(dev->priv, &req, &rep, 0, err);
+		if (rc)
+			return rc;
+		p += n;
+		off += (uint32_t)n;
+		len -= n;
+	} while (len);
+	return 0;
+}
+
+static int simple(struct dnet_dev *dev, uint16_t type, struct dnet_proto_msg *rep, struct dnet_err *err)
+{
+	struct dnet_proto_msg req;
+	msg_init(&req, type);
+	return rpc(dev->priv, &req, rep, 0, err);
+}
+
+static int remote_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
+{
+	struct dnet_proto_msg rep;
+	return simple(dev, DNET_MSG_WC_FLUSH, &rep, err);
+}
+
+static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t len, struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	if (len > UINT32_MAX)
+		return dnet_seterr(err, DNET_ERANGE, "length %zu too large", len);
+	msg_init(&req, type);
+	req.off = off;
+	req.len = (uint32_t)len;
+	return rpc(dev->priv, &req, &rep, 0, err);
+}
+
+static int remote_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	return range_op(dev, DNET_MSG_CACHE_FLUSH, off, len, err);
+}
+
+static int remote_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	return range_op(dev, DNET_MSG_PREFETCH, off, len, err);
+}
+
+static int remote_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_SET_NODE);
+	req.node = node;
+	if (node < 1)
+		return dnet_seterr(err, DNET_EINVAL, "nodes are numbered from 1");
+	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	if (rc == 0)
+		dev->node = node;
+	return rc;
+}
+
+static int remote_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+		       uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_WAIT);
+	req.off = off;
+	req.mask = mask;
+	req.cond = (uint32_t)cond;
+	req.value = value;
+	req.timeout_ns = timeout_ns;
+	/* Virtual waits are quick in real time; real ones take up to timeout_ns. */
+	int rc = rpc(dev->priv, &req, &rep, timeout_ns, err);
+	if (rc)
+		return rc;
+	if (last)
+		*last = rep.last;
+	if (rep.timed_out)
+		return dnet_seterr(err, DNET_ETIMEDOUT, "%s", rep.msg);
+	return 0;
+}
+
+static int remote_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_DELAY);
+	req.ns = ns;
+	return rpc(dev->priv, &req, &rep, ns, err);
+}
+
+static int remote_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
+{
+	struct dnet_proto_msg rep;
+	int rc = simple(dev, DNET_MSG_NOW, &rep, err);
+	if (rc == 0)
+		*ns = rep.ns;
+	return rc;
+}
+
+static int remote_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
+{
+	struct dnet_proto_msg rep;
+	int rc = simple(dev, DNET_MSG_BUSY, &rep, err);
+	if (rc == 0)
+		*busy = rep.busy != 0;
+	return rc;
+}
+
+static int remote_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len, bool write,
+			 struct dnet_err *err)
+{
+	uint8_t *p = buf;
+	do {
+		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
+		struct dnet_proto_msg req, rep;
+		msg_init(&req, write ? DNET_MSG_SODIMM_WRITE : DNET_MSG_SODIMM_READ);
+		req.addr = addr;
+		req.len = (uint32_t)n;
+		if (write) {
+			req.data = p;
+			req.data_len = n;
+		}
+		int rc = rpc(dev->priv, &req, &rep, 0, err);
+		if (rc)
+			return rc;
+		if (!write) {
+			if (rep.data_len != n)
+				return dnet_seterr(err, DNET_EPROTO, "SODIMM_READ reply of %zu bytes, %zu asked",
+						   rep.data_len, n);
+			if (n)
+				memcpy(p, rep.data, n);
+		}
+		p += n;
+		addr += n;
+		len -= n;
+	} while (len);
+	return 0;
+}
+
+static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
+{
+	struct dnet_proto_msg req, rep;
+	size_t nl = strlen(name);
+	if (nl < 1 || nl > DNET_PROTO_NAME_MAX)
+		return dnet_seterr(err, DNET_ENOENT, "unknown statistic \"%s\"", name);
+	msg_init(&req, DNET_MSG_STAT);
+	memcpy(req.name, name, nl + 1);
+	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	if (rc == 0)
+		*v = rep.stat;
+	return rc;
+}
+
+static const char *const *remote_stat_names(struct dnet_dev *dev)
+{
+	static const char *const none[] = { NULL };
+	struct remote *r = dev->priv;
+	if (r->names_done)
+		return r->names ? (const char *const *)r->names : none;
+	struct dnet_proto_msg rep;
+	struct dnet_err e;
+	if (simple(dev, DNET_MSG_STAT_NAMES, &rep, &e) != 0)
+		return none; /* try again next time */
+	r->names_done = true;
+	if (rep.count == 0)
+		return none;
+	char **names = calloc(rep.count + 1, sizeof *names);
+	if (!names)
+		return none;
+	size_t pos = 0;
+	char name[DNET_PROTO_NAME_MAX + 1];
+	for (uint32_t i = 0; i < rep.count && dnet_proto_next_name(&rep, &pos, name); i++) {
+		names[i] = strdup(name);
+		if (!names[i])
+			break;
+	}
+	r->names = names;
+	return (const char *const *)r->names;
+}
+
+const struct dnet_backend_ops dnet_backend_remote = {
+	.name = "remote",
+	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=MS]",
+	.help = "a dnetd daemon serving any backend over a socket (see dnetd(8))",
+	.open = remote_open,
+	.close = remote_close,
+	.read = remote_read,
+	.write = remote_write,
+	.read_block = remote_read_block,
+	.write_block = remote_write_block,
+	.wc_flush = remote_wc_flush,
+	.cache_flush = remote_cache_flush,
+	.prefetch = remote_prefetch,
+	.set_node = remote_set_node,
+	.wait = remote_wait,
+	.delay = remote_delay,
+	.now = remote_now,
+	.busy = remote_busy,
+	.sodimm = remote_sodimm,
+	.stat = remote_stat,
+	.stat_names = remote_stat_names,
+};

@@ -1,0 +1,995 @@
+/* The dnetd server loop (see server.h and docs/protocol.md). */
+#include "remote/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dnet/backend.h"
+#include "dnet/map.h"
+
+#define IN_INIT       4096u
+#define OUT_HIGH      (1u << 20) /* stop reading requests while this much is unsent */
+#define ACCEPT_BURST  16
+
+enum pending_kind { P_NONE, P_WAIT, P_DELAY };
+
+struct client {
+	int fd;
+	unsigned serial;
+	bool hello;          /* HELLO accepted */
+	bool closing;        /* drop once the output is sent */
+	bool dead;           /* drop now */
+	bool eof;            /* the peer has shut down its side */
+	unsigned node, wid;
+	bool privileged;
+	uint8_t *in;
+	size_t in_len, in_cap;
+	struct dnet_pbuf out;
+	size_t out_off;
+	/* A real-time wait or delay in progress. */
+	enum pending_kind pending;
+	uint32_t p_id, p_off, p_cond;
+	uint64_t p_mask, p_value, p_timeout, p_deadline;
+};
+
+struct dnet_srv {
+	struct dnet_srv_config cfg;
+	struct dnet_sockspec spec;
+	char address[300];
+	int lfd;
+	bool unlink_path;
+	struct client **cl;
+	unsigned ncl, maxcl;
+	unsigned served, serial;
+	bool virt;
+};
+
+/* ---- logging ---- */
+
+__attribute__((format(printf, 3, 4)))
+static void slog(struct dnet_srv *s, int level, const char *fmt, ...)
+{
+	if (!s->cfg.log || level > s->cfg.verbose)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	s->cfg.log(s->cfg.log_ctx, level, buf);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- listening ---- */
+
+static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, s->spec.path, strlen(s->spec.path) + 1);
+
+	if (lstat(s->spec.path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return dnet_seterr(err, DNET_EINVAL, "%s exists and is not a socket", s->spec.path);
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe < 0)
+			return dnet_seterr(err, DNET_EIO, "socket: %s", strerror(errno));
+		int rc = connect(probe, (struct sockaddr *)&sa, sizeof sa);
+		int e = errno;
+		close(probe);
+		if (rc == 0)
+			return dnet_seterr(err, DNET_EBUSY, "%s: another dnetd is already listening there",
+					   s->spec.path);
+		if (e != ECONNREFUSED)
+			return dnet_seterr(err, DNET_EIO, "%s: %s", s->spec.path, strerror(e));
+		if (unlink(s->spec.path) != 0)
+			return dnet_seterr(err, DNET_EIO, "cannot remove stale socket %s: %s", s->spec.path,
+					   strerror(errno));
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return dnet_seterr(err, DNET_EIO, "socket: %s", strerror(errno));
+	mode_t old = umask(0177);
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	int e = errno;
+	umask(old);
+	if (rc != 0) {
+		close(fd);
+		return dnet_seterr(err, e == EACCES ? DNET_EPERM : DNET_EIO, "bind %s: %s", s->spec.path,
+				   strerror(e));
+	}
+	s->unlink_path = true;
+	if (chmod(s->spec.path, 0600) != 0 || listen(fd, 64) != 0) {
+		e = errno;
+		close(fd);
+		return dnet_seterr(err, DNET_EIO, "listen %s: %s", s->spec.path, strerror(e));
+	}
+	s->lfd = fd;
+	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	return 0;
+}
+
+static int listen_tcp(struct dnet_srv *s, struct dnet_err *err)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	int g = getaddrinfo(s->spec.host, s->spec.port, &hints, &res);
+	if (g != 0)
+		return dnet_seterr(err, DNET_EINVAL, "cannot resolve %s: %s", s->spec.host, gai_strerror(g));
+	int fd = -1, e = 0;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
+			break;
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return dnet_seterr(err, DNET_EIO, "cannot listen on tcp:%s:%s: %s", s->spec.host,
+				   s->spec.port, strerror(e));
+	s->lfd = fd;
+	/* Report the port actually bound (port 0 picks one). */
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char host[256], port[8];
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
+			NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+		snprintf(s->spec.host, sizeof s->spec.host, "%s", host);
+		snprintf(s->spec.port, sizeof s->spec.port, "%s", port);
+	}
+	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	return 0;
+}
+
+int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, struct dnet_err *err)
+{
+	*out = NULL;
+	if (!cfg->dev || !cfg->listen)
+		return dnet_seterr(err, DNET_EINVAL, "dnet_srv_open: no device or address");
+	struct dnet_srv *s = calloc(1, sizeof *s);
+	if (!s)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	s->cfg = *cfg;
+	s->lfd = -1;
+	s->maxcl = cfg->max_clients ? cfg->max_clients : DNET_SRV_DEFAULT_MAX_CLIENTS;
+	if (!s->cfg.recheck_us)
+		s->cfg.recheck_us = 1000;
+	if (s->cfg.token && !*s->cfg.token)
+		s->cfg.token = NULL;
+	if (s->cfg.token && strlen(s->cfg.token) > DNET_PROTO_TOKEN_MAX) {
+		free(s);
+		return dnet_seterr(err, DNET_EINVAL, "token longer than %u bytes", DNET_PROTO_TOKEN_MAX);
+	}
+	s->virt = (dnet_dev_caps(cfg->dev) & DNET_CAP_VIRTUAL_TIME) != 0;
+	int r = dnet_sockspec_parse(cfg->listen, &s->spec, err);
+	if (r == 0 && s->spec.tcp && !s->cfg.token)
+		r = dnet_seterr(err, DNET_EINVAL,
+				"listening on TCP requires a token (--token or --token-file)");
+	if (r == 0)
+		s->cl = calloc(s->maxcl, sizeof *s->cl);
+	if (r == 0 && !s->cl)
+		r = dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	if (r == 0)
+		r = s->spec.tcp ? listen_tcp(s, err) : listen_unix(s, err);
+	if (r) {
+		dnet_srv_close(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+const char *dnet_srv_address(const struct dnet_srv *s)
+{
+	return s->address;
+}
+
+/* ---- clients ---- */
+
+static void client_free(struct dnet_srv *s, struct client *c)
+{
+	slog(s, DNET_SRV_LOG_INFO, "client #%u disconnected", c->serial);
+	close(c->fd);
+	free(c->in);
+	dnet_pbuf_free(&c->out);
+	free(c);
+}
+
+static void reject_busy(struct dnet_srv *s, int fd)
+{
+	struct dnet_pbuf b = {0};
+	char msg[96];
+	snprintf(msg, sizeof msg, "too many clients (dnetd serves at most %u)", s->maxcl);
+	if (dnet_proto_encode_error(&b, 0, DNET_EBUSY, msg, NULL) == 0) {
+		ssize_t w = send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)w;
+	}
+	dnet_pbuf_free(&b);
+	close(fd);
+	slog(s, DNET_SRV_LOG_INFO, "rejected a client: %s", msg);
+}
+
+static void accept_clients(struct dnet_srv *s)
+{
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				slog(s, DNET_SRV_LOG_ERR, "accept: %s", strerror(errno));
+			return;
+		}
+		if (s->ncl >= s->maxcl) {
+			reject_busy(s, fd);
+			continue;
+		}
+		if (s->spec.tcp) {
+			int one = 1;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		}
+		struct client *c = calloc(1, sizeof *c);
+		uint8_t *in = malloc(IN_INIT);
+		if (!c || !in) {
+			free(c);
+			free(in);
+			close(fd);
+			slog(s, DNET_SRV_LOG_ERR, "out of memory accepting a client");
+			return;
+		}
+		c->fd = fd;
+		c->in = in;
+		c->in_cap = IN_INIT;
+		c->serial = ++s->serial;
+		c->node = 1;
+		s->cl[s->ncl++] = c;
+		s->served++;
+		slog(s, DNET_SRV_LOG_INFO, "client #%u connected (%u active)", c->serial, s->ncl);
+	}
+}
+
+static size_t out_pending(const struct client *c)
+{
+	return c->out.len - c->out_off;
+}
+
+static void flush_out(struct dnet_srv *s, struct client *c)
+{
+	while (out_pending(c) > 0) {
+		ssize_t w = send(c->fd, c->out.p + c->out_off, out_pending(c), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				slog(s, DNET_SRV_LOG_INFO, "client #%u: send: %s", c->serial, strerror(errno));
+				c->dead = true;
+			}
+			break;
+		}
+		c->out_off += (size_t)w;
+	}
+	if (out_pending(c) == 0) {
+		c->out.len = c->out_off = 0;
+		if (c->closing)
+			c->dead = true;
+	} else if (c->out_off > c->out.cap / 2) {
+		memmove(c->out.p, c->out.p + c->out_off, out_pending(c));
+		c->out.len -= c->out_off;
+		c->out_off = 0;
+	}
+}
+
+/* Queue a reply; an encoding failure (out of memory) drops the client. */
+static void reply(struct dnet_srv *s, struct client *c, struct dnet_proto_msg *m)
+{
+	struct dnet_err e;
+	if (dnet_proto_encode(&c->out, m, &e) != 0) {
+		slog(s, DNET_SRV_LOG_ERR, "client #%u: cannot encode %s: %s", c->serial,
+		     dnet_proto_type_name(m->type), e.msg);
+		c->dead = true;
+	}
+}
+
+static void reply_empty(struct dnet_srv *s, struct client *c, uint16_t type, uint32_t id)
+{
+	struct dnet_proto_msg m;
+	memset(&m, 0, sizeof m);
+	m.type = (uint16_t)(type | DNET_MSG_REPLY);
+	m.id = id;
+	reply(s, c, &m);
+}
+
+static void reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code, const char *msg)
+{
+	struct dnet_err e;
+	slog(s, DNET_SRV_LOG_DEBUG, "client #%u: error reply %s: %s", c->serial, dnet_strerror(code < 0 ? -code : code), msg);
+	if (dnet_proto_encode_error(&c->out, id, code, msg, &e) != 0)
+		c->dead = true;
+}
+
+/* ---- permission ---- */
+
+/* Whether the 4 KB page holds part of WID wid's sub-area of a per-WID region. */
+static bool page_of_wid(uint32_t page, unsigned wid)
+{
+	for (int r = 0; r < DNET_REGION_COUNT; r++) {
+		const struct dnet_region_info *ri = dnet_region_info((enum dnet_region)r);
+		if (!ri || !ri->per_wid || ri->privileged)
+			continue;
+		uint32_t first = ri->base[wid] / DNET_PAGE_SIZE;
+		uint32_t last = (ri->base[wid] + ri->size - 1) / DNET_PAGE_SIZE;
+		if (page >= first && page <= last)
+			return true;
+	}
+	return false;
+}
+
+/* A user client may touch only its own WID's pages; never the System Register. */
+static int check_access(const struct client *c, uint64_t off, uint64_t len, char *msg, size_t msz)
+{
+	if (c->privileged)
+		return 0;
+	if (len == 0)
+		len = 1;
+	uint64_t end = off + len - 1;
+	for (uint64_t page = off / DNET_PAGE_SIZE; page <= end / DNET_PAGE_SIZE; page++) {
+		uint64_t a = page * DNET_PAGE_SIZE < off ? off : page * DNET_PAGE_SIZE;
+		if (a >= DNET_SREG_BASE && a < DNET_SREG_BASE + DNET_SREG_SIZE) {
+			snprintf(msg, msz, "permission denied: 0x%05" PRIx64 " is in the System Register "
+				 "(privileged clients only; this client is a user)", a);
+			return -DNET_EPERM;
+		}
+		if (a >= DNET_MAP_SIZE)
+			return 0; /* out of the map: the device reports the range error */
+		if (!page_of_wid((uint32_t)page, c->wid)) {
+			enum dnet_region r;
+			unsigned w;
+			uint32_t o;
+			if (dnet_addr_lookup((uint32_t)a, &r, &w, &o) == 0 && dnet_region_info(r))
+				snprintf(msg, msz, "permission denied: 0x%05" PRIx64 " is in the %s of WID %u "
+					 "(this client is a user of WID %u)", a, dnet_region_info(r)->title, w,
+					 c->wid);
+			else
+				snprintf(msg, msz, "permission denied: 0x%05" PRIx64 " is not in a page of "
+					 "WID %u (this client is a user of WID %u)", a, c->wid, c->wid);
+			return -DNET_EPERM;
+		}
+	}
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static bool token_ok(const char *want, const char *got)
+{
+	size_t lw = strlen(want), lg = strlen(got);
+	unsigned char d = (unsigned char)(lw != lg);
+	for (size_t i = 0; i < lg; i++)
+		d |= (unsigned char)(got[i] ^ want[lw ? i % lw : 0]);
+	return d == 0;
+}
+
+static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	char msg[200];
+	unsigned nodes = dnet_node_count(s->cfg.dev);
+	if (m->ver_major != DNET_PROTO_VERSION_MAJOR) {
+		snprintf(msg, sizeof msg, "protocol version mismatch: client speaks %u.%u, dnetd speaks %u.%u",
+			 m->ver_major, m->ver_minor, DNET_PROTO_VERSION_MAJOR, DNET_PROTO_VERSION_MINOR);
+		reply_error(s, c, m->id, DNET_EPROTO, msg);
+		c->closing = true;
+		return;
+	}
+	if (s->cfg.token && !token_ok(s->cfg.token, m->token)) {
+		reply_error(s, c, m->id, DNET_EPERM,
+			    m->token[0] ? "bad token" : "this dnetd requires a token (token=T or DNET_TOKEN)");
+		slog(s, DNET_SRV_LOG_INFO, "client #%u: bad token, disconnecting", c->serial);
+		c->closing = true;
+		return;
+	}
+	unsigned node = m->node ? m->node : 1;
+	if (node > nodes) {
+		snprintf(msg, sizeof msg, "node %u does not exist (this dnetd serves nodes 1..%u)", node, nodes);
+		reply_error(s, c, m->id, DNET_EINVAL, msg);
+		c->closing = true;
+		return;
+	}
+	c->hello = true;
+	c->node = node;
+	c->wid = m->wid;
+	c->privileged = m->privileged != 0;
+	unsigned caps = dnet_dev_caps(s->cfg.dev) | DNET_CAP_REMOTE;
+	if (!c->privileged)
+		caps &= ~(DNET_CAP_PRIVILEGED | DNET_CAP_BACKDOOR);
+
+	struct dnet_proto_msg r;
+	memset(&r, 0, sizeof r);
+	r.type = DNET_MSG_HELLO | DNET_MSG_REPLY;
+	r.id = m->id;
+	r.ver_major = DNET_PROTO_VERSION_MAJOR;
+	r.ver_minor = DNET_PROTO_VERSION_MINOR;
+	r.nodes = nodes;
+	r.node = node;
+	r.caps = caps;
+	r.max_payload = DNET_PROTO_MAX_PAYLOAD;
+	reply(s, c, &r);
+	slog(s, DNET_SRV_LOG_INFO, "client #%u: node %u, WID %u, %s", c->serial, node, c->wid,
+	     c->privileged ? "privileged" : "user");
+}
+
+/* Block transfers go straight to the backend's entries: the client's own
+ * libdnet core has already done what dnet_read_block()/dnet_write_block()
+ * add around them (the cache flush before reading a write-back region, the
+ * WC flush after writing the Write Window), and doing it twice could change
+ * what an emulator counts.  The checks are the core's, with its messages. */
+static int block_check(uint32_t off, size_t len, struct dnet_err *err)
+{
+	if (off % 8)
+		return dnet_seterr(err, DNET_EALIGN, "offset 0x%x is not aligned to %u bytes", off, 8u);
+	if (len % 8)
+		return dnet_seterr(err, DNET_EALIGN, "length %zu is not a multiple of %u bytes", len, 8u);
+	if (off > DNET_MAP_SIZE || len > DNET_MAP_SIZE - off)
+		return dnet_seterr(err, DNET_ERANGE, "access 0x%x+%zu is outside the 0x%x-byte map",
+				   off, len, DNET_MAP_SIZE);
+	return 0;
+}
+
+static int srv_read_block(struct dnet_dev *dev, uint32_t off, uint8_t *buf, size_t len,
+			  struct dnet_err *err)
+{
+	int rc = block_check(off, len, err);
+	if (rc || len == 0)
+		return rc;
+	if (dev->ops->read_block)
+		return dev->ops->read_block(dev, off, buf, len, err);
+	for (size_t i = 0; i < len && !rc; i += 8)
+		rc = dev->ops->read(dev, off + (uint32_t)i, buf + i, 8, err);
+	return rc;
+}
+
+static int srv_write_block(struct dnet_dev *dev, uint32_t off, const uint8_t *buf, size_t len,
+			   struct dnet_err *err)
+{
+	int rc = block_check(off, len, err);
+	if (rc || len == 0)
+		return rc;
+	if (dev->ops->write_block)
+		return dev->ops->write_block(dev, off, buf, len, err);
+	for (size_t i = 0; i < len && !rc; i += 8)
+		rc = dev->ops->write(dev, off + (uint32_t)i, buf + i, 8, err);
+	return rc;
+}
+
+/* Point the shared device at the client's node. */
+static int select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e)
+{
+	if (dnet_node(s->cfg.dev) == c->node)
+		return 0;
+	return dnet_set_node(s->cfg.dev, c->node, e);
+}
+
+static bool wait_check(struct dnet_srv *s, struct client *c, uint64_t *last, int *rc, struct dnet_err *e)
+{
+	*rc = select_node(s, c, e);
+	if (*rc == 0)
+		*rc = dnet_read64(s->cfg.dev, c->p_off, last, e);
+	if (*rc)
+		return true;
+	return dnet_cond_eval((enum dnet_cond)c->p_cond, *last & c->p_mask, c->p_value);
+}
+
+static void reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool timed_out, uint64_t last,
+		       const char *msg)
+{
+	struct dnet_proto_msg r;
+	memset(&r, 0, sizeof r);
+	r.type = DNET_MSG_WAIT | DNET_MSG_REPLY;
+	r.id = id;
+	r.timed_out = timed_out;
+	r.last = last;
+	if (timed_out)
+		snprintf(r.msg, sizeof r.msg, "%s", msg && *msg ? msg : "wait timed out");
+	reply(s, c, &r);
+}
+
+/* The message of a real-time wait that ran out of time: the same words as
+ * the core's own polling dnet_wait(), so that a script sees the same text
+ * directly and through dnetd. */
+static void timeout_msg(const struct client *c, uint64_t last, uint64_t timeout_ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "timed out after %llu ns waiting for (0x%x & 0x%llx) %s 0x%llx (last 0x%llx)",
+		 (unsigned long long)timeout_ns, c->p_off, (unsigned long long)c->p_mask,
+		 dnet_cond_name((enum dnet_cond)c->p_cond), (unsigned long long)c->p_value,
+		 (unsigned long long)last);
+}
+
+static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	struct dnet_err e;
+	struct dnet_proto_msg r;
+	char msg[256];
+	uint8_t *buf = NULL;
+	int rc = 0;
+
+	dnet_clearerr(&e);
+	memset(&r, 0, sizeof r);
+	r.type = (uint16_t)(m->type | DNET_MSG_REPLY);
+	r.id = m->id;
+
+	if (m->type == DNET_MSG_HELLO) {
+		if (c->hello) {
+			reply_error(s, c, m->id, DNET_EPROTO, "HELLO sent twice");
+			return;
+		}
+		do_hello(s, c, m);
+		return;
+	}
+	if (!c->hello) {
+		snprintf(msg, sizeof msg, "HELLO expected before %s", dnet_proto_type_name(m->type));
+		reply_error(s, c, m->id, DNET_EPROTO, msg);
+		c->closing = true;
+		return;
+	}
+
+	/* Permission first: the device never sees a forbidden access. */
+	switch (m->type) {
+	case DNET_MSG_READ:
+	case DNET_MSG_WRITE:
+		rc = check_access(c, m->off, m->width, msg, sizeof msg);
+		break;
+	case DNET_MSG_READ_BLOCK:
+	case DNET_MSG_WRITE_BLOCK:
+	case DNET_MSG_CACHE_FLUSH:
+	case DNET_MSG_PREFETCH:
+		rc = check_access(c, m->off, m->len, msg, sizeof msg);
+		break;
+	case DNET_MSG_WAIT:
+		rc = check_access(c, m->off, 8, msg, sizeof msg);
+		break;
+	case DNET_MSG_SODIMM_READ:
+	case DNET_MSG_SODIMM_WRITE:
+		if (!c->privileged) {
+			snprintf(msg, sizeof msg, "permission denied: the SO-DIMM backdoor is for privileged "
+				 "clients only");
+			rc = -DNET_EPERM;
+		}
+		break;
+	default:
+		break;
+	}
+	if (rc) {
+		slog(s, DNET_SRV_LOG_INFO, "client #%u: %s", c->serial, msg);
+		reply_error(s, c, m->id, rc, msg);
+		return;
+	}
+
+	if (m->type != DNET_MSG_SET_NODE && m->type != DNET_MSG_STAT_NAMES) {
+		rc = select_node(s, c, &e);
+		if (rc)
+			goto fail;
+	}
+
+	switch (m->type) {
+	case DNET_MSG_READ: {
+		uint64_t v[2] = {0, 0};
+		switch (m->width) {
+		case 1: { uint8_t x; rc = dnet_read8(dev, m->off, &x, &e); v[0] = x; break; }
+		case 2: { uint16_t x; rc = dnet_read16(dev, m->off, &x, &e); v[0] = x; break; }
+		case 4: { uint32_t x; rc = dnet_read32(dev, m->off, &x, &e); v[0] = x; break; }
+		case 8: rc = dnet_read64(dev, m->off, &v[0], &e); break;
+		default: rc = dnet_read128(dev, m->off, v, &e); break;
+		}
+		if (rc)
+			goto fail;
+		r.width = m->width;
+		r.val[0] = v[0];
+		r.val[1] = v[1];
+		break;
+	}
+	case DNET_MSG_WRITE:
+		switch (m->width) {
+		case 1: rc = dnet_write8(dev, m->off, (uint8_t)m->val[0], &e); break;
+		case 2: rc = dnet_write16(dev, m->off, (uint16_t)m->val[0], &e); break;
+		case 4: rc = dnet_write32(dev, m->off, (uint32_t)m->val[0], &e); break;
+		case 8: rc = dnet_write64(dev, m->off, m->val[0], &e); break;
+		default: rc = dnet_write128(dev, m->off, m->val, &e); break;
+		}
+		break;
+	case DNET_MSG_READ_BLOCK:
+		buf = malloc(m->len ? m->len : 1);
+		if (!buf) {
+			rc = dnet_seterr(&e, DNET_ENOMEM, "out of memory");
+			break;
+		}
+		rc = srv_read_block(dev, m->off, buf, m->len, &e);
+		r.data = buf;
+		r.data_len = m->len;
+		break;
+	case DNET_MSG_WRITE_BLOCK:
+		rc = srv_write_block(dev, m->off, m->data, m->len, &e);
+		break;
+	case DNET_MSG_WC_FLUSH:
+		rc = dnet_wc_flush(dev, &e);
+		break;
+	case DNET_MSG_CACHE_FLUSH:
+		rc = dnet_cache_flush(dev, m->off, m->len, &e);
+		break;
+	case DNET_MSG_PREFETCH:
+		rc = dnet_prefetch(dev, m->off, m->len, &e);
+		break;
+	case DNET_MSG_SET_NODE:
+		if (m->node > dnet_node_count(dev)) {
+			rc = dnet_seterr(&e, DNET_EINVAL, "node %u does not exist (nodes 1..%u)", m->node,
+					 dnet_node_count(dev));
+			break;
+		}
+		rc = dnet_set_node(dev, m->node, &e);
+		if (rc == 0)
+			c->node = m->node;
+		break;
+	case DNET_MSG_WAIT:
+		if (s->virt) {
+			uint64_t last = 0;
+			rc = dnet_wait(dev, m->off, m->mask, (enum dnet_cond)m->cond, m->value, m->timeout_ns,
+				       &last, &e);
+			if (rc == 0 || rc == -DNET_ETIMEDOUT) {
+				reply_wait(s, c, m->id, rc != 0, last, e.msg);
+				return;
+			}
+			break;
+		}
+		/* Real time: check now, then from the loop until the deadline. */
+		c->p_id = m->id;
+		c->p_off = m->off;
+		c->p_cond = m->cond;
+		c->p_mask = m->mask;
+		c->p_value = m->value;
+		c->p_timeout = m->timeout_ns;
+		c->p_deadline = sat_add(mono_ns(), m->timeout_ns);
+		{
+			uint64_t last = 0;
+			if (wait_check(s, c, &last, &rc, &e)) {
+				if (rc)
+					break;
+				reply_wait(s, c, m->id, false, last, NULL);
+				return;
+			}
+			if (m->timeout_ns == 0) {
+				timeout_msg(c, last, 0, msg, sizeof msg);
+				reply_wait(s, c, m->id, true, last, msg);
+				return;
+			}
+		}
+		c->pending = P_WAIT;
+		return;
+	case DNET_MSG_DELAY:
+		if (s->virt || m->ns == 0) {
+			rc = dnet_delay(dev, m->ns, &e);
+			break;
+		}
+		c->p_id = m->id;
+		c->p_deadline = sat_add(mono_ns(), m->ns);
+		c->pending = P_DELAY;
+		return;
+	case DNET_MSG_NOW:
+		rc = dnet_now(dev, &r.ns, &e);
+		break;
+	case DNET_MSG_BUSY: {
+		bool busy = false;
+		rc = dnet_busy(dev, &busy, &e);
+		r.busy = busy;
+		break;
+	}
+	case DNET_MSG_SODIMM_READ:
+		buf = malloc(m->len ? m->len : 1);
+		if (!buf) {
+			rc = dnet_seterr(&e, DNET_ENOMEM, "out of memory");
+			break;
+		}
+		rc = dnet_sodimm_access(dev, m->addr, buf, m->len, false, &e);
+		r.data = buf;
+		r.data_len = m->len;
+		break;
+	case DNET_MSG_SODIMM_WRITE:
+		rc = dnet_sodimm_access(dev, m->addr, (void *)(uintptr_t)m->data, m->len, true, &e);
+		break;
+	case DNET_MSG_STAT:
+		rc = dnet_stat(dev, m->name, &r.stat, &e);
+		break;
+	case DNET_MSG_STAT_NAMES: {
+		const char *const *names = dnet_stat_names(dev);
+		uint32_t n = 0;
+		while (names && names[n] && n < DNET_PROTO_NAMES_MAX)
+			n++;
+		r.names = names;
+		r.count = n;
+		break;
+	}
+	default:
+		rc = dnet_seterr(&e, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(m->type));
+		break;
+	}
+fail:
+	if (rc) {
+		if (!e.msg[0])
+			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", dnet_proto_type_name(m->type),
+				 dnet_strerror(-rc));
+		reply_error(s, c, m->id, rc, e.msg);
+	} else {
+		reply(s, c, &r);
+	}
+	free(buf);
+}
+
+/* Re-check a pending real-time wait or delay. */
+static void check_pending(struct dnet_srv *s, struct client *c, uint64_t now)
+{
+	if (c->pending == P_DELAY) {
+		if (now >= c->p_deadline) {
+			c->pending = P_NONE;
+			reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+		}
+		return;
+	}
+	if (c->pending != P_WAIT)
+		return;
+	struct dnet_err e;
+	uint64_t last = 0;
+	int rc;
+	dnet_clearerr(&e);
+	bool done = wait_check(s, c, &last, &rc, &e);
+	if (rc) {
+		c->pending = P_NONE;
+		reply_error(s, c, c->p_id, rc, e.msg);
+	} else if (done) {
+		c->pending = P_NONE;
+		reply_wait(s, c, c->p_id, false, last, NULL);
+	} else if (now >= c->p_deadline) {
+		char msg[256];
+		c->pending = P_NONE;
+		timeout_msg(c, last, c->p_timeout, msg, sizeof msg);
+		reply_wait(s, c, c->p_id, true, last, msg);
+	}
+}
+
+/* Read what the socket has; decode and act on whole frames. */
+static void client_input(struct dnet_srv *s, struct client *c)
+{
+	for (;;) {
+		if (c->in_len == c->in_cap) {
+			size_t need = 0;
+			struct dnet_err e;
+			int pk = dnet_proto_peek(c->in, c->in_len, &need, &e);
+			if (pk != 0 || need <= c->in_cap)
+				break; /* a whole frame (or a bad header) is already there */
+			uint8_t *p = realloc(c->in, need);
+			if (!p) {
+				c->dead = true;
+				return;
+			}
+			c->in = p;
+			c->in_cap = need;
+		}
+		ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (n > 0) {
+			c->in_len += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			c->eof = true; /* answer what was sent, then hang up */
+			return;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			slog(s, DNET_SRV_LOG_INFO, "client #%u: recv: %s", c->serial, strerror(errno));
+			c->dead = true;
+		}
+		break;
+	}
+}
+
+static void client_process(struct dnet_srv *s, struct client *c)
+{
+	size_t pos = 0;
+	while (!c->dead && !c->closing && c->pending == P_NONE && out_pending(c) < OUT_HIGH) {
+		size_t flen = 0;
+		struct dnet_err e;
+		dnet_clearerr(&e);
+		int pk = dnet_proto_peek(c->in + pos, c->in_len - pos, &flen, &e);
+		if (pk == 0)
+			break;
+		if (pk < 0) {
+			/* The length cannot be trusted: say why and hang up. */
+			uint32_t len, id;
+			uint16_t type, flags;
+			dnet_proto_header(c->in + pos, &len, &type, &flags, &id);
+			slog(s, DNET_SRV_LOG_INFO, "client #%u: %s; disconnecting", c->serial, e.msg);
+			reply_error(s, c, id, DNET_EPROTO, e.msg);
+			c->closing = true;
+			break;
+		}
+		struct dnet_proto_msg m;
+		int rc = dnet_proto_decode(c->in + pos, flen, &m, &e);
+		if (rc == 0 && !dnet_proto_is_request(m.type))
+			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", dnet_proto_type_name(m.type));
+		if (rc) {
+			slog(s, DNET_SRV_LOG_INFO, "client #%u: malformed frame: %s", c->serial, e.msg);
+			reply_error(s, c, m.id, DNET_EPROTO, e.msg);
+			if (!c->hello)
+				c->closing = true;
+		} else {
+			slog(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->serial,
+			     dnet_proto_type_name(m.type), m.id);
+			do_request(s, c, &m);
+		}
+		pos += flen;
+	}
+	if (pos) {
+		memmove(c->in, c->in + pos, c->in_len - pos);
+		c->in_len -= pos;
+	}
+	if (c->eof && c->pending == P_NONE && !c->dead && !c->closing) {
+		size_t need = 0;
+		if (dnet_proto_peek(c->in, c->in_len, &need, NULL) == 0)
+			c->closing = true; /* nothing whole left to answer */
+	}
+	/* Give back a large buffer once it is no longer needed. */
+	if (c->in_cap > IN_INIT && c->in_len <= IN_INIT) {
+		uint8_t *p = realloc(c->in, IN_INIT);
+		if (p) {
+			c->in = p;
+			c->in_cap = IN_INIT;
+		}
+	}
+}
+
+static bool want_input(const struct client *c)
+{
+	if (c->closing || c->dead || c->eof || out_pending(c) >= OUT_HIGH)
+		return false;
+	if (c->in_len < c->in_cap)
+		return true;
+	/* Full: only if the frame at the start needs more room. */
+	size_t need = 0;
+	int pk = dnet_proto_peek(c->in, c->in_len, &need, NULL);
+	return pk == 0 && need > c->in_cap;
+}
+
+int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
+{
+	struct pollfd *pfd = calloc(s->maxcl + 1, sizeof *pfd);
+	if (!pfd)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	slog(s, DNET_SRV_LOG_INFO, "serving %s on %s", dnet_dev_spec(s->cfg.dev), s->address);
+	int ret = 0;
+
+	while (!(s->cfg.stop && *s->cfg.stop)) {
+		bool any_pending = false;
+		uint64_t now = mono_ns(), next = UINT64_MAX;
+
+		pfd[0].fd = s->lfd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		for (unsigned i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+			pfd[i + 1].fd = c->fd;
+			pfd[i + 1].events = (short)((want_input(c) ? POLLIN : 0) |
+						    (out_pending(c) ? POLLOUT : 0));
+			pfd[i + 1].revents = 0;
+			if (c->pending != P_NONE) {
+				any_pending = true;
+				uint64_t t = c->pending == P_DELAY ? c->p_deadline
+								   : sat_add(now, s->cfg.recheck_us * 1000ull);
+				if (c->pending == P_WAIT && c->p_deadline < t)
+					t = c->p_deadline;
+				if (t < next)
+					next = t;
+			}
+		}
+		struct timespec ts, *tsp = NULL;
+		if (any_pending) {
+			uint64_t d = next > now ? next - now : 0;
+			ts.tv_sec = (time_t)(d / 1000000000ull);
+			ts.tv_nsec = (long)(d % 1000000000ull);
+			tsp = &ts;
+		} else if (!s->cfg.sigmask) {
+			ts.tv_sec = 0;
+			ts.tv_nsec = 200000000; /* look at *stop now and then */
+			tsp = &ts;
+		}
+		unsigned npoll = s->ncl + 1;
+		int n = ppoll(pfd, npoll, tsp, s->cfg.sigmask);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = dnet_seterr(err, DNET_EIO, "poll: %s", strerror(errno));
+			break;
+		}
+		/* Clients first (their indices match pfd), then new ones. */
+		now = mono_ns();
+		for (unsigned i = 0; i < npoll - 1; i++) {
+			struct client *c = s->cl[i];
+			short re = pfd[i + 1].revents;
+			if (re & POLLNVAL)
+				c->dead = true;
+			if ((re & POLLHUP) && c->eof)
+				c->dead = true; /* gone both ways: nobody to answer */
+			if (re & (POLLIN | POLLHUP | POLLERR))
+				client_input(s, c);
+			if (c->pending != P_NONE)
+				check_pending(s, c, now);
+			if (!c->dead)
+				client_process(s, c);
+			if (!c->dead)
+				flush_out(s, c);
+		}
+		/* Drop the dead, keeping order. */
+		unsigned j = 0;
+		for (unsigned i = 0; i < s->ncl; i++) {
+			if (s->cl[i]->dead)
+				client_free(s, s->cl[i]);
+			else
+				s->cl[j++] = s->cl[i];
+		}
+		s->ncl = j;
+		if (pfd[0].revents & POLLIN)
+			accept_clients(s);
+		if (s->cfg.once && s->served > 0 && s->ncl == 0)
+			break;
+	}
+	free(pfd);
+	return ret;
+}
+
+void dnet_srv_close(struct dnet_srv *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ncl; i++)
+		client_free(s, s->cl[i]);
+	free(s->cl);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->unlink_path)
+		unlink(s->spec.path);
+	free(s);
+}

@@ -1,0 +1,59 @@
+/* The dnetd server loop: serves one open libdnet device to many clients
+ * over the protocol of proto.h.  Internal to libdnet (hidden symbols); used
+ * by bin/dnetd (backends/remote/dnetd/) and by tests/unit/test_remote_e2e.c,
+ * which runs it in a child process.
+ *
+ * Single-threaded: one poll() loop, non-blocking sockets, a receive buffer
+ * and a send buffer per client.  Each client is attached to one node and
+ * one WID, as a user or a privileged process:
+ *   - only privileged clients may touch the System Register page or use
+ *     the SO-DIMM backdoor;
+ *   - a user client may touch only the pages of its own WID (map.h).
+ * Waits and delays run in the server: on a virtual-time backend by calling
+ * dnet_wait()/dnet_delay() (instant in real time); on a real-time backend
+ * they are kept pending and re-checked from the loop, so that one client's
+ * wait never blocks the others.
+ */
+#ifndef DNET_REMOTE_SERVER_H
+#define DNET_REMOTE_SERVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include "dnet/device.h"
+#include "remote/proto.h"
+
+#define DNET_SRV_DEFAULT_MAX_CLIENTS 64u
+
+enum { DNET_SRV_LOG_ERR = 0, DNET_SRV_LOG_INFO = 1, DNET_SRV_LOG_DEBUG = 2 };
+
+struct dnet_srv_config {
+	struct dnet_dev *dev;        /* the device served (not owned) */
+	const char *listen;          /* "unix:PATH" or "tcp:HOST:PORT" */
+	const char *token;           /* NULL/"" = none; required for TCP */
+	unsigned max_clients;        /* 0: DNET_SRV_DEFAULT_MAX_CLIENTS */
+	bool once;                   /* return after the first client has gone */
+	unsigned recheck_us;         /* real-time wait re-check period; 0: 1000 */
+	const sigset_t *sigmask;     /* signal mask while waiting in ppoll, or NULL */
+	volatile sig_atomic_t *stop; /* the loop returns when *stop becomes nonzero */
+	/* Log sink (may be NULL).  Messages up to verbose are passed. */
+	void (*log)(void *ctx, int level, const char *msg);
+	void *log_ctx;
+	int verbose;
+};
+
+struct dnet_srv;
+
+/* Bind and listen.  A stale UNIX socket file (nobody answering) is
+ * replaced; a live one, or a file that is not a socket, is an error.  The
+ * UNIX socket is created with mode 0600. */
+DNET_PROTO_HIDDEN int dnet_srv_open(struct dnet_srv **srv, const struct dnet_srv_config *cfg,
+				    struct dnet_err *err);
+/* The address actually bound ("tcp:127.0.0.1:41234" after port 0). */
+DNET_PROTO_HIDDEN const char *dnet_srv_address(const struct dnet_srv *srv);
+/* Serve until *stop, or (with once) until the first client has gone.
+ * Returns 0, or a negative code if the loop itself failed. */
+DNET_PROTO_HIDDEN int dnet_srv_run(struct dnet_srv *srv, struct dnet_err *err);
+/* Disconnect everyone, close the listener and remove the UNIX socket. */
+DNET_PROTO_HIDDEN void dnet_srv_close(struct dnet_srv *srv);
+
+#endif
