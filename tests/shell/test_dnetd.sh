@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# bin/dnetd as a program: options, exit codes, the UNIX socket (mode 0600,
+# default path, stale/live), TCP with a token, --once, --pidfile, signals,
+# many clients, garbage on the socket.  UNIX sockets in a temp dir and TCP
+# on 127.0.0.1 only; every daemon is killed by the trap in lib.sh; every
+# wait is bounded.
+. "$(dirname "$0")/lib.sh"
+
+# wait_gone PID [TENTHS]: wait for a background daemon to exit; its status in $GONE_STATUS
+wait_gone() {
+	local i=0 max=${2:-50}
+	while kill -0 "$1" 2>/dev/null && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$1" 2>/dev/null; then GONE_STATUS=timeout; return 1; fi
+	wait "$1" 2>/dev/null
+	GONE_STATUS=$?
+	return 0
+}
+# wait_for_line FILE REGEX [TENTHS]
+wait_for_line() {
+	local i=0 max=${3:-50}
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
+	grep -Eq -- "$2" "$1" 2>/dev/null
+}
+tmo() { timeout 20 "$@"; }
+
+if [ ! -x "$DNETD" ]; then
+	fail "no $DNETD"
+	finish
+	exit
+fi
+
+# ---- options and exit codes ----
+expect_status "help" 0 tmo "$DNETD" --help
+expect_match "help text" "--listen" "$(cat "$T_TMP/out")"
+expect_status "version" 0 tmo "$DNETD" --version
+expect_match "version text" "^dnetd [0-9]+\.[0-9]+" "$(cat "$T_TMP/out")"
+expect_status "no backend" 2 tmo "$DNETD"
+expect_status "both backends" 2 tmo "$DNETD" --sim --backend sim
+expect_status "unknown option" 2 tmo "$DNETD" --sim --frobnicate
+expect_status "missing argument" 2 tmo "$DNETD" --sim --listen
+expect_status "stray argument" 2 tmo "$DNETD" --sim extra
+expect_status "zero nodes" 2 tmo "$DNETD" --sim -N 0
+expect_status "bad node count" 2 tmo "$DNETD" --sim -N 12x
+expect_status "sim options without --sim" 2 tmo "$DNETD" --backend devmem:0x0 --cold
+expect_status "bad listen address" 2 tmo "$DNETD" --sim --listen http://x
+expect_status "tcp without token" 2 tmo "$DNETD" --sim --listen tcp:127.0.0.1:0
+expect_match "tcp without token says why" "token" "$(cat "$T_TMP/err")"
+expect_status "token and token file" 2 tmo "$DNETD" --sim --token a --token-file /dev/null
+expect_status "empty token file" 2 tmo "$DNETD" --sim --token-file /dev/null --listen tcp:0
+expect_status "unknown backend" 3 tmo "$DNETD" --backend nosuch --listen "unix:$T_TMP/x.sock"
+expect_status "backend that cannot open" 3 tmo "$DNETD" --backend "devmem:0x0@$T_TMP/missing" --listen "unix:$T_TMP/x.sock"
+expect_status "ping nobody" 1 tmo "$DNETD" --ping "unix:$T_TMP/nobody.sock"
+expect_match "ping nobody says why" "is dnetd running" "$(cat "$T_TMP/err")"
+
+# ---- an emulated cluster on a UNIX socket ----
+SOCK="$T_TMP/d.sock"
+"$DNETD" --sim -N 3 --listen "unix:$SOCK" --pidfile "$T_TMP/pid" -v >"$T_TMP/d.out" 2>"$T_TMP/d.err" &
+DPID=$!
+T_PIDS+=("$DPID")
+if wait_for_socket "$SOCK" 100; then pass; else fail "dnetd did not create $SOCK: $(cat "$T_TMP/d.err")"; fi
+wait_for_line "$T_TMP/d.out" "serving" 50
+expect_match "announces itself" "^dnetd: serving sim:nodes=3 \(3 nodes\) on unix:$SOCK\$" "$(cat "$T_TMP/d.out")"
+expect_eq "socket mode" "600" "$(stat -c %a "$SOCK")"
+expect_eq "pid file" "$DPID" "$(cat "$T_TMP/pid" 2>/dev/null)"
+out=$(tmo "$DNETD" --ping "unix:$SOCK" 2>&1)
+expect_match "ping" "^dnetd at unix:$SOCK: 3 nodes, caps multinode,virtual-time,backdoor,privileged,remote" "$out"
+
+# Many clients at once.
+pids=()
+for i in $(seq 1 16); do
+	tmo "$DNETD" --ping "unix:$SOCK" >"$T_TMP/ping.$i" 2>&1 &
+	pids+=($!)
+done
+okc=0
+for i in $(seq 1 16); do
+	wait "${pids[$((i - 1))]}" && grep -q "3 nodes" "$T_TMP/ping.$i" && okc=$((okc + 1))
+done
+expect_eq "16 clients at once" 16 "$okc"
+
+# Garbage on the socket does not bring it down (python3 is optional here;
+# the C test test_remote_e2e covers malformed frames in detail).
+if command -v python3 >/dev/null 2>&1; then
+	timeout 20 python3 - "$SOCK" <<'EOF' >"$T_TMP/py.out" 2>&1
+import os, socket, struct, sys
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(path)
+    return s
+def frame(t, i, p=b""):
+    return struct.pack("<IHHI", len(p), t, 0, i) + p
+def reply(s):
+    h = b""
+    while len(h) < 12:
+        c = s.recv(12 - len(h))
+        if not c:
+            return None
+        h += c
+    n, t, f, i = struct.unpack("<IHHI", h)
+    p = b""
+    while len(p) < n:
+        c = s.recv(n - len(p))
+        if not c:
+            return None
+        p += c
+    return t, i, p
+hello = frame(1, 1, b"DNET" + struct.pack("<HHIBBH", 1, 0, 1, 0, 1, 0))
+# 1. a request before HELLO: ERROR (0x80ff) with EPROTO (8), then EOF
+s = conn(); s.sendall(frame(12, 5)); r = reply(s)
+assert r and r[0] == 0x80ff and r[1] == 5 and struct.unpack("<I", r[2][:4])[0] == 8, r
+assert reply(s) is None
+# 2. HELLO, then an unknown type: ERROR, connection lives; NOW answers
+s = conn(); s.sendall(hello); r = reply(s); assert r[0] == 0x8001, r
+s.sendall(frame(0x42, 6)); r = reply(s); assert r[0] == 0x80ff and r[1] == 6, r
+s.sendall(frame(12, 7)); r = reply(s); assert r[0] == 0x800c and r[1] == 7 and len(r[2]) == 8, r
+# 3. oversize length: ERROR then EOF
+s.sendall(struct.pack("<IHHI", 0x7fffffff, 5, 0, 8)); r = reply(s)
+assert r and r[0] == 0x80ff and r[1] == 8, r
+assert reply(s) is None
+# 4. random bytes on fresh connections
+for k in range(20):
+    s = conn()
+    try:
+        s.sendall(os.urandom(300))
+        while reply(s):
+            pass
+    except (OSError, struct.error):
+        pass
+    s.close()
+print("python frames ok")
+EOF
+	expect_eq "malformed frames (python)" "python frames ok" "$(tail -n 1 "$T_TMP/py.out")"
+fi
+out=$(tmo "$DNETD" --ping "unix:$SOCK" 2>&1)
+expect_match "still serving after garbage" "3 nodes" "$out"
+
+# A second daemon on a live socket is refused; the first is untouched.
+expect_status "socket in use" 1 tmo "$DNETD" --sim --listen "unix:$SOCK"
+expect_match "socket in use says why" "already listening" "$(cat "$T_TMP/err")"
+# A path that is not a socket is never removed.
+: >"$T_TMP/plain"
+expect_status "not a socket" 1 tmo "$DNETD" --sim --listen "unix:$T_TMP/plain"
+if [ -f "$T_TMP/plain" ]; then pass; else fail "a plain file was removed"; fi
+
+# SIGTERM: clean exit 0, socket and pid file removed.
+kill -TERM "$DPID"
+wait_gone "$DPID" 50
+expect_eq "SIGTERM exit status" 0 "$GONE_STATUS"
+if [ ! -e "$SOCK" ]; then pass; else fail "socket left behind after SIGTERM"; fi
+if [ ! -e "$T_TMP/pid" ]; then pass; else fail "pid file left behind"; fi
+expect_match "verbose log" "client #1 connected" "$(cat "$T_TMP/d.err")"
+
+# ---- default path, --once, SIGINT ----
+mkdir -p "$T_TMP/run"
+chmod 700 "$T_TMP/run"
+XDG_RUNTIME_DIR="$T_TMP/run" "$DNETD" --sim --once >"$T_TMP/o.out" 2>&1 &
+OPID=$!
+T_PIDS+=("$OPID")
+if wait_for_socket "$T_TMP/run/dnetd.sock" 100; then pass; else fail "no default socket: $(cat "$T_TMP/o.out")"; fi
+wait_for_line "$T_TMP/o.out" "serving" 50
+expect_match "default path printed" "on unix:$T_TMP/run/dnetd.sock" "$(cat "$T_TMP/o.out")"
+out=$(tmo "$DNETD" --ping "unix:$T_TMP/run/dnetd.sock" 2>&1)
+expect_match "ping default" "node" "$out"
+wait_gone "$OPID" 50
+expect_eq "--once exits after its client" 0 "$GONE_STATUS"
+if [ ! -e "$T_TMP/run/dnetd.sock" ]; then pass; else fail "socket left behind after --once"; fi
+
+"$DNETD" --sim --listen "unix:$T_TMP/i.sock" >/dev/null 2>&1 &
+IPID=$!
+T_PIDS+=("$IPID")
+wait_for_socket "$T_TMP/i.sock" 100
+kill -INT "$IPID"
+wait_gone "$IPID" 50
+expect_eq "SIGINT exit status" 0 "$GONE_STATUS"
+if [ ! -e "$T_TMP/i.sock" ]; then pass; else fail "socket left behind after SIGINT"; fi
+
+# A stale socket (nobody listening) is replaced.
+"$DNETD" --sim --listen "unix:$T_TMP/i.sock" >/dev/null 2>&1 &
+IPID=$!
+T_PIDS+=("$IPID")
+wait_for_socket "$T_TMP/i.sock" 100
+kill -KILL "$IPID"
+wait_gone "$IPID" 50
+if [ -S "$T_TMP/i.sock" ]; then pass; else fail "no stale socket to test with"; fi
+"$DNETD" --sim --listen "unix:$T_TMP/i.sock" >"$T_TMP/s.out" 2>&1 &
+IPID=$!
+T_PIDS+=("$IPID")
+wait_for_line "$T_TMP/s.out" "serving" 50
+out=$(tmo "$DNETD" --ping "unix:$T_TMP/i.sock" 2>&1)
+expect_match "stale socket replaced" "node" "$out"
+kill -TERM "$IPID"
+wait_gone "$IPID" 50
+
+# ---- TCP on loopback with a token ----
+printf 'tok-%s\n' "$$" >"$T_TMP/token"
+chmod 600 "$T_TMP/token"
+"$DNETD" --sim -N 2 --listen tcp:127.0.0.1:0 --token-file "$T_TMP/token" >"$T_TMP/t.out" 2>&1 &
+TPID=$!
+T_PIDS+=("$TPID")
+if wait_for_line "$T_TMP/t.out" "on tcp:127\.0\.0\.1:[0-9]+" 100; then pass; else fail "no TCP daemon: $(cat "$T_TMP/t.out")"; fi
+TADDR=$(grep -Eo "tcp:127\.0\.0\.1:[0-9]+" "$T_TMP/t.out" | head -n 1)
+out=$(tmo "$DNETD" --ping "$TADDR" --token-file "$T_TMP/token" 2>&1)
+expect_match "tcp ping with token" "2 nodes" "$out"
+out=$(DNET_TOKEN="tok-$$" tmo "$DNETD" --ping "$TADDR" 2>&1)
+expect_match "tcp ping with DNET_TOKEN" "2 nodes" "$out"
+expect_status "tcp bad token" 1 tmo "$DNETD" --ping "$TADDR" --token nope
+expect_match "bad token says so" "bad token" "$(cat "$T_TMP/err")"
+expect_status "tcp no token" 1 env -u DNET_TOKEN timeout 20 "$DNETD" --ping "$TADDR"
+expect_match "no token says so" "requires a token" "$(cat "$T_TMP/err")"
+kill -TERM "$TPID"
+wait_gone "$TPID" 50
+expect_eq "TCP daemon exit status" 0 "$GONE_STATUS"
+
+# ---- any backend: devmem on a file ----
+head -c $((0x51000)) /dev/zero >"$T_TMP/mem"
+"$DNETD" --backend "devmem:0x0@$T_TMP/mem" --listen "unix:$T_TMP/m.sock" >"$T_TMP/m.out" 2>&1 &
+MPID=$!
+T_PIDS+=("$MPID")
+wait_for_line "$T_TMP/m.out" "serving" 50
+expect_match "devmem served" "serving devmem:0x0@.* \(1 node\)" "$(cat "$T_TMP/m.out")"
+out=$(tmo "$DNETD" --ping "unix:$T_TMP/m.sock" 2>&1)
+expect_match "devmem ping" "1 node, caps privileged,remote" "$out"
+kill -TERM "$MPID"
+wait_gone "$MPID" 50
+expect_eq "devmem daemon exit status" 0 "$GONE_STATUS"
+
+finish

@@ -1,0 +1,553 @@
+/* The dnetd wire protocol (backends/remote/proto.c, docs/protocol.md):
+ * frames computed by hand, encode/decode round trips, rejection of
+ * malformed frames, and a mutation fuzz of every valid frame. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "remote/proto.h"
+
+static struct dnet_pbuf pb;
+
+static void msg(struct dnet_proto_msg *m, uint16_t type, uint32_t id)
+{
+	memset(m, 0, sizeof *m);
+	m->type = type;
+	m->id = id;
+}
+
+/* Encode m into pb (fresh) and return 0 or the error. */
+static int enc(const struct dnet_proto_msg *m)
+{
+	struct dnet_err e;
+	pb.len = 0;
+	return dnet_proto_encode(&pb, m, &e);
+}
+
+/* Decode raw bytes; returns the code, message in *e. */
+static int dec(const uint8_t *b, size_t n, struct dnet_proto_msg *m, struct dnet_err *e)
+{
+	dnet_clearerr(e);
+	return dnet_proto_decode(b, n, m, e);
+}
+
+/* Build a frame by hand: header + payload. */
+static size_t frame(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *payload, size_t n)
+{
+	dnet_put32(out, (uint32_t)n);
+	dnet_put16(out + 4, type);
+	dnet_put16(out + 6, 0);
+	dnet_put32(out + 8, id);
+	if (n)
+		memcpy(out + 12, payload, n);
+	return 12 + n;
+}
+
+static void test_hand_read(void)
+{
+	/* READ id 7 of the Controller Status of WID 0, 8 bytes. */
+	static const uint8_t want[] = {
+		0x08, 0x00, 0x00, 0x00, /* len 8 */
+		0x02, 0x00,             /* READ */
+		0x00, 0x00,             /* flags */
+		0x07, 0x00, 0x00, 0x00, /* id 7 */
+		0x00, 0x02, 0x04, 0x00, /* off 0x40200 */
+		0x08, 0x00, 0x00, 0x00, /* width 8, reserved */
+	};
+	struct dnet_proto_msg m, d;
+	struct dnet_err e;
+	msg(&m, DNET_MSG_READ, 7);
+	m.off = 0x40200;
+	m.width = 8;
+	CHECK_OK(enc(&m), &e);
+	CHECK_EQ(pb.len, sizeof want);
+	CHECK(pb.len == sizeof want && memcmp(pb.p, want, sizeof want) == 0);
+	CHECK_OK(dec(want, sizeof want, &d, &e), &e);
+	CHECK_EQ(d.type, DNET_MSG_READ);
+	CHECK_EQ(d.id, 7);
+	CHECK_EQ(d.off, 0x40200);
+	CHECK_EQ(d.width, 8);
+
+	/* Its 16-byte reply: value {low, high} little-endian. */
+	static const uint8_t rep[] = {
+		0x10, 0, 0, 0, 0x02, 0x80, 0, 0, 0x07, 0, 0, 0,
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	};
+	CHECK_OK(dec(rep, sizeof rep, &d, &e), &e);
+	CHECK_EQ(d.type, DNET_MSG_READ | DNET_MSG_REPLY);
+	CHECK_EQ(d.width, 16);
+	CHECK_EQ(d.val[0], 0x1122334455667788ull);
+	CHECK_EQ(d.val[1], 0x0807060504030201ull);
+	msg(&m, DNET_MSG_READ | DNET_MSG_REPLY, 7);
+	m.width = 16;
+	m.val[0] = 0x1122334455667788ull;
+	m.val[1] = 0x0807060504030201ull;
+	CHECK_OK(enc(&m), &e);
+	CHECK(pb.len == sizeof rep && memcmp(pb.p, rep, sizeof rep) == 0);
+}
+
+static void test_hand_hello(void)
+{
+	static const uint8_t want[] = {
+		0x13, 0, 0, 0, 0x01, 0x00, 0, 0, 0x01, 0, 0, 0,
+		'D', 'N', 'E', 'T',     /* magic */
+		0x01, 0x00, 0x00, 0x00, /* version 1.0 */
+		0x03, 0x00, 0x00, 0x00, /* node 3 */
+		0x01, 0x00,             /* wid 1, user */
+		0x03, 0x00, 'a', 'b', 'c',
+	};
+	struct dnet_proto_msg m, d;
+	struct dnet_err e;
+	msg(&m, DNET_MSG_HELLO, 1);
+	m.ver_major = 1;
+	m.node = 3;
+	m.wid = 1;
+	m.privileged = 0;
+	strcpy(m.token, "abc");
+	CHECK_OK(enc(&m), &e);
+	CHECK(pb.len == sizeof want && memcmp(pb.p, want, sizeof want) == 0);
+	CHECK_OK(dec(want, sizeof want, &d, &e), &e);
+	CHECK_STR(d.token, "abc");
+	CHECK_EQ(d.node, 3);
+	CHECK_EQ(d.wid, 1);
+	CHECK_EQ(d.privileged, 0);
+	CHECK_EQ(d.ver_major, 1);
+}
+
+static void test_hand_error(void)
+{
+	static const uint8_t want[] = {
+		0x08, 0, 0, 0, 0xff, 0x80, 0, 0, 0x2a, 0, 0, 0,
+		0x03, 0x00, 0x00, 0x00, /* DNET_EPERM */
+		0x02, 0x00, 'n', 'o',
+	};
+	struct dnet_proto_msg d;
+	struct dnet_err e;
+	pb.len = 0;
+	CHECK_OK(dnet_proto_encode_error(&pb, 42, -DNET_EPERM, "no", &e), &e);
+	CHECK(pb.len == sizeof want && memcmp(pb.p, want, sizeof want) == 0);
+	CHECK_OK(dec(want, sizeof want, &d, &e), &e);
+	CHECK_EQ(d.code, DNET_EPERM);
+	CHECK_STR(d.msg, "no");
+	/* A long message is cut to 255 bytes, not refused. */
+	char big[600];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	pb.len = 0;
+	CHECK_OK(dnet_proto_encode_error(&pb, 1, DNET_EIO, big, &e), &e);
+	CHECK_EQ(pb.len, 12 + 6 + 255);
+}
+
+/* ---- round trips of every message type ---- */
+
+static struct dnet_proto_msg samples[64];
+static unsigned nsamples;
+static uint8_t blob[300];
+static const char *const names3[] = {"vtime_ns", "events", "pgid_drops", NULL};
+
+static struct dnet_proto_msg *add(uint16_t type)
+{
+	struct dnet_proto_msg *m = &samples[nsamples++];
+	msg(m, type, 1000 + nsamples);
+	return m;
+}
+
+static void build_samples(void)
+{
+	struct dnet_proto_msg *m;
+	for (unsigned i = 0; i < sizeof blob; i++)
+		blob[i] = (uint8_t)(i * 7 + 3);
+	nsamples = 0;
+	m = add(DNET_MSG_HELLO); m->ver_major = 1; m->ver_minor = 2; m->node = 64; m->privileged = 1;
+	strcpy(m->token, "s3cr3t-token");
+	m = add(DNET_MSG_HELLO); m->ver_major = 1; m->node = 1; m->wid = 1; /* no token */
+	m = add(DNET_MSG_HELLO | DNET_MSG_REPLY); m->ver_major = 1; m->nodes = 3072; m->node = 3072;
+	m->caps = 0x2f; m->max_payload = DNET_PROTO_MAX_PAYLOAD;
+	static const unsigned widths[] = {1, 2, 4, 8, 16};
+	for (unsigned i = 0; i < 5; i++) {
+		m = add(DNET_MSG_READ); m->off = 0x20000 + widths[i] * 16; m->width = (uint8_t)widths[i];
+		m = add(DNET_MSG_WRITE); m->off = 0x28000; m->width = (uint8_t)widths[i];
+		m->val[0] = widths[i] == 8 || widths[i] == 16 ? 0xfedcba9876543210ull
+							     : 0xfedcba9876543210ull & ((1ull << (8 * widths[i])) - 1);
+		m->val[1] = widths[i] == 16 ? 0x0123456789abcdefull : 0;
+		m = add(DNET_MSG_READ | DNET_MSG_REPLY); m->width = (uint8_t)widths[i];
+		m->val[0] = widths[i] >= 8 ? 0x8000000000000001ull : 0x81ull;
+		m->val[1] = widths[i] == 16 ? 0xffffffffffffffffull : 0;
+	}
+	m = add(DNET_MSG_READ_BLOCK); m->off = 0x10000; m->len = DNET_PROTO_MAX_DATA;
+	m = add(DNET_MSG_WRITE_BLOCK); m->off = 0; m->len = 256; m->data = blob; m->data_len = 256;
+	m = add(DNET_MSG_READ_BLOCK | DNET_MSG_REPLY); m->data = blob; m->data_len = 64;
+	m = add(DNET_MSG_WC_FLUSH);
+	m = add(DNET_MSG_CACHE_FLUSH); m->off = 0x12000; m->len = 512;
+	m = add(DNET_MSG_PREFETCH); m->off = 0x30000; m->len = 4096;
+	m = add(DNET_MSG_SET_NODE); m->node = 17;
+	m = add(DNET_MSG_WAIT); m->off = 0x40200; m->mask = 1; m->cond = 5; m->value = 0;
+	m->timeout_ns = 1000000000ull;
+	m = add(DNET_MSG_WAIT | DNET_MSG_REPLY); m->last = 0x11;
+	m = add(DNET_MSG_WAIT | DNET_MSG_REPLY); m->timed_out = 1; m->last = 0x10;
+	strcpy(m->msg, "timed out after 5 ns");
+	m = add(DNET_MSG_DELAY); m->ns = 123456789;
+	m = add(DNET_MSG_NOW);
+	m = add(DNET_MSG_NOW | DNET_MSG_REPLY); m->ns = 0xffffffffffull;
+	m = add(DNET_MSG_BUSY);
+	m = add(DNET_MSG_BUSY | DNET_MSG_REPLY); m->busy = 1;
+	m = add(DNET_MSG_SODIMM_READ); m->addr = 0x1fffffff8ull; m->len = 8;
+	m = add(DNET_MSG_SODIMM_WRITE); m->addr = 0x10000000; m->len = 24; m->data = blob + 1; m->data_len = 24;
+	m = add(DNET_MSG_SODIMM_READ | DNET_MSG_REPLY); m->data = blob; m->data_len = 0;
+	m = add(DNET_MSG_STAT); strcpy(m->name, "packets_sent");
+	m = add(DNET_MSG_STAT | DNET_MSG_REPLY); m->stat = 99;
+	m = add(DNET_MSG_STAT_NAMES);
+	m = add(DNET_MSG_STAT_NAMES | DNET_MSG_REPLY); m->count = 3; m->names = names3;
+	m = add(DNET_MSG_ERROR); m->code = DNET_ERANGE; strcpy(m->msg, "offset out of range");
+	m = add(DNET_MSG_SET_NODE | DNET_MSG_REPLY);
+}
+
+static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
+{
+	if (a->type != b->type || a->id != b->id)
+		return false;
+	switch (a->type) {
+	case DNET_MSG_HELLO:
+		return a->ver_major == b->ver_major && a->ver_minor == b->ver_minor && a->node == b->node &&
+		       a->wid == b->wid && a->privileged == b->privileged && !strcmp(a->token, b->token);
+	case DNET_MSG_HELLO | DNET_MSG_REPLY:
+		return a->ver_major == b->ver_major && a->nodes == b->nodes && a->node == b->node &&
+		       a->caps == b->caps && a->max_payload == b->max_payload;
+	case DNET_MSG_READ:
+		return a->off == b->off && a->width == b->width;
+	case DNET_MSG_WRITE:
+	case DNET_MSG_READ | DNET_MSG_REPLY:
+		return a->off == b->off && a->width == b->width && a->val[0] == b->val[0] &&
+		       a->val[1] == b->val[1];
+	case DNET_MSG_READ_BLOCK:
+	case DNET_MSG_CACHE_FLUSH:
+	case DNET_MSG_PREFETCH:
+		return a->off == b->off && a->len == b->len;
+	case DNET_MSG_WRITE_BLOCK:
+	case DNET_MSG_SODIMM_WRITE:
+		return a->off == b->off && a->addr == b->addr && a->len == b->len &&
+		       a->data_len == b->data_len && !memcmp(a->data, b->data, a->data_len);
+	case DNET_MSG_READ_BLOCK | DNET_MSG_REPLY:
+	case DNET_MSG_SODIMM_READ | DNET_MSG_REPLY:
+		return a->data_len == b->data_len && (!a->data_len || !memcmp(a->data, b->data, a->data_len));
+	case DNET_MSG_SET_NODE:
+		return a->node == b->node;
+	case DNET_MSG_WAIT:
+		return a->off == b->off && a->mask == b->mask && a->cond == b->cond &&
+		       a->value == b->value && a->timeout_ns == b->timeout_ns;
+	case DNET_MSG_WAIT | DNET_MSG_REPLY:
+		return a->timed_out == b->timed_out && a->last == b->last && !strcmp(a->msg, b->msg);
+	case DNET_MSG_DELAY:
+	case DNET_MSG_NOW | DNET_MSG_REPLY:
+		return a->ns == b->ns;
+	case DNET_MSG_BUSY | DNET_MSG_REPLY:
+		return a->busy == b->busy;
+	case DNET_MSG_SODIMM_READ:
+		return a->addr == b->addr && a->len == b->len;
+	case DNET_MSG_STAT:
+		return !strcmp(a->name, b->name);
+	case DNET_MSG_STAT | DNET_MSG_REPLY:
+		return a->stat == b->stat;
+	case DNET_MSG_STAT_NAMES | DNET_MSG_REPLY: {
+		if (a->count != b->count)
+			return false;
+		const struct dnet_proto_msg *d = a->names ? b : a;
+		const struct dnet_proto_msg *o = a->names ? a : b;
+		size_t pos = 0;
+		char nm[DNET_PROTO_NAME_MAX + 1];
+		for (uint32_t i = 0; i < o->count; i++)
+			if (!dnet_proto_next_name(d, &pos, nm) || strcmp(nm, o->names[i]))
+				return false;
+		return !dnet_proto_next_name(d, &pos, nm);
+	}
+	case DNET_MSG_ERROR:
+		return a->code == b->code && !strcmp(a->msg, b->msg);
+	default:
+		return true;
+	}
+}
+
+static void test_round_trips(void)
+{
+	struct dnet_err e;
+	build_samples();
+	for (unsigned i = 0; i < nsamples; i++) {
+		struct dnet_proto_msg d;
+		int r = enc(&samples[i]);
+		CHECK_OK(r, &e);
+		if (r)
+			continue;
+		size_t flen = 0;
+		CHECK_EQ(dnet_proto_peek(pb.p, pb.len, &flen, &e), 1);
+		CHECK_EQ(flen, pb.len);
+		CHECK_EQ(dnet_proto_peek(pb.p, pb.len - 1, &flen, &e), 0);
+		CHECK_EQ(dnet_proto_peek(pb.p, 11, &flen, &e), 0);
+		CHECK_OK(dec(pb.p, pb.len, &d, &e), &e);
+		if (!same(&samples[i], &d))
+			fprintf(stderr, "round trip of %s differs\n", dnet_proto_type_name(samples[i].type));
+		CHECK(same(&samples[i], &d));
+		CHECK(dnet_proto_is_request(d.type) != dnet_proto_is_reply(d.type));
+	}
+	/* Several frames back to back in one buffer. */
+	pb.len = 0;
+	for (unsigned i = 0; i < nsamples; i++)
+		CHECK_OK(dnet_proto_encode(&pb, &samples[i], &e), &e);
+	size_t pos = 0;
+	unsigned n = 0;
+	for (;;) {
+		size_t flen;
+		if (dnet_proto_peek(pb.p + pos, pb.len - pos, &flen, &e) != 1)
+			break;
+		struct dnet_proto_msg d;
+		CHECK_OK(dec(pb.p + pos, flen, &d, &e), &e);
+		CHECK(n < nsamples && same(&samples[n], &d));
+		pos += flen;
+		n++;
+	}
+	CHECK_EQ(n, nsamples);
+	CHECK_EQ(pos, pb.len);
+}
+
+/* ---- the encoder refuses what the decoder would ---- */
+
+static void test_encode_rejects(void)
+{
+	struct dnet_proto_msg m;
+	msg(&m, DNET_MSG_READ, 1); m.width = 3;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_WRITE, 1); m.width = 0;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_HELLO, 1); m.wid = 2;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_HELLO, 1); memset(m.token, 'k', sizeof m.token); /* no NUL: 256 bytes */
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_SET_NODE, 1);
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_WAIT, 1); m.cond = 6;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_READ_BLOCK, 1); m.len = DNET_PROTO_MAX_DATA + 8;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_WRITE_BLOCK, 1); m.len = 16; m.data = blob; m.data_len = 8;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_STAT, 1);
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_ERROR, 1); m.code = 0;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_WAIT | DNET_MSG_REPLY, 1); strcpy(m.msg, "x"); /* message without timeout */
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, 0x0042, 1);
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_HELLO | DNET_MSG_REPLY, 1); m.nodes = 2; m.node = 3;
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+}
+
+/* ---- malformed frames, computed by hand ---- */
+
+struct bad {
+	const char *what;
+	uint16_t type;
+	size_t n;
+	uint8_t p[40];
+};
+
+static void test_decode_rejects(void)
+{
+	static const struct bad cases[] = {
+		{"unknown type", 0x0042, 0, {0}},
+		{"unknown reply type", 0x8042, 0, {0}},
+		{"READ width 3", DNET_MSG_READ, 8, {0, 0, 2, 0, 3, 0, 0, 0}},
+		{"READ width 0", DNET_MSG_READ, 8, {0, 0, 2, 0, 0, 0, 0, 0}},
+		{"READ reserved", DNET_MSG_READ, 8, {0, 0, 2, 0, 8, 0, 1, 0}},
+		{"READ short", DNET_MSG_READ, 7, {0, 0, 2, 0, 8, 0, 0}},
+		{"READ long", DNET_MSG_READ, 9, {0, 0, 2, 0, 8, 0, 0, 0, 0}},
+		{"WRITE value short", DNET_MSG_WRITE, 12, {0, 0, 2, 0, 8, 0, 0, 0, 1, 2, 3, 4}},
+		{"WRITE value long", DNET_MSG_WRITE, 10, {0, 0, 2, 0, 1, 0, 0, 0, 1, 2}},
+		{"READ reply 3 bytes", DNET_MSG_READ | DNET_MSG_REPLY, 3, {1, 2, 3}},
+		{"READ reply empty", DNET_MSG_READ | DNET_MSG_REPLY, 0, {0}},
+		{"WRITE_BLOCK short data", DNET_MSG_WRITE_BLOCK, 16, {0, 0, 0, 0, 16, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}},
+		{"WRITE_BLOCK oversize len", DNET_MSG_WRITE_BLOCK, 8, {0, 0, 0, 0, 0, 0, 0x10, 0}},
+		{"READ_BLOCK oversize len", DNET_MSG_READ_BLOCK, 8, {0, 0, 0, 0, 1, 0, 4, 0}},
+		{"HELLO short", DNET_MSG_HELLO, 15, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}},
+		{"HELLO bad magic", DNET_MSG_HELLO, 16, {'G', 'E', 'T', ' ', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}},
+		{"HELLO wid 2", DNET_MSG_HELLO, 16, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 2, 1, 0, 0}},
+		{"HELLO privileged 2", DNET_MSG_HELLO, 16, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 2, 0, 0}},
+		{"HELLO token past end", DNET_MSG_HELLO, 18, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 'a', 'b'}},
+		{"HELLO token NUL", DNET_MSG_HELLO, 18, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 'a', 0}},
+		{"SET_NODE 0", DNET_MSG_SET_NODE, 4, {0, 0, 0, 0}},
+		{"SET_NODE short", DNET_MSG_SET_NODE, 2, {1, 0}},
+		{"WAIT cond 6", DNET_MSG_WAIT, 32, {0, 2, 4, 0, 6, 0, 0, 0}},
+		{"WAIT short", DNET_MSG_WAIT, 24, {0, 2, 4, 0, 0, 0, 0, 0}},
+		{"WAIT reply timed_out 2", DNET_MSG_WAIT | DNET_MSG_REPLY, 18, {2}},
+		{"WAIT reply msg without timeout", DNET_MSG_WAIT | DNET_MSG_REPLY, 19, .p = {[16] = 1, [18] = 'x'}},
+		{"DELAY short", DNET_MSG_DELAY, 4, {1, 0, 0, 0}},
+		{"NOW with payload", DNET_MSG_NOW, 1, {0}},
+		{"WC_FLUSH with payload", DNET_MSG_WC_FLUSH, 4, {0}},
+		{"BUSY reply 2", DNET_MSG_BUSY | DNET_MSG_REPLY, 4, {2, 0, 0, 0}},
+		{"SODIMM_READ reserved", DNET_MSG_SODIMM_READ, 16, {0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1}},
+		{"SODIMM_READ data", DNET_MSG_SODIMM_READ, 17, {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9}},
+		{"SODIMM_WRITE short data", DNET_MSG_SODIMM_WRITE, 17, {0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 9}},
+		{"STAT empty name", DNET_MSG_STAT, 2, {0, 0}},
+		{"STAT name 64", DNET_MSG_STAT, 2, {64, 0}},
+		{"STAT name NUL", DNET_MSG_STAT, 4, {2, 0, 'a', 0}},
+		{"STAT name past end", DNET_MSG_STAT, 4, {3, 0, 'a', 'b'}},
+		{"STAT_NAMES reply truncated", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 7, {2, 0, 0, 0, 1, 0, 'a'}},
+		{"STAT_NAMES reply trailing", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 8, {1, 0, 0, 0, 1, 0, 'a', 'b'}},
+		{"STAT_NAMES reply count", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 4, {1, 4, 0, 0}},
+		{"STAT_NAMES reply empty name", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 6, {1, 0, 0, 0, 0, 0}},
+		{"ERROR code 0", DNET_MSG_ERROR, 6, {0, 0, 0, 0, 0, 0}},
+		{"ERROR code 65536", DNET_MSG_ERROR, 6, {0, 0, 1, 0, 0, 0}},
+		{"ERROR msg past end", DNET_MSG_ERROR, 8, {1, 0, 0, 0, 5, 0, 'a', 'b'}},
+		{"ERROR short", DNET_MSG_ERROR, 5, {1, 0, 0, 0, 0}},
+		{"HELLO reply node 0", DNET_MSG_HELLO | DNET_MSG_REPLY, 24, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0}},
+	};
+	uint8_t buf[64];
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct dnet_proto_msg d;
+		struct dnet_err e;
+		size_t n = frame(buf, cases[i].type, 5, cases[i].p, cases[i].n);
+		int r = dec(buf, n, &d, &e);
+		if (r != -DNET_EPROTO)
+			fprintf(stderr, "accepted malformed frame: %s\n", cases[i].what);
+		CHECK_EQ(r, -DNET_EPROTO);
+		CHECK(e.msg[0] != 0);
+		CHECK_EQ(d.id, 5); /* so that an error reply can echo it */
+	}
+
+	/* Header-level problems. */
+	struct dnet_proto_msg d;
+	struct dnet_err e;
+	size_t flen;
+	size_t n = frame(buf, DNET_MSG_NOW, 1, NULL, 0);
+	CHECK_EQ(dec(buf, n - 1, &d, &e), -DNET_EPROTO);          /* shorter than a header */
+	CHECK_OK(dec(buf, n, &d, &e), &e);
+	buf[6] = 1;                                               /* flags */
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	buf[6] = 0;
+	dnet_put32(buf, 4);                                       /* length says 4, none there */
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 0);          /* waits for 4 more bytes */
+	CHECK_EQ(flen, 16);
+	dnet_put32(buf, DNET_PROTO_MAX_PAYLOAD + 1);              /* oversize */
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK(strstr(e.msg, "exceeds") != NULL);
+	dnet_put32(buf, 0xffffffffu);
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	dnet_put32(buf, DNET_PROTO_MAX_PAYLOAD);                  /* the maximum itself is fine */
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 0);
+	CHECK_EQ(flen, 12 + DNET_PROTO_MAX_PAYLOAD);
+}
+
+/* Every single-byte change of every valid frame either fails to decode or
+ * decodes to something that encodes back to exactly the same bytes. */
+static void test_mutations(void)
+{
+	struct dnet_err e;
+	unsigned bad = 0, checked = 0;
+	build_samples();
+	for (unsigned i = 0; i < nsamples; i++) {
+		if (enc(&samples[i]) != 0)
+			continue;
+		size_t n = pb.len;
+		uint8_t *orig = malloc(n), *mut = malloc(n);
+		memcpy(orig, pb.p, n);
+		for (size_t pos = 0; pos < n && pos < 64; pos++) {
+			for (unsigned k = 0; k < 6; k++) {
+				static const uint8_t vals[] = {0x00, 0x01, 0x02, 0x7f, 0x80, 0xff};
+				memcpy(mut, orig, n);
+				mut[pos] = vals[k];
+				struct dnet_proto_msg d;
+				checked++;
+				if (dec(mut, n, &d, &e) != 0)
+					continue;
+				if (d.type == (DNET_MSG_STAT_NAMES | DNET_MSG_REPLY))
+					continue; /* the decoded form keeps the raw list */
+				if (enc(&d) != 0 || pb.len != n || memcmp(pb.p, mut, n) != 0)
+					bad++;
+			}
+		}
+		free(orig);
+		free(mut);
+	}
+	CHECK(checked > 1000);
+	CHECK_EQ(bad, 0);
+
+	/* Random garbage with a plausible header never crashes the decoder. */
+	uint8_t buf[128];
+	for (unsigned it = 0; it < 20000; it++) {
+		size_t n = 12 + t_rand() % 100;
+		for (size_t j = 0; j < n; j++)
+			buf[j] = (uint8_t)t_rand();
+		dnet_put32(buf, (uint32_t)(n - 12));
+		dnet_put16(buf + 4, (uint16_t)((t_rand() & 1 ? 0x8000 : 0) | (t_rand() % 20)));
+		buf[6] = buf[7] = 0;
+		struct dnet_proto_msg d;
+		(void)dec(buf, n, &d, &e);
+	}
+	CHECK(1);
+}
+
+static void test_names(void)
+{
+	CHECK_STR(dnet_proto_type_name(DNET_MSG_WAIT), "WAIT");
+	CHECK_STR(dnet_proto_type_name(DNET_MSG_WAIT | DNET_MSG_REPLY), "WAIT reply");
+	CHECK_STR(dnet_proto_type_name(DNET_MSG_ERROR), "ERROR");
+	CHECK_STR(dnet_proto_type_name(0x4242), "?");
+	CHECK(dnet_proto_is_request(DNET_MSG_HELLO));
+	CHECK(!dnet_proto_is_request(0));
+	CHECK(!dnet_proto_is_request(DNET_MSG_ERROR));
+	CHECK(dnet_proto_is_reply(DNET_MSG_ERROR));
+	CHECK(!dnet_proto_is_reply(DNET_MSG_REPLY)); /* 0x8000: reply to nothing */
+}
+
+static void test_addresses(void)
+{
+	struct dnet_sockspec a;
+	struct dnet_err e;
+	char buf[300];
+	CHECK_OK(dnet_sockspec_parse("unix:/tmp/d.sock", &a, &e), &e);
+	CHECK(!a.tcp);
+	CHECK_STR(a.path, "/tmp/d.sock");
+	CHECK_OK(dnet_sockspec_parse("tcp:7000", &a, &e), &e);
+	CHECK(a.tcp);
+	CHECK_STR(a.host, "127.0.0.1");
+	CHECK_STR(a.port, "7000");
+	CHECK_OK(dnet_sockspec_parse("tcp::0", &a, &e), &e);
+	CHECK_STR(a.host, "127.0.0.1");
+	CHECK_STR(a.port, "0");
+	CHECK_OK(dnet_sockspec_parse("tcp:bench1:7000", &a, &e), &e);
+	CHECK_STR(a.host, "bench1");
+	CHECK_OK(dnet_sockspec_parse("tcp:[::1]:65535", &a, &e), &e);
+	CHECK_STR(a.host, "::1");
+	dnet_sockspec_format(&a, buf, sizeof buf);
+	CHECK_STR(buf, "tcp:[::1]:65535");
+	CHECK_EQ(dnet_sockspec_parse("tcp:a:65536", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("tcp:a:", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("tcp:::1:80", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("tcp:a:12x", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("unix:", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("/tmp/x", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_sockspec_parse("", &a, &e), -DNET_EINVAL);
+	memset(buf, 'p', 200);
+	memcpy(buf, "unix:/", 6);
+	buf[200] = 0;
+	CHECK_EQ(dnet_sockspec_parse(buf, &a, &e), -DNET_EINVAL); /* longer than sun_path */
+	dnet_sockspec_default(buf, sizeof buf);
+	CHECK(strncmp(buf, "unix:/", 6) == 0);
+}
+
+int main(void)
+{
+	RUN(test_hand_read);
+	RUN(test_hand_hello);
+	RUN(test_hand_error);
+	RUN(test_round_trips);
+	RUN(test_encode_rejects);
+	RUN(test_decode_rejects);
+	RUN(test_mutations);
+	RUN(test_names);
+	RUN(test_addresses);
+	dnet_pbuf_free(&pb);
+	return t_summary("test_remote_proto");
+}
