@@ -289,6 +289,8 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		}
 		if (dnet_req_encode(&rq, &cmd, &e) < 0)
 			return dsh_derr(d, &e);
+		if (oi->remote)
+			dsh_check_clid(d, rq.dclid);
 		sel = kv[8].val ? DNET_CMD1 : DNET_CMD0;
 		if (kv[9].given)
 			timeout = kv[9].val;
@@ -441,6 +443,7 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
 		return dsh_derr(d, &e);
 	img[n] = val;
+	dsh_check_clid(d, (unsigned)clid);
 	json_hdr(d, &h, img, n);
 	jhex(out_res(d), "value", val);
 	/* No output, as the original (Fig. C.9). */
@@ -514,6 +517,8 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 	memset(&h, 0, sizeof(h));
 	h.type = oi->code;
 	h.dlid = kv[2].given ? dnet_clid_to_lid((uint16_t)kv[2].val) : 0;
+	if (kv[2].given)
+		dsh_check_clid(d, (unsigned)kv[2].val);
 	h.dwid = (unsigned)kv[3].val;
 	h.swid = d->wid;
 	h.pgid = (unsigned)kv[4].val;

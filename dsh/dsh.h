@@ -170,6 +170,9 @@ struct dsh_kv *dsh_kv_get(struct dsh_kv *kv, unsigned n, const char *key);
 
 /* ---- print.c ---- */
 int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning on stderr (with file:line in scripts) and in the JSON result. */
+void dsh_warn(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dsh_check_clid(struct dsh *d, unsigned clid);
 int dsh_derr(struct dsh *d, const struct dnet_err *e); /* report a libdnet error */
 void out_text(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_banner(struct dsh *d, const char *title);

@@ -23,6 +23,36 @@ int dsh_error(struct dsh *d, const char *fmt, ...)
 	return -1;
 }
 
+void dsh_warn(struct dsh *d, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (d->cur_file)
+		fprintf(stderr, "dsh: %s:%d: warning: %s\n", d->cur_file, d->cur_line, msg);
+	else
+		fprintf(stderr, "dsh: warning: %s\n", msg);
+	cJSON *res = out_res(d);
+	if (res) {
+		cJSON *w = cJSON_GetObjectItem(res, "warnings");
+		if (!w)
+			w = cJSON_AddArrayToObject(res, "warnings");
+		cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+	}
+}
+
+/* A packet for a CLID that is no node of an emulated cluster is dropped by
+ * the switch (stat unroutable_drops); say so instead of failing silently. */
+void dsh_check_clid(struct dsh *d, unsigned clid)
+{
+	unsigned n = dnet_node_count(d->dev);
+	if ((d->caps & DNET_CAP_MULTINODE) && (clid < 1 || clid > n))
+		dsh_warn(d, "CLID %u is not a node of this %u-node cluster (CLIDs 1-%u): the packet will be dropped",
+			 clid, n, n);
+}
+
 int dsh_derr(struct dsh *d, const struct dnet_err *e)
 {
 	return dsh_error(d, "%s", e->msg[0] ? e->msg : dnet_strerror(e->code));
