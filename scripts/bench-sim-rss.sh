@@ -39,5 +39,6 @@ int main(int argc, char **argv)
 }
 EOC
 cc -std=c11 -D_GNU_SOURCE -O2 -Ilibdnet/include -o "$tmp/b" "$tmp/b.c" \
-   -Wl,--whole-archive "$lib" -Wl,--no-whole-archive $(pkg-config --libs libcjson libpci 2>/dev/null || echo -lcjson -lpci) -lm
-for n in "${@:-1 64 3072}"; do "$tmp/b" "$n"; done
+   "$lib" $(pkg-config --libs libcjson libpci 2>/dev/null || echo -lcjson -lpci) -lm
+[ $# -gt 0 ] || set -- 1 64 3072
+for n in "$@"; do "$tmp/b" "$n"; done

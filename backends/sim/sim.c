@@ -44,7 +44,7 @@ static void dispatch(struct sim *s, struct sim_ev *ev)
 			wc_accept(s, n);
 		break;
 	case EV_WC:
-		if (n && ev->gen == n->wc_gen)
+		if (n && ev->gen == n->wc_gen && ev->a == n->wc_seq)
 			wc_step(s, n);
 		break;
 	case EV_RC:

@@ -160,6 +160,7 @@ struct sim_node {
 	struct sim_wcjob job;
 	uint32_t wc_gen;
 	bool wc_sched;
+	uint32_t wc_seq;     /* only the latest EV_WC scheduled counts */
 	struct sim_copy copy;
 	/* Receive Controller */
 	struct sim_pkt *rxq_head, *rxq_tail;

@@ -59,12 +59,19 @@ void wc_reset(struct sim_node *n)
 	n->wc_sched = false;
 }
 
+/* The executor's next step, at now + delay.  wc_step_at replaces any step
+ * already scheduled (a running job sets its own timing); wc_schedule only
+ * makes sure one is scheduled (new requests for an idle executor). */
+static void wc_step_at(struct sim *s, struct sim_node *n, uint64_t delay)
+{
+	n->wc_sched = true;
+	sim_schedule(s, s->now + delay, EV_WC, n->id, n->wc_gen, ++n->wc_seq, NULL);
+}
+
 static void wc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
 {
-	if (n->wc_sched)
-		return;
-	n->wc_sched = true;
-	sim_schedule(s, s->now + delay, EV_WC, n->id, n->wc_gen, 0, NULL);
+	if (!n->wc_sched)
+		wc_step_at(s, n, delay);
 }
 
 /* ---- issue: Command Lower kicks (§5.2.2) ---- */
@@ -145,7 +152,7 @@ void wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel
 
 /* Move kicked requests from the command registers into the Request FIFO,
  * oldest first, while there is room (§5.2.2 step 4). */
-void wc_accept(struct sim *s, struct sim_node *n)
+static void accept_pending(struct sim_node *n)
 {
 	for (;;) {
 		struct sim_wid *best = NULL;
@@ -161,6 +168,11 @@ void wc_accept(struct sim *s, struct sim_node *n)
 			break;
 		best->pending[bsel] = false;
 	}
+}
+
+void wc_accept(struct sim *s, struct sim_node *n)
+{
+	accept_pending(n);
 	if (n->job.kind == SIM_JOB_NONE && n->hostq.count)
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
 }
@@ -190,7 +202,7 @@ static bool pick(struct sim *s, struct sim_node *n, struct sim_req *r)
 	} else {
 		if (!fifo_pop(&n->hostq, r))
 			return false;
-		wc_accept(s, n);
+		accept_pending(n); /* a FIFO slot freed; the running job schedules itself */
 	}
 	return true;
 }
@@ -200,13 +212,13 @@ static void job_done(struct sim *s, struct sim_node *n, uint64_t delay)
 	memset(&n->job, 0, sizeof n->job);
 	n->job.kind = SIM_JOB_NONE;
 	if (n->hostq.count || n->rcq.count)
-		wc_schedule(s, n, delay + sim_clk(s, s->t.acc_pre_clk));
+		wc_step_at(s, n, delay + sim_clk(s, s->t.acc_pre_clk));
 }
 
 static void job_next(struct sim *s, struct sim_node *n, unsigned phase, uint64_t delay)
 {
 	n->job.phase = phase;
-	wc_schedule(s, n, delay);
+	wc_step_at(s, n, delay);
 }
 
 static uint64_t lines_of(uint64_t bytes)

@@ -255,6 +255,29 @@ static void test_fifo(void)
 	dnet_close(d);
 }
 
+/* The Request Executor runs one primitive at a time (§5.3, VS1 waits for the
+ * Write Unit): N back-to-back 512-byte VS take at least N times the Write
+ * Unit's 64 lines at one line per 10 ns clock, and complete in order. */
+static void test_serial_executor(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=1");
+	uint64_t t0, t1;
+	CHECK_OK(dnet_now(d, &t0, &E), &E);
+	for (unsigned i = 0; i < 5; i++)
+		issue(d, 0, DNET_OT_VS, 512, 0, 0x10000 + 0x200 * i);
+	uint64_t last = 0;
+	for (unsigned k = 1; k <= 5; k++) {
+		uint64_t before;
+		CHECK_OK(dnet_now(d, &before, &E), &E);
+		CHECK_OK(dnet_wait(d, DNET_UREG_WID(0) + DNET_UR_PRIM_COUNTER, 0x3ffull << 20,
+				   DNET_COND_GE, (uint64_t)k << 20, 100000, &last, &E), &E);
+		CHECK_EQ(last >> 20 & 0x3ff, k); /* one completion at a time */
+	}
+	CHECK_OK(dnet_now(d, &t1, &E), &E);
+	CHECK(t1 - t0 >= 5 * 64 * 10);
+	dnet_close(d);
+}
+
 static void test_counter_wrap(void)
 {
 	struct dnet_dev *d = sim_open("sim");
@@ -282,5 +305,6 @@ int main(void)
 	RUN(test_copy);
 	RUN(test_fifo);
 	RUN(test_counter_wrap);
+	RUN(test_serial_executor);
 	return t_summary("test_sim_local");
 }
