@@ -111,7 +111,7 @@ void sim_node_free(struct sim_node *n)
 {
 	if (!n)
 		return;
-	rc_reset(n);
+	rc_reset(NULL, n);
 	sd_free(n);
 	free(n->amt);
 	free(n->hostq.v);
@@ -122,18 +122,37 @@ void sim_node_free(struct sim_node *n)
 /* ---- Prefetch Window Flag (App. A, Tab. A.3; §4.5.5.2) ----
  * Decision D-SIM-PWFLAG (OQ-16): bit k of window n's nibble covers bytes
  * 128k..128k+127 of PW#n, so bit index = (PW area offset) / 128. */
-void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len)
+/* The flags of the lines of dst's window that [dst, dst + len) does not
+ * touch, as a nibble (§4.5.5.2 step 2). */
+static unsigned pw_unwritten_nib(uint32_t dst, uint64_t len)
 {
-	unsigned win = (dst >> 9) & 3u;
-	uint32_t wbase = win * DNET_WINDOW_SIZE;
-	uint16_t nib = 0;
+	uint32_t wbase = ((dst >> 9) & 3u) * DNET_WINDOW_SIZE;
+	unsigned nib = 0;
 	for (unsigned k = 0; k < DNET_PW_LINES; k++) {
 		uint32_t lo = wbase + k * DNET_PW_LINE, hi = lo + DNET_PW_LINE;
-		/* Lines the read will not write are set at once (§4.5.5.2 step 2). */
 		if (len == 0 || hi <= dst || lo >= dst + len)
-			nib |= (uint16_t)(1u << k);
+			nib |= 1u << k;
 	}
-	w->pw_flag = (uint16_t)((w->pw_flag & ~(0xfu << (4 * win))) | (unsigned)nib << (4 * win));
+	return nib;
+}
+
+void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len)
+{
+	/* At issue the window's flags are reset and the lines the read will
+	 * not write are set at once (§4.5.5.2 steps 1-2). */
+	unsigned win = (dst >> 9) & 3u;
+	w->pw_flag = (uint16_t)((w->pw_flag & ~(0xfu << (4 * win))) |
+				pw_unwritten_nib(dst, len) << (4 * win));
+}
+
+void sim_pw_flags_unwritten(struct sim_wid *w, uint32_t dst, uint64_t len)
+{
+	/* When the Prefetch Unit starts, the read's real length is known (the
+	 * SO-DIMM source may have cut it, D-SIM-SRC-CLIP): lines it will not
+	 * write are set too, so that the window still reaches 4'b1111 (§4.5.5.2
+	 * step 4). */
+	unsigned win = (dst >> 9) & 3u;
+	w->pw_flag = (uint16_t)(w->pw_flag | pw_unwritten_nib(dst, len) << (4 * win));
 }
 
 void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len)
@@ -166,6 +185,11 @@ uint64_t sim_modstate(const struct sim_node *n)
 		case SIM_JOB_RVS: ex = j->phase ? DNET_EX_RVS5 : DNET_EX_RVS1; break;
 		default: break;
 		}
+		/* Waiting for SWIF FIFO space: BOTF and RVL wait in WAIT, RVS
+		 * stays in RVS1 (Fig. 5.11, 5.14, 5.15). */
+		if (n->tx_wait)
+			ex = j->kind == SIM_JOB_BOTF ? DNET_EX_BOTF_WAIT
+			   : j->kind == SIM_JOB_RVL ? DNET_EX_RVL_WAIT : DNET_EX_RVS1;
 		dnet_modstate_set(&v, DNET_FSM_WC_EXECUTER, ex);
 		/* While the executor is busy the Acceptor holds the next request
 		 * in WAIT (§5.3.1). */
@@ -270,10 +294,10 @@ static void ureg_write(struct sim *s, struct sim_node *n, unsigned wid, uint32_t
  * until power-off), the System Register configuration (Capacity, MTU, LID,
  * PGID0/1, AMT table: the privileged process's setup), and the contents of
  * Write Window, Prefetch Window and LLCM (Block RAM is not cleared). */
-static void ctl_reset(struct sim_node *n)
+static void ctl_reset(struct sim *s, struct sim_node *n)
 {
 	wc_reset(n);
-	rc_reset(n);
+	rc_reset(s, n);
 	for (unsigned w = 0; w < DNET_NWID; w++)
 		wid_reset(&n->w[w]);
 	n->cs_rc = 0;
@@ -289,7 +313,7 @@ static uint64_t sreg_read(struct sim *s, struct sim_node *n, uint32_t o, bool pe
 		return DNET_SMA_LINK_UP | sim_sma_lid(s, n);
 	case DNET_SR_CTL_RESET:
 		if (!peek)
-			ctl_reset(n);
+			ctl_reset(s, n);
 		return 0;
 	default:
 		return 0; /* only SMA LID is readable (§C.3.9) */
@@ -318,9 +342,13 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 		/* Decision D-SIM-SDIMM-INIT (OQ-11): bit 0 starts initialisation;
 		 * Controller Status bit 1 reads 0 until it completes. */
 		if (v & 1u) {
+			/* A new Init restarts the full initialisation: the
+			 * completion of an earlier one must not end it early
+			 * (its event carries an older generation). */
 			n->sdimm_ready = false;
 			n->sdimm_init_busy = true;
-			sim_schedule(s, s->now + s->t.sdimm_init_ns, EV_SDIMM_INIT, n->id, 0, 0, NULL);
+			sim_schedule(s, s->now + s->t.sdimm_init_ns, EV_SDIMM_INIT, n->id,
+				     ++n->sdimm_init_gen, 0, NULL);
 		}
 		break;
 	case DNET_SR_SDIMM_CAPACITY: n->cap_code = v & 0x3fu; break;
@@ -334,7 +362,7 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 	case DNET_SR_LID: n->lid = (uint16_t)v; break;
 	case DNET_SR_PGID0: n->pgid[0] = (uint8_t)v; break;
 	case DNET_SR_PGID1: n->pgid[1] = (uint8_t)v; break;
-	case DNET_SR_CTL_RESET: ctl_reset(n); break;
+	case DNET_SR_CTL_RESET: ctl_reset(s, n); break;
 	case DNET_SR_AMT: amt_write(n, v); break;
 	default: break;
 	}

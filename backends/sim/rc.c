@@ -77,13 +77,16 @@ bool rc_busy(const struct sim_node *n)
 	return n->rx_cur || n->rxq_len;
 }
 
-void rc_reset(struct sim_node *n)
+/* s = NULL when the whole cluster is being freed (no sender to notify). */
+void rc_reset(struct sim *s, struct sim_node *n)
 {
 	free(n->rx_cur);
 	n->rx_cur = NULL;
 	while (n->rxq_head) {
 		struct sim_pkt *p = n->rxq_head;
 		n->rxq_head = p->next;
+		if (s)
+			sw_taken(s, p); /* dropped: the sender's FIFO slot frees */
 		free(p);
 	}
 	n->rxq_tail = NULL;
@@ -249,8 +252,10 @@ void rc_step(struct sim *s, struct sim_node *n)
 			n->rxq_tail = NULL;
 		n->rxq_len--;
 		n->rx_cur = p;
+		sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;
+		n->rc_stall_counted = false;
 	}
 	struct sim_pkt *p = n->rx_cur;
 	struct rx_info x;
@@ -326,9 +331,13 @@ void rc_step(struct sim *s, struct sim_node *n)
 	case 2: {
 		struct sim_wid *w = &n->w[x.h.dwid & 1u];
 		if (ring_full(w)) {
-			/* Status Write Unit busy: reception stalls (§5.4). */
-			if (n->rc_wait != RC_WAIT_RING)
+			/* Status Write Unit busy: reception stalls (§5.4).  A wake-up
+			 * that finds the ring still full (a Head write that frees
+			 * nothing, a request taken from the RC FIFO) continues the
+			 * same stall: it is counted once per packet. */
+			if (!n->rc_stall_counted)
 				n->st[ST_RC_STALLS]++;
+			n->rc_stall_counted = true;
 			n->rc_wait = RC_WAIT_RING;
 			n->rc_ms = DNET_RCS_STALL;
 			return;

@@ -55,7 +55,7 @@ static void dispatch(struct sim *s, struct sim_ev *ev)
 		sw_deliver(s, ev->node, ev->p);
 		break;
 	case EV_SDIMM_INIT:
-		if (n && n->sdimm_init_busy)
+		if (n && n->sdimm_init_busy && ev->gen == n->sdimm_init_gen)
 			sim_sdimm_init_done(s, n);
 		break;
 	case EV_TICK:

@@ -14,7 +14,8 @@
  *   sim.c     the backend vtable, spec parsing, virtual time, waits, stats
  *
  * Every ambiguous reading is decided once, in the function named in
- * docs/decisions-sim.md, with a comment citing the thesis and the OQ.
+ * docs/decisions.md (emulator table), with a comment citing the thesis and
+ * the OQ.
  */
 #ifndef SIM_SIM_H
 #define SIM_SIM_H
@@ -53,6 +54,11 @@ struct sim_pat {
 };
 
 /* ---- packets (switch.c / wc.c / rc.c) ---- */
+/* Decision D-SIM-SWIF-BUF (§5.3, hardware.md 7.1; depths not given, OQ-21): packets a
+ * node has sent that the receiving Receive Controller has not yet taken
+ * occupy its SWIF send FIFO; with this many outstanding the FIFO is
+ * "almost full" and the executor waits before sending the next packet. */
+#define SIM_SWIF_TX_PKTS 8u
 struct sim_pkt {
 	struct sim_pkt *next;
 	uint16_t slid;        /* source LID carried by the link (OQ-23) */
@@ -150,6 +156,7 @@ struct sim_node {
 	uint16_t lid;
 	uint8_t pgid[DNET_NWID];
 	bool sdimm_ready, sdimm_init_busy;
+	uint32_t sdimm_init_gen;      /* only the latest SO-DIMM Init completes */
 	uint64_t sma_up_at;           /* SMA LID reads link-up from this time */
 	uint16_t *amt;                /* 8192 entries {CLID, WID}, lazily */
 	uint64_t cs_rc;               /* Controller Status bits 17..19 (sticky) */
@@ -168,10 +175,13 @@ struct sim_node {
 	struct sim_pkt *rx_cur;
 	unsigned rc_phase;
 	enum rc_wait rc_wait;
+	bool rc_stall_counted;        /* this packet's ring stall is in rc_stalls */
 	uint32_t rc_gen;
 	bool rc_sched;
 	unsigned rc_ms;               /* Module State RC sub-state */
 	unsigned tx_inflight;         /* packets sent, not yet delivered */
+	unsigned tx_unacked;          /* sent, not yet taken by the receiving RC */
+	bool tx_wait;                 /* executor waits for SWIF FIFO space */
 	uint64_t st[ST_COUNT];
 };
 
@@ -210,6 +220,7 @@ uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID
 uint32_t sim_mtu(const struct sim_node *n);
 uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n);
 void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len);
+void sim_pw_flags_unwritten(struct sim_wid *w, uint32_t dst, uint64_t len);
 void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len);
 void sim_sdimm_init_done(struct sim *s, struct sim_node *n);
 uint64_t sim_modstate(const struct sim_node *n);
@@ -247,12 +258,13 @@ bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r);
 bool wc_busy(const struct sim_node *n);
 bool wc_fifo_almost_full(const struct sim_node *n);
 void wc_reset(struct sim_node *n);
+void wc_wake(struct sim *s, struct sim_node *n);
 
 /* rc.c */
 void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p);
 void rc_step(struct sim *s, struct sim_node *n);
 void rc_retry(struct sim *s, struct sim_node *n);
-void rc_reset(struct sim_node *n);
+void rc_reset(struct sim *s, struct sim_node *n);
 bool rc_busy(const struct sim_node *n);
 bool ring_full(const struct sim_wid *w);
 bool ring_empty(const struct sim_wid *w);
@@ -260,7 +272,9 @@ void ring_config(struct sim_wid *w, int what, uint64_t v);
 
 /* switch.c */
 struct sim_pkt *pkt_alloc(unsigned nlines);
+bool sw_can_send(const struct sim_node *src);
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
+void sw_taken(struct sim *s, const struct sim_pkt *p);
 void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
 
 #endif

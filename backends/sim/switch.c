@@ -21,6 +21,28 @@ struct sim_pkt *pkt_alloc(unsigned nlines)
 	return p;
 }
 
+/* Decision D-SIM-SWIF-BUF: the sender's SWIF FIFO holds SIM_SWIF_TX_PKTS
+ * packets that the receiving Receive Controller has not taken yet.  When it
+ * is full the executor waits (the WAIT states of Fig. 5.11, 5.14, 5.15), so
+ * a stalled receiver (full status ring, §5.4) backs up to its senders
+ * instead of queueing their packets without bound. */
+bool sw_can_send(const struct sim_node *src)
+{
+	return src->tx_unacked < SIM_SWIF_TX_PKTS;
+}
+
+/* The receiving RC took packet p off its queue (or a Controller Reset
+ * dropped it): its slot in the sender's SWIF FIFO is free again. */
+void sw_taken(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
+	if (!src || !src->tx_unacked)
+		return;
+	src->tx_unacked--;
+	if (src->tx_wait)
+		wc_wake(s, src);
+}
+
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
 {
 	struct dnet_pkt_hdr h;
@@ -37,6 +59,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	}
 	src->st[ST_BYTES_SENT] += h.size; /* packet bytes, header included */
 	src->tx_inflight++;
+	src->tx_unacked++;
 	sim_schedule(s, depart + 2ull * s->t.swif_ns + s->t.switch_ns, EV_ARRIVE, clid, 0, 0, p);
 }
 

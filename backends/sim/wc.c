@@ -57,6 +57,7 @@ void wc_reset(struct sim_node *n)
 	n->job.kind = SIM_JOB_NONE;
 	n->wc_gen++;
 	n->wc_sched = false;
+	n->tx_wait = false;
 }
 
 /* The executor's next step, at now + delay.  wc_step_at replaces any step
@@ -72,6 +73,23 @@ static void wc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
 {
 	if (!n->wc_sched)
 		wc_step_at(s, n, delay);
+}
+
+/* The executor waits in WAIT while the SWIF FIFO is full (Fig. 5.11 WAIT,
+ * 5.14 WAIT, 5.15 RVS1 "SWIF space"); it leaves no step scheduled and
+ * sw_taken wakes it, one clock later, when a slot frees. */
+static bool swif_wait(struct sim_node *n)
+{
+	if (sw_can_send(n))
+		return false;
+	n->tx_wait = true;
+	return true;
+}
+
+void wc_wake(struct sim *s, struct sim_node *n)
+{
+	n->tx_wait = false;
+	wc_step_at(s, n, sim_clk(s, 1));
 }
 
 /* ---- issue: Command Lower kicks (§5.2.2) ---- */
@@ -262,6 +280,8 @@ static void exec_botf(struct sim *s, struct sim_node *n)
 		job_done(s, n, sim_clk(s, 1));
 		return;
 	}
+	if (swif_wait(n))
+		return;
 	unsigned size = b.size > DNET_BOTF_MAX ? DNET_BOTF_MAX : b.size;
 	/* Decision D-SIM-BOTF-LINES (OQ-22): ceil(Size/8) lines are read from
 	 * the start of the window; the Packet Size field is set to Size (after
@@ -346,6 +366,7 @@ static void exec_vl(struct sim *s, struct sim_node *n)
 		 * it lands in the window line by line, each line's flag set as it
 		 * completes (§4.5.5.2 step 3). */
 		pat_gather(n, j->req.wid, &j->pat, 0, j->buf, j->len);
+		sim_pw_flags_unwritten(w, j->dst, j->len);
 		if (j->len == 0) {
 			w->prim[DNET_FAM_VL]++;
 			job_done(s, n, sim_clk(s, 1 + s->t.end_clk));
@@ -464,6 +485,8 @@ static void exec_rvl(struct sim *s, struct sim_node *n)
 		job_done(s, n, 0);
 		return;
 	}
+	if (swif_wait(n))
+		return;
 	const struct dnet_otype_info *oi = dnet_otype_info(r->otype);
 	struct dnet_pkt_hdr h;
 	memset(&h, 0, sizeof h);
@@ -624,6 +647,8 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 		job_done(s, n, 0);
 		return;
 	}
+	if (swif_wait(n))
+		return;
 	/* phase 1: build and send one packet.  Decision D-SIM-MTU (OQ-10):
 	 * header + data <= MTU; a packet never exceeds 4088 bytes, the largest
 	 * whole-line size the 12-bit Packet Size can express (MTU 4096);
