@@ -9,8 +9,21 @@ T_FAIL=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
 T_PIDS=()
+# Stop what a test started: SIGTERM, up to 5 s to exit (a sanitizer's exit
+# report included), then SIGKILL for it and its children.  Never hangs.
+stop_pid() {
+	local p=$1 i=0
+	kill "$p" 2>/dev/null || return 0
+	while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$p" 2>/dev/null; then
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	fi
+	wait "$p" 2>/dev/null
+	return 0
+}
 cleanup() {
-	for p in "${T_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for p in "${T_PIDS[@]}"; do stop_pid "$p"; done
 	rm -rf "$T_TMP"
 }
 trap cleanup EXIT
