@@ -20,9 +20,9 @@ const char *dsh_var_get(struct dsh *d, const char *name)
 	return NULL;
 }
 
-static bool var_name_ok(const char *s)
+bool dsh_var_name_ok(const char *s)
 {
-	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_') || strlen(s) > DSH_VAR_NAME_MAX)
 		return false;
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && *s != '_')
@@ -32,8 +32,9 @@ static bool var_name_ok(const char *s)
 
 int dsh_var_set(struct dsh *d, const char *name, const char *value)
 {
-	if (!var_name_ok(name))
-		return dsh_error(d, "bad variable name '%s' (letters, digits and _, not starting with a digit)", name);
+	if (!dsh_var_name_ok(name))
+		return dsh_error(d, "bad variable name '%s' (letters, digits and _, not starting with a digit, "
+				 "at most %d characters)", name, DSH_VAR_NAME_MAX);
 	for (struct dsh_var *v = d->vars; v; v = v->next)
 		if (strcmp(v->name, name) == 0) {
 			char *nv = strdup(value);
@@ -77,7 +78,7 @@ void dsh_vars_free(struct dsh *d)
 static int expand_var(struct dsh *d, const char **pp, char **op, const char *end)
 {
 	const char *s = *pp + 1;
-	char name[64];
+	char name[DSH_VAR_NAME_MAX + 1];
 	size_t n = 0;
 	bool brace = *s == '{';
 	if (brace)
@@ -86,17 +87,26 @@ static int expand_var(struct dsh *d, const char **pp, char **op, const char *end
 		name[n++] = '_';
 		s++;
 	} else {
-		while ((isalnum((unsigned char)*s) || *s == '_') && n < sizeof(name) - 1)
-			name[n++] = *s++;
+		const char *b = s;
+		while (isalnum((unsigned char)*s) || *s == '_')
+			s++;
+		if ((size_t)(s - b) > DSH_VAR_NAME_MAX)
+			return dsh_error(d, "variable name '$%.20s...' longer than %d characters", b, DSH_VAR_NAME_MAX);
+		n = (size_t)(s - b);
+		memcpy(name, b, n);
 	}
 	name[n] = 0;
 	if (brace) {
 		if (*s != '}')
-			return dsh_error(d, "unterminated ${");
+			return dsh_error(d, "unterminated ${ (or a bad character in the variable name)");
 		s++;
+		if (n == 0)
+			return dsh_error(d, "empty variable name in ${}");
 	}
 	if (n == 0)
 		return 0;
+	if (isdigit((unsigned char)name[0]))
+		return dsh_error(d, "bad variable reference '$%s' (a name does not start with a digit)", name);
 	char tmp[32];
 	const char *val;
 	if (strcmp(name, "_") == 0) {
@@ -109,7 +119,8 @@ static int expand_var(struct dsh *d, const char **pp, char **op, const char *end
 	}
 	size_t vl = strlen(val);
 	if (*op + vl >= end)
-		return dsh_error(d, "line too long");
+		return dsh_error(d, "line too long after expanding $%s (at most 8 KB after variable expansion)",
+				 name);
 	memcpy(*op, val, vl);
 	*op += vl;
 	*pp = s;
@@ -131,14 +142,14 @@ int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a)
 		a->argv[a->argc++] = o;
 		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
 			if (o >= end - 1)
-				return dsh_error(d, "line too long");
+				return dsh_error(d, "line too long (at most 8 KB after variable expansion)");
 			if (*p == '\'') {
 				const char *q = strchr(p + 1, '\'');
 				if (!q)
 					return dsh_error(d, "unterminated ' quote");
 				size_t n = (size_t)(q - p - 1);
 				if (o + n >= end)
-					return dsh_error(d, "line too long");
+					return dsh_error(d, "line too long (at most 8 KB after variable expansion)");
 				memcpy(o, p + 1, n);
 				o += n;
 				p = q + 1;
@@ -148,7 +159,7 @@ int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a)
 				p++;
 				while (*p && *p != '"') {
 					if (o >= end - 1)
-						return dsh_error(d, "line too long");
+						return dsh_error(d, "line too long (at most 8 KB after variable expansion)");
 					if (*p == '$') {
 						int r = expand_var(d, &p, &o, end);
 						if (r < 0)

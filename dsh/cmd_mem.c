@@ -54,18 +54,26 @@ static int prim_counter(struct dsh *d, uint64_t *v)
 	return 0;
 }
 
-static int issue_simple(struct dsh *d, unsigned otype, uint32_t src, uint32_t dst, uint32_t size)
+static int encode_simple(struct dsh *d, unsigned otype, uint32_t src, uint32_t dst, uint32_t size,
+			 struct dnet_cmd *cmd)
 {
 	struct dnet_req rq;
-	struct dnet_cmd cmd;
 	struct dnet_err e = { 0 };
 	memset(&rq, 0, sizeof(rq));
 	rq.otype = otype;
 	rq.size = size;
 	rq.srcoff = src;
 	rq.dstoff = dst;
-	if (dnet_req_encode(&rq, &cmd, &e) < 0)
+	if (dnet_req_encode(&rq, cmd, &e) < 0)
 		return dsh_derr(d, &e);
+	return 0;
+}
+
+static int issue_simple(struct dsh *d, unsigned otype, uint32_t src, uint32_t dst, uint32_t size)
+{
+	struct dnet_cmd cmd;
+	if (encode_simple(d, otype, src, dst, size, &cmd) < 0)
+		return -1;
 	return dsh_issue(d, DNET_CMD0, &cmd);
 }
 
@@ -87,6 +95,14 @@ int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write
 	}
 	uint8_t *p = buf;
 	const uint32_t win = 3 * DNET_WINDOW_SIZE; /* WW#3 / PW#3 */
+	/* every request is encoded (checked) before the first one is issued */
+	for (size_t k = 0; k < len; k += DNET_WINDOW_SIZE) {
+		uint32_t n = (uint32_t)(len - k < DNET_WINDOW_SIZE ? len - k : DNET_WINDOW_SIZE);
+		struct dnet_cmd cmd;
+		if (write ? encode_simple(d, DNET_OT_VS, win, (uint32_t)(off + k), n, &cmd) :
+			    encode_simple(d, DNET_OT_VL, (uint32_t)(off + k), win, n, &cmd))
+			return -1;
+	}
 	if (write) {
 		*how = "WW#3 + VS";
 		for (size_t k = 0; k < len; k += DNET_WINDOW_SIZE) {
@@ -171,8 +187,11 @@ static int off_size(struct dsh *d, struct dsh_args *a, int first, uint64_t rsize
 {
 	*off = 0;
 	*size = def_size;
-	if (a->argc > first + 2)
-		return dsh_error(d, "too many arguments; usage: %s", dsh_cmd_find(a->argv[0])->usage);
+	if (a->argc > first + 2) {
+		const struct dsh_cmd *c = dsh_cmd_find(a->argv[0]);
+		return dsh_error(d, "argument %d: unexpected '%s'; usage: %s", first + 2, a->argv[first + 2],
+				 c ? c->usage : a->argv[0]);
+	}
 	if (a->argc > first && dsh_num(d, a, first, rsize - 1, "offset", off) < 0)
 		return -1;
 	if (a->argc > first + 1 && dsh_num(d, a, first + 1, rsize, "size", size) < 0)
@@ -252,6 +271,8 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 	uint64_t from = kv[0].val, it = kv[1].given ? kv[1].val : 1, val = kv[2].val,
 		 inc = kv[3].val;
 	uint64_t limit = ww ? DNET_WINDOW_SIZE : DNET_LLCM_SIZE;
+	if (it == 0)
+		return dsh_error(d, "it=0: nothing to write (Iteration is at least 1)");
 	if (from % 4)
 		return dsh_error(d, "from=0x%" PRIx64 " is misaligned (32-bit values: a multiple of 4)", from);
 	if (from >= limit || it * 4 > limit - from)
@@ -362,7 +383,7 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "usage: dump REGION [Offset] [Size] (REGION: ww pw llcm lhb ureg sreg sodimm)");
 	const char *rn = a->argv[1];
 	uint64_t off, size;
-	if (strcmp(rn, "sodimm") == 0) {
+	if (strcmp(rn, "sodimm") == 0 || strcmp(a->argv[0], "sodimm") == 0) {
 		uint64_t cap = capacity(d);
 		if (off_size(d, a, 2, cap < 0x100000000ull ? cap : 0x100000000ull, 64, &off, &size) < 0)
 			return -1;
@@ -407,11 +428,10 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 int cmd_sodimm(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc >= 2 && strcmp(a->argv[1], "read") == 0) {
-		struct dsh_args b = *a;
-		/* reuse dump sodimm OFF SIZE */
-		b.argv[0] = (char *)"dump";
-		b.argv[1] = (char *)"sodimm";
-		return cmd_dump(d, &b);
+		if (a->argc < 3 || a->argc > 4)
+			return dsh_error(d, "usage: sodimm read OFF [SIZE]");
+		/* reuse dump sodimm OFF SIZE (same argument positions) */
+		return cmd_dump(d, a);
 	}
 	if (a->argc >= 2 && strcmp(a->argv[1], "write") == 0) {
 		if (a->argc < 4)

@@ -122,14 +122,23 @@ int cmd_stat(struct dsh *d, struct dsh_args *a)
 
 int cmd_echo(struct dsh *d, struct dsh_args *a)
 {
-	char buf[DSH_LINE_MAX] = "";
+	size_t len = 1;
+	for (int i = 1; i < a->argc; i++)
+		len += strlen(a->argv[i]) + 1;
+	char *buf = malloc(len), *p = buf;
+	if (!buf)
+		return dsh_error(d, "out of memory");
+	*p = 0;
 	for (int i = 1; i < a->argc; i++) {
+		size_t l = strlen(a->argv[i]);
 		if (i > 1)
-			strncat(buf, " ", sizeof(buf) - strlen(buf) - 1);
-		strncat(buf, a->argv[i], sizeof(buf) - strlen(buf) - 1);
+			*p++ = ' ';
+		memcpy(p, a->argv[i], l + 1);
+		p += l;
 	}
 	jstr(out_res(d), "text", buf);
 	out_text(d, "%s\n", buf);
+	free(buf);
 	return 0;
 }
 

@@ -40,18 +40,36 @@ static uint64_t ex_flag_shadow(struct dsh *d)
 	return s->reg_has[d->wid][i] ? s->reg[d->wid][i] & 1 : 0;
 }
 
+/* Wait until no request of this process sits in a command register, so that
+ * a change of Command Ex Flag cannot apply to a request already kicked
+ * (the request takes the flag with it into the FIFO, §5.2.2). */
+static int wait_not_pending(struct dsh *d, struct dnet_err *e)
+{
+	return dnet_wait(d->dev, DNET_UREG_WID(d->wid) + DNET_UR_CTL_STATUS, DNET_CS_REQ_PENDING,
+			 DNET_COND_EQ, 0, d->timeout_ns, NULL, e);
+}
+
 int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
 {
 	struct dnet_err e = { 0 };
 	uint64_t prev = ex_flag_shadow(d), want = cmd->has_ex ? 1 : 0;
-	if (prev != want && ex_flag_set(d, want) < 0)
-		return -1;
+	if (prev != want) {
+		if (wait_not_pending(d, &e) < 0)
+			return dsh_derr(d, &e);
+		if (ex_flag_set(d, want) < 0)
+			return -1;
+	}
 	int rc = dnet_issue(d->dev, d->wid, sel, cmd, d->timeout_ns, &e);
-	if (prev != want && ex_flag_set(d, prev) < 0)
-		return -1;
 	if (rc < 0)
-		return dsh_derr(d, &e);
-	return 0;
+		dsh_derr(d, &e);   /* the first error is the one reported */
+	if (prev != want) {
+		struct dnet_err e2 = { 0 };
+		if (rc == 0 && wait_not_pending(d, &e2) < 0)
+			return dsh_derr(d, &e2);
+		if (ex_flag_set(d, prev) < 0)
+			return -1;
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed)
@@ -79,6 +97,9 @@ int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *
 			break;
 		if (t - t0 >= timeout_ns)
 			return dsh_error(d, "timed out after %.3f us: node%s still busy", (double)(t - t0) / 1000.0,
+					 all_nodes ? "s" : "");
+		if (dsh_interrupted(d))
+			return dsh_error(d, "interrupted after %.3f us: node%s still busy", (double)(t - t0) / 1000.0,
 					 all_nodes ? "s" : "");
 		if (dnet_delay(d->dev, step, &e) < 0)
 			return dsh_derr(d, &e);
@@ -452,21 +473,31 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 
 #define BOTF_MAX_DATA (DNET_WINDOW_SIZE / 8)
 
+/* data=W,W,...: every word given, none empty. */
 static int parse_data(struct dsh *d, const char *s, uint64_t *w, unsigned *n)
 {
-	char tmp[DSH_LINE_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", s);
 	*n = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (const char *p = s;; ) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l == 0)
+			return dsh_error(d, "data=: word %u is empty (data=W,W,... without empty items)", *n + 1);
 		if (*n >= BOTF_MAX_DATA)
 			return dsh_error(d, "data=: more than %u words", BOTF_MAX_DATA);
-		if (dsh_num_str(d, t, UINT64_MAX, "data word", &w[*n]) < 0)
+		char tok[80];
+		if (l >= sizeof(tok))
+			return dsh_error(d, "data=: word %u '%.20s...' is too long", *n + 1, p);
+		memcpy(tok, p, l);
+		tok[l] = 0;
+		char what[32];
+		snprintf(what, sizeof(what), "data word %u", *n + 1);
+		if (dsh_num_str(d, tok, UINT64_MAX, what, &w[*n]) < 0)
 			return -1;
 		(*n)++;
+		if (!c)
+			break;
+		p = c + 1;
 	}
-	if (*n == 0)
-		return dsh_error(d, "data=: no words");
 	return 0;
 }
 
@@ -517,8 +548,6 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 	memset(&h, 0, sizeof(h));
 	h.type = oi->code;
 	h.dlid = kv[2].given ? dnet_clid_to_lid((uint16_t)kv[2].val) : 0;
-	if (kv[2].given)
-		dsh_check_clid(d, (unsigned)kv[2].val);
 	h.dwid = (unsigned)kv[3].val;
 	h.swid = d->wid;
 	h.pgid = (unsigned)kv[4].val;
@@ -550,6 +579,8 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 	for (unsigned i = 0; i < nd; i++)
 		img[n + i] = data[i];
 	unsigned size = kv[20].given ? (unsigned)kv[20].val : (n + nd) * 8;
+	if (kv[2].given)
+		dsh_check_clid(d, (unsigned)kv[2].val);
 	json_hdr(d, &h, img, n);
 	bool send = kv[21].given ? kv[21].val != 0 : true;
 	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true);
@@ -585,11 +616,11 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 		return -1;
 	struct dnet_err e = { 0 };
 	if (c.kind == 0 || (c.kind == 2 && c.region == DNET_REG_WW && !c.sodimm))
-		return dsh_error(d, "wait: %s cannot change by itself (use assert)", c.kind ? "the Write Window shadow" : "last");
+		return dsh_error(d, "%s cannot change by itself (use assert)", c.kind ? "the Write Window shadow" : "last");
 	bool direct = (c.kind == 1 && (c.reg->access & DNET_ACC_R) && !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
 		      (c.kind == 2 && !c.sodimm);
 	if (c.kind == 1 && !direct)
-		return dsh_error(d, "wait: %s cannot be read", c.reg->name);
+		return dsh_error(d, "%s cannot be read (write-only or read side effect)", c.reg->name);
 	if (direct) {
 		uint32_t addr;
 		uint64_t mask = c.mask, value = c.value;
@@ -624,6 +655,9 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 				break;
 			if (t - t0 >= timeout)
 				return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
+						 (double)(t - t0) / 1000.0, c.desc, v);
+			if (dsh_interrupted(d))
+				return dsh_error(d, "interrupted after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
 						 (double)(t - t0) / 1000.0, c.desc, v);
 			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
 				return dsh_derr(d, &e);

@@ -466,16 +466,21 @@ void dsh_snaps_free(struct dsh *d)
 	d->snaps = NULL;
 }
 
+/* Read every readable register; NULL (the error set) if one cannot be read:
+ * a snapshot is complete or not taken. */
 static struct dsh_snap *snap_take(struct dsh *d, const char *name)
 {
 	struct dsh_snap *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		dsh_error(d, "out of memory");
 		return NULL;
+	}
 	s->name = strdup(name);
 	s->val = calloc(d->nregs, sizeof(uint64_t));
 	s->has = calloc(d->nregs, sizeof(bool));
 	if (!s->name || !s->val || !s->has) {
 		snap_free(s);
+		dsh_error(d, "out of memory");
 		return NULL;
 	}
 	s->node = dnet_node(d->dev);
@@ -487,8 +492,12 @@ static struct dsh_snap *snap_take(struct dsh *d, const char *name)
 		if (reg_readable(r)) {
 			if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
 				continue;
-			if (dnet_reg_read(d->dev, d->wid, r, &s->val[i], &e) == 0)
-				s->has[i] = true;
+			if (dnet_reg_read(d->dev, d->wid, r, &s->val[i], &e) < 0) {
+				dsh_error(d, "cannot read %s: %s", r->name, e.msg[0] ? e.msg : dnet_strerror(e.code));
+				snap_free(s);
+				return NULL;
+			}
+			s->has[i] = true;
 		} else if (!(r->access & DNET_ACC_R) && sh && !(r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE))) {
 			unsigned w = shadow_wid(d, r);
 			if (sh->reg_has[w][i]) {
@@ -512,9 +521,11 @@ int cmd_snapshot(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc != 2)
 		return dsh_error(d, "usage: snapshot NAME");
+	if (!a->argv[1][0])
+		return dsh_error(d, "argument 1: empty snapshot name");
 	struct dsh_snap *s = snap_take(d, a->argv[1]);
 	if (!s)
-		return dsh_error(d, "out of memory");
+		return -1;
 	struct dsh_snap **pp = &d->snaps;
 	while (*pp) {
 		if (strcmp((*pp)->name, s->name) == 0) {
@@ -550,7 +561,7 @@ int cmd_diff(struct dsh *d, struct dsh_args *a)
 	} else {
 		B = tmp = snap_take(d, "(now)");
 		if (!B)
-			return dsh_error(d, "out of memory");
+			return -1;
 	}
 	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "changes") : NULL;
 	unsigned n = 0;
@@ -656,6 +667,8 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 		}
 		prev = v;
 		dsh_set_last(d, v);
+		if (i + 1 < count && dsh_interrupted(d))
+			return dsh_error(d, "interrupted after %" PRIu64 " of %" PRIu64 " samples", i + 1, count);
 		if (i + 1 < count) {
 			if (dnet_delay(d->dev, interval, &e) < 0)
 				return dsh_derr(d, &e);
@@ -860,8 +873,12 @@ int cmd_lh(struct dsh *d, struct dsh_args *a)
 static int words(struct dsh *d, struct dsh_args *a, int from, uint64_t *w, int min, int max)
 {
 	int n = a->argc - from;
-	if (n < min || n > max)
-		return dsh_error(d, "%s %s takes %d to %d words", a->argv[0], a->argv[1], min, max);
+	if (n < min || n > max) {
+		if (min == max)
+			return dsh_error(d, "%s %s takes %d word%s, got %d", a->argv[0], a->argv[1], min,
+					 min == 1 ? "" : "s", n);
+		return dsh_error(d, "%s %s takes %d to %d words, got %d", a->argv[0], a->argv[1], min, max, n);
+	}
 	for (int i = 0; i < n; i++)
 		if (dsh_num(d, a, from + i, UINT64_MAX, "word", &w[i]) < 0)
 			return -1;

@@ -39,7 +39,9 @@ static const struct dsh_cmd cmds[] = {
 	  "Prefetch Window Read", "pw_read 0 64", NULL, 0,
 	  "Dump Size bytes (multiple of 8, at most 512; default 512) of Prefetch Window PW#.\n"
 	  "The lines are flushed before reading (write-back region)." },
-	{ "quit", { "q", "exit" }, cmd_quit, "quit", "Quit dsh", "q", NULL, NODEV, NULL },
+	{ "quit", { "q", "exit" }, cmd_quit, "quit", "Quit dsh", "q", NULL, NODEV,
+	  "Ends the session, or the whole run in a script (also from a sourced file or a repeat block).\n"
+	  "The exit status still reports earlier failures. Ctrl-D at the prompt does the same." },
 	{ "rllcm_write", { 0 }, cmd_rllcm_write, "rllcm_write [Dclid] [Offset] [Value] [dw=] [ww=] [ef=]",
 	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
 	  "Write the 64-bit Value into the LLCM of process dw= (default 0) on the node with CLID Dclid, at\n"
@@ -81,7 +83,8 @@ static const struct dsh_cmd cmds[] = {
 	{ "sodimm", { 0 }, cmd_sodimm, "sodimm read OFF [SIZE] | sodimm write OFF WORD...",
 	  "SO-DIMM read/write", "sodimm write 0x1000 0x1122334455667788", NULL, 0,
 	  "Read or write the current WID's SO-DIMM area (64-bit words). Uses the emulator backdoor when\n"
-	  "available; otherwise reads by VL into PW#3 and writes through WW#3 + VS (both clobbered)." },
+	  "available; otherwise reads by VL into PW#3 and writes through WW#3 + VS (both clobbered).\n"
+	  "read: SIZE defaults to 64, at most 65536. OFF and SIZE are multiples of 8." },
 	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE]]",
 	  "Register read/write by name with field decode", "reg ctl_status.status_empty", NULL, DSH_C_REG,
 	  "Without arguments: list every register. NAME: read (full bit-field decode). NAME.FIELD: that\n"
@@ -125,9 +128,14 @@ static const struct dsh_cmd cmds[] = {
 	  "the emulator) with an error." },
 	{ "node", { 0 }, cmd_node, "node [K]", "Show or change the current node", "node 2", NULL, 0,
 	  "Nodes are numbered 1..N (their CLID on the emulator). '@K cmd' runs one command on node K." },
-	{ "info", { 0 }, cmd_info, "info", "Backend, nodes, WID, settings", "info", NULL, 0, NULL },
-	{ "stat", { 0 }, cmd_stat, "stat [NAME]", "Backend statistics", "stat vtime_ns", NULL, 0, NULL },
-	{ "echo", { 0 }, cmd_echo, "echo TEXT...", "Print text", "echo phase 1 done", NULL, NODEV, NULL },
+	{ "info", { 0 }, cmd_info, "info", "Backend, nodes, WID, settings", "info", NULL, 0,
+	  "Prints the backend and its capabilities, the nodes, NPROCS/PID/WID and the settings\n"
+	  "(gap, base, timeout)." },
+	{ "stat", { 0 }, cmd_stat, "stat [NAME]", "Backend statistics", "stat vtime_ns", NULL, 0,
+	  "Without NAME: every statistic the backend keeps (the emulator: virtual time, packets,\n"
+	  "drops...). With NAME: that one, also kept as the last result ($_, assert last)." },
+	{ "echo", { 0 }, cmd_echo, "echo TEXT...", "Print text", "echo phase 1 done", NULL, NODEV,
+	  "Prints the words separated by one blank (variables expanded; quote to keep blanks)." },
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,
 	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
 	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s." },
@@ -137,16 +145,23 @@ static const struct dsh_cmd cmds[] = {
 	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
 	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
 	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set alone lists all." },
-	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV, NULL },
+	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV,
+	  "Removing a variable that is not defined is an error." },
 	{ "assert", { "expect" }, cmd_assert, "assert TARGET [& MASK] OP VALUE",
 	  "Check a register, field, memory word or the last result", "assert llcm 0x10 == 5", NULL, DSH_C_REG,
 	  "TARGET: REG, REG.FIELD, REGION OFFSET (the 64-bit word; REGION llcm pw lhb ww sodimm) or last.\n"
 	  "OP: == != < > <= >=. A failed assert is a failed command (stops under -e); a failed expect is\n"
 	  "counted but does not stop. A 'N passed, N failed' line ends a run in which assertions ran." },
-	{ "source", { "." }, cmd_source, "source FILE", "Run a script file", "source setup.dsh", NULL, DSH_C_FILE | NODEV, NULL },
+	{ "source", { "." }, cmd_source, "source FILE", "Run a script file", "source setup.dsh", NULL, DSH_C_FILE | NODEV,
+	  "Runs FILE (a path relative to the current directory) in the same state: variables, node,\n"
+	  "settings. Errors inside carry FILE:LINE; source fails when a command inside failed.\n"
+	  "Sourced files nest at most 16 deep." },
 	{ "repeat", { 0 }, cmd_repeat, "repeat N [VAR] ... end", "Repeat a block", "repeat 4 i", NULL, NODEV,
-	  "Runs the commands up to the matching 'end' N times; VAR (optional) counts 0..N-1." },
-	{ "end", { 0 }, cmd_end, "end", "End a repeat block", NULL, NULL, NODEV, NULL },
+	  "Runs the commands up to the matching 'end' N times (0..100000000); VAR (optional) counts\n"
+	  "0..N-1. The block may be on the same line (repeat 3 i; echo $i; end). The header and the\n"
+	  "matching end are checked before the first iteration; blocks nest at most 32 deep." },
+	{ "end", { 0 }, cmd_end, "end", "End a repeat block", "repeat 2; echo hi; end", NULL, NODEV,
+	  "Closes the innermost repeat block; takes no arguments. An end without a repeat is an error." },
 };
 
 const struct dsh_cmd *dsh_cmds(unsigned *n)

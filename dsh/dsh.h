@@ -29,6 +29,7 @@
 
 #define DSH_MAX_ARGS 128
 #define DSH_LINE_MAX 4096
+#define DSH_VAR_NAME_MAX 63              /* characters of a variable name */
 #define DSH_DEFAULT_BASE 0x4213c000u     /* the thesis's mapping address (App. C) */
 #define DSH_DEFAULT_GAP_NS 10000u        /* 10 us of virtual time between commands */
 #define DSH_DEFAULT_TIMEOUT_NS 1000000000ull /* 1 s */
@@ -143,6 +144,7 @@ struct dsh {
 int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a);
 const char *dsh_var_get(struct dsh *d, const char *name);
 int dsh_var_set(struct dsh *d, const char *name, const char *value);
+bool dsh_var_name_ok(const char *name);
 void dsh_vars_free(struct dsh *d);
 /* Strict number of argument i ("argument i"), max inclusive. */
 int dsh_num(struct dsh *d, struct dsh_args *a, int i, uint64_t max, const char *what, uint64_t *v);
@@ -241,6 +243,10 @@ int dsh_exec(struct dsh *d, const char *cmd, const char *file, int line);
 
 /* ---- interactive.c ---- */
 int dsh_interactive(struct dsh *d);
+/* Ctrl-C was typed (interactive only): the running command and the rest of
+ * the line or block stop; the shell goes on. */
+bool dsh_interrupted(struct dsh *d);
+void dsh_interrupt_clear(void);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

@@ -3,8 +3,11 @@
  * commands, primitive names, register and field names, regions and key=
  * parameters.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include "dsh.h"
@@ -12,6 +15,45 @@
 #define HISTORY_MAX 2000
 
 static struct dsh *g_d;
+static volatile sig_atomic_t g_sigint;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	g_sigint = 1;
+}
+
+bool dsh_interrupted(struct dsh *d)
+{
+	return d->interactive && g_sigint;
+}
+
+void dsh_interrupt_clear(void)
+{
+	g_sigint = 0;
+}
+
+/* Readline's input: a Ctrl-C typed at the prompt abandons the line (readline
+ * gets an empty line) instead of killing the shell. */
+static int getc_interruptible(FILE *f)
+{
+	for (;;) {
+		unsigned char c;
+		ssize_t n = read(fileno(f), &c, 1);
+		if (n == 1)
+			return c;
+		if (n == 0)
+			return EOF;
+		if (errno != EINTR)
+			return EOF;
+		if (g_sigint) {
+			rl_replace_line("", 0);
+			rl_point = rl_end = 0;
+			fputs("^C", rl_outstream ? rl_outstream : stdout);
+			return '\n';
+		}
+	}
+}
 static char **cands;
 static size_t ncands, capcands;
 
@@ -188,6 +230,7 @@ static char **complete(const char *text, int start, int end)
 static char *read_interactive(void *ctx, bool cont)
 {
 	(void)ctx;
+	g_sigint = 0;
 	char *l = readline(cont ? "... > " : "dsh > ");
 	if (!l)
 		return NULL;
@@ -211,6 +254,15 @@ int dsh_interactive(struct dsh *d)
 		snprintf(path, sizeof(path), "%s/.dsh_history", home);
 	rl_readline_name = "dsh";
 	rl_attempted_completion_function = complete;
+	/* Ctrl-C: our handler only sets a flag (no SA_RESTART, so that a read
+	 * returns EINTR); readline must not re-raise the signal. */
+	struct sigaction sa, old_sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_sa);
+	rl_catch_signals = 0;
+	rl_getc_function = getc_interruptible;
 	rl_basic_word_break_characters = " \t;";
 	using_history();
 	stifle_history(HISTORY_MAX);
@@ -222,6 +274,7 @@ int dsh_interactive(struct dsh *d)
 	if (path[0])
 		write_history(path);
 	clear_history();
+	sigaction(SIGINT, &old_sa, NULL);
 	cand_clear();
 	free(cands);
 	cands = NULL;

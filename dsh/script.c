@@ -14,7 +14,8 @@
 #include <string.h>
 #include "dsh.h"
 
-#define MAX_DEPTH 16
+#define MAX_DEPTH 16        /* source nesting */
+#define MAX_REPEAT_NEST 32  /* repeat blocks nested in one another (in one source) */
 
 struct unit {
 	char *text;
@@ -22,6 +23,7 @@ struct unit {
 };
 
 struct dsh_src {
+	struct dsh *d;
 	const char *name;
 	int line;
 	/* physical line reader; returns malloc'd text or NULL at end */
@@ -36,6 +38,7 @@ struct dsh_src {
 	size_t nblk, iblk;
 	char *(*cb)(void *ctx, bool cont);
 	void *ctx;
+	long nul_at;    /* column of a NUL byte in the last physical line, or -1 */
 };
 
 static char *read_cb_line(struct dsh_src *s, bool cont)
@@ -59,6 +62,9 @@ static char *read_file_line(struct dsh_src *s, bool cont)
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = 0;
 	s->line++;
+	/* A NUL byte would silently cut the line short: check_line() rejects it. */
+	char *z = memchr(line, 0, (size_t)n);
+	s->nul_at = z ? z - line : -1;
 	return line;
 }
 
@@ -133,6 +139,69 @@ static int split_line(struct dsh_src *s, const char *line)
 	return 0;
 }
 
+static void report(struct dsh *d, const char *cmd)
+{
+	if (!d->have_err)
+		return;
+	if (d->cur_file)
+		fprintf(stderr, "dsh: %s:%d: %s: %s\n", d->cur_file, d->cur_line, cmd, d->errmsg);
+	else
+		fprintf(stderr, "dsh: %s: %s\n", cmd, d->errmsg);
+	fflush(stderr);
+}
+
+/* A command that failed before it could run (bad line, bad repeat header):
+ * report it like any failed command (stderr, JSON object, count, -e). */
+static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
+{
+	d->commands++;
+	report(d, cmd);
+	if (d->json) {
+		struct dsh_args x = { .argc = 1 };
+		x.argv[0] = (char *)cmd;
+		cJSON_Delete(d->res);
+		cJSON_Delete(d->extra);
+		d->res = d->extra = NULL;
+		out_json_command(d, a && a->argc > 0 ? a : &x, false);
+	}
+	d->failures++;
+	if (d->bail)
+		d->stop = true;
+}
+
+/* Reject a physical line holding a NUL byte or a control character other
+ * than tab and carriage return: nothing of it is run. */
+static bool check_line(struct dsh_src *s, const char *l)
+{
+	struct dsh *d = s->d;
+	long bad = -1;
+	unsigned char c = 0;
+	for (const unsigned char *p = (const unsigned char *)l; *p; p++)
+		if ((*p < 0x20 && *p != '\t' && *p != '\r') || *p == 0x7f) {
+			bad = (long)(p - (const unsigned char *)l);
+			c = *p;
+			break;
+		}
+	if (s->nul_at >= 0 && (bad < 0 || s->nul_at < bad)) {
+		bad = s->nul_at;
+		c = 0;
+	}
+	s->nul_at = -1;
+	if (bad < 0 || !d)
+		return true;
+	d->have_err = false;
+	d->cur_file = s->name;
+	d->cur_line = s->line;
+	d->cur_cmd = l;
+	if (c == 0)
+		dsh_error(d, "NUL byte at column %ld; the line is ignored", bad + 1);
+	else
+		dsh_error(d, "control character 0x%02x at column %ld; the line is ignored", c, bad + 1);
+	fail_unrun(d, "line", NULL);
+	d->cur_cmd = NULL;   /* the line is freed by the caller */
+	return false;
+}
+
 static bool blank(const char *t)
 {
 	while (*t == ' ' || *t == '\t')
@@ -165,6 +234,10 @@ static char *next_unit(struct dsh_src *s, bool cont, int *line)
 		char *l = s->readln(s, cont);
 		if (!l)
 			return NULL;
+		if (!check_line(s, l)) {
+			free(l);
+			continue;
+		}
 		int rc = split_line(s, l);
 		free(l);
 		if (rc < 0)
@@ -180,17 +253,6 @@ static void first_word(const char *t, char *w, size_t n)
 	while (*t && *t != ' ' && *t != '\t' && k + 1 < n)
 		w[k++] = *t++;
 	w[k] = 0;
-}
-
-static void report(struct dsh *d, const char *cmd)
-{
-	if (!d->have_err)
-		return;
-	if (d->cur_file)
-		fprintf(stderr, "dsh: %s:%d: %s: %s\n", d->cur_file, d->cur_line, cmd, d->errmsg);
-	else
-		fprintf(stderr, "dsh: %s: %s\n", cmd, d->errmsg);
-	fflush(stderr);
 }
 
 int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
@@ -218,7 +280,9 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	unsigned saved_node = 0;
 	const struct dsh_cmd *c = NULL;
 	char *cmdname = (char *)"";
+	char *at = NULL;   /* the "@K" token (in a->buf) */
 	if (rc == 0 && a->argc > 0 && a->argv[0][0] == '@') {
+		at = a->argv[0];
 		uint64_t k;
 		unsigned n = dnet_node_count(d->dev);
 		if (dsh_num_str(d, a->argv[0] + 1, UINT32_MAX, "node", &k) < 0) {
@@ -235,7 +299,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
 			a->argc--;
 			if (rc == 0 && a->argc == 0)
-				rc = dsh_error(d, "@%" PRIu64 ": missing command", k);
+				rc = dsh_error(d, "missing command after @%" PRIu64, k);
 		}
 	}
 	if (rc == 0 && a->argc == 0) {
@@ -259,6 +323,8 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			rc = c->fn(d, a);
 	} else if (a->argc > 0) {
 		cmdname = a->argv[0];
+	} else if (at) {
+		cmdname = at;   /* "@K" alone */
 	}
 	if (saved_node) {
 		struct dnet_err e = { 0 };
@@ -268,6 +334,11 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	if (rc < 0 && !d->have_err)
 		dsh_error(d, "failed");
 	report(d, cmdname[0] ? cmdname : "dsh");
+	if (a->argc == 0 && at) {
+		a->argv[0] = at;
+		a->argc = 1;
+		a->argv[1] = NULL;
+	}
 	if (d->json) {
 		out_json_command(d, a, rc == 0);
 		cJSON_Delete(d->res);
@@ -297,7 +368,9 @@ static void free_units(struct unit *u, size_t n)
 	free(u);
 }
 
-/* repeat N [VAR]: capture up to the matching end, run N times. */
+/* repeat N [VAR]: capture up to the matching end, run N times.  The whole
+ * header is checked (count, variable name, a matching end, the nesting
+ * depth) before the first iteration runs. */
 static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int line)
 {
 	struct dsh_args *a = calloc(1, sizeof(*a));
@@ -313,25 +386,38 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 		rc = dsh_error(d, "usage: repeat N [VAR] ... end");
 	if (rc == 0)
 		rc = dsh_num(d, a, 1, 100000000, "count", &n);
-	char var[64] = "";
-	if (rc == 0 && a->argc == 3)
-		snprintf(var, sizeof(var), "%s", a->argv[2]);
-	free(a);
+	char var[DSH_VAR_NAME_MAX + 1] = "";
+	if (rc == 0 && a->argc == 3) {
+		if (!dsh_var_name_ok(a->argv[2]))
+			rc = dsh_error(d, "argument 2: bad variable name '%s' (letters, digits and _, not starting "
+				       "with a digit, at most %d characters)", a->argv[2], DSH_VAR_NAME_MAX);
+		else
+			snprintf(var, sizeof(var), "%s", a->argv[2]);
+	}
 	/* capture the block even after an error, so that the rest is skipped coherently */
 	size_t cap = 8, nb = 0;
 	struct unit *b = calloc(cap, sizeof(*b));
-	if (!b)
+	if (!b) {
+		free(a);
 		return -1;
+	}
 	int depth = 1, l;
-	char *t;
-	while ((t = next_unit(s, true, &l))) {
+	char *t = NULL;
+	while (!dsh_interrupted(d) && (t = next_unit(s, true, &l))) {
 		char w[32];
 		first_word(t, w, sizeof(w));
-		if (strcmp(w, "repeat") == 0)
-			depth++;
-		else if (strcmp(w, "end") == 0 && --depth == 0) {
-			free(t);
-			break;
+		if (strcmp(w, "repeat") == 0) {
+			if (++depth > MAX_REPEAT_NEST && rc == 0)
+				rc = dsh_error(d, "repeat blocks nested more than %d deep (line %d)", MAX_REPEAT_NEST, l);
+		} else if (strcmp(w, "end") == 0) {
+			const char *rest = t + strspn(t, " \t") + 3;
+			rest += strspn(rest, " \t");
+			if (*rest && rc == 0)
+				rc = dsh_error(d, "the end at line %d takes no arguments (got '%s')", l, rest);
+			if (--depth == 0) {
+				free(t);
+				break;
+			}
 		}
 		if (nb == cap) {
 			cap *= 2;
@@ -339,6 +425,7 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 			if (!nbuf) {
 				free(t);
 				free_units(b, nb);
+				free(a);
 				return -1;
 			}
 			b = nbuf;
@@ -347,39 +434,46 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 		b[nb].line = l;
 		nb++;
 	}
-	if (!t && depth > 0 && rc == 0) {
-		d->cur_line = line;
+	if (dsh_interrupted(d) && rc == 0)
+		rc = dsh_error(d, "interrupted: the block is abandoned");
+	if (!t && depth > 0 && rc == 0)
 		rc = dsh_error(d, "repeat without matching end");
-	}
 	if (rc < 0) {
-		d->commands++;
-		report(d, "repeat");
-		if (d->json) {
-			struct dsh_args x = { .argc = 1 };
-			x.argv[0] = (char *)"repeat";
-			d->res = NULL;
-			out_json_command(d, &x, false);
-		}
-		d->failures++;
-		if (d->bail)
-			d->stop = true;
+		/* the error belongs to the repeat command (its line); next_unit()
+		 * may have moved cur_* while reporting a bad line */
+		d->cur_file = s->name;
+		d->cur_line = line;
+		d->cur_cmd = text;
+		fail_unrun(d, "repeat", a);
+		free(a);
 		free_units(b, nb);
 		return -1;
 	}
+	free(a);
 	int ret = 0;
-	for (uint64_t i = 0; i < n && !d->stop && !d->quit; i++) {
+	for (uint64_t i = 0; i < n && !d->stop && !d->quit && !dsh_interrupted(d); i++) {
 		if (var[0]) {
 			char num[24];
 			snprintf(num, sizeof(num), "%" PRIu64, i);
 			if (dsh_var_set(d, var, num) < 0) {
-				report(d, "repeat");
+				fail_unrun(d, "repeat", NULL);
 				ret = -1;
 				break;
 			}
 		}
-		struct dsh_src bs = { .name = s->name, .blk = b, .nblk = nb };
+		struct dsh_src bs = { .d = d, .name = s->name, .blk = b, .nblk = nb, .nul_at = -1 };
 		if (run_src(d, &bs) < 0)
 			ret = -1;
+		if (dsh_interrupted(d)) {
+			d->have_err = false;
+			d->cur_file = s->name;
+			d->cur_line = line;
+			d->cur_cmd = text;
+			dsh_error(d, "interrupted after %" PRIu64 " of %" PRIu64 " iterations", i + 1, n);
+			fail_unrun(d, "repeat", NULL);
+			ret = -1;
+			break;
+		}
 	}
 	free_units(b, nb);
 	return ret;
@@ -389,7 +483,19 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 {
 	int ret = 0, line;
 	char *t;
-	while (!d->stop && !d->quit && (t = next_unit(s, false, &line))) {
+	for (;;) {
+		if (d->stop || d->quit)
+			break;
+		if (dsh_interrupted(d)) {
+			/* Ctrl-C: blocks and sourced files stop; at the prompt the
+			 * rest of the line is dropped and the shell goes on */
+			if (!s->cb)
+				break;
+			free_pend(s);
+			dsh_interrupt_clear();
+		}
+		if (!(t = next_unit(s, false, &line)))
+			break;
 		char w[32];
 		first_word(t, w, sizeof(w));
 		int rc;
@@ -410,19 +516,19 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 
 int dsh_run_string(struct dsh *d, const char *text, const char *name)
 {
-	struct dsh_src s = { .name = name, .readln = read_str_line, .str = text };
+	struct dsh_src s = { .d = d, .nul_at = -1, .name = name, .readln = read_str_line, .str = text };
 	return run_src(d, &s);
 }
 
 int dsh_run_stream(struct dsh *d, FILE *f, const char *name)
 {
-	struct dsh_src s = { .name = name, .readln = read_file_line, .f = f };
+	struct dsh_src s = { .d = d, .nul_at = -1, .name = name, .readln = read_file_line, .f = f };
 	return run_src(d, &s);
 }
 
 int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, const char *name)
 {
-	struct dsh_src s = { .name = name, .readln = read_cb_line, .cb = cb, .ctx = ctx };
+	struct dsh_src s = { .d = d, .nul_at = -1, .name = name, .readln = read_cb_line, .cb = cb, .ctx = ctx };
 	return run_src(d, &s);
 }
 

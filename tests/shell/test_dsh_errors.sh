@@ -39,6 +39,40 @@ check "rllcm clid" 'rllcm_write 0x1000 0 1' "out of range"
 check "end alone" 'end' "end without repeat"
 check "repeat no end" 'repeat 2; v' "without matching end"
 check "sleep" 'sleep 5parsecs' "duration"
+check "repeat bad variable" 'repeat 2 1bad; echo x; end' "repeat: argument 2: bad variable name '1bad'"
+check "end with argument" 'repeat 2; v; end now' "end at line 1 takes no arguments"
+check "empty \${}" 'echo ${}' 'empty variable name'
+check "long variable name" "echo \$$(printf 'v%.0s' $(seq 70))" "longer than 63 characters"
+check "long set name" "set $(printf 'v%.0s' $(seq 70)) 1" "at most 63 characters"
+check "@K alone" '@1' "@1: missing command after @1"
+check "it=0" 'llcm_write val=1 it=0' "it=0: nothing to write"
+check "botf empty data word" 'botf type=RVS data=1,,2' "data=: word 2 is empty"
+check "botf trailing comma" 'botf type=RVS data=1,' "data=: word 2 is empty"
+check "snapshot empty name" 'snapshot ""' "empty snapshot name"
+check "sodimm read usage" 'sodimm read' "usage: sodimm read OFF"
+check "decode word count" 'decode ctl_status 1 2' "takes 1 word, got 2"
+check "control character" "$(printf 'echo a\001b')" "control character 0x01 at column 7"
+# The bad repeat header runs nothing and is one failed command.
+expect_eq "bad repeat runs nothing" "" "$("$DSH" -c 'repeat 2 1bad; echo x; end' 2>/dev/null)"
+# echo prints its whole text (no silent truncation at 4 KB)
+long=$(printf 'e%.0s' $(seq 5000))
+expect_eq "echo long" 5000 "$("$DSH" -c "echo $long" | tr -d '\n' | wc -c)"
+# A variable name is never cut short: $<64 chars> is not $<63 chars> + text.
+n63=$(printf 'a%.0s' $(seq 63))
+expect_status "long name not truncated" 1 "$DSH" -c "set $n63 X; echo \$${n63}b"
+# NUL bytes and control characters in a script: the line is rejected (file:line), nothing of it runs.
+printf 'llcm_write from=0 it=1 val=5\0 junk\nllcm_write from=8 it=1 val=6\033\nassert llcm 0 == 0\nassert llcm 8 == 0\n' >"$T_TMP/nul.dsh"
+expect_status "NUL line status" 1 "$DSH" -f "$T_TMP/nul.dsh"
+expect_match "NUL line message" "nul.dsh:1: line: NUL byte at column 29" "$(cat "$T_TMP/err")"
+expect_match "ESC line message" "nul.dsh:2: line: control character 0x1b at column 29" "$(cat "$T_TMP/err")"
+expect_match "nothing of them ran" "^2 passed, 0 failed$" "$(cat "$T_TMP/out")"
+# Deeply nested repeat blocks: an error, not a stack overflow.
+{ for i in $(seq 2000); do echo 'repeat 1'; done; echo v; for i in $(seq 2000); do echo end; done; } >"$T_TMP/deep.dsh"
+expect_status "deep repeat" 1 "$DSH" -f "$T_TMP/deep.dsh"
+expect_match "deep repeat message" "deep.dsh:1: repeat: repeat blocks nested more than 32 deep \(line 33\)" "$(cat "$T_TMP/err")"
+printf 'source %s\n' "$T_TMP/self.dsh" >"$T_TMP/self.dsh"
+expect_status "recursive source" 1 "$DSH" -f "$T_TMP/self.dsh"
+expect_match "recursive source message" "source: nested too deeply \(16 levels\)" "$(cat "$T_TMP/err")"
 # Nothing done on error: a rejected llcm_write leaves LLCM untouched.
 out=$("$DSH" -c 'llcm_write from=0 it=4 val=7 inc=1 bogus=1; llcm_read 0 16' 2>/dev/null | sed -n 2p)
 expect_eq "nothing done" "#4215c000: 0000000000000000 0000000000000000" "$out"

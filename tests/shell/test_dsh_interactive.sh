@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Interactive use, driven in a tmux pane: the prompt, completion of commands,
+# register fields and key= parameters, Ctrl-C (abandons the line or stops a
+# long command, the shell goes on), Ctrl-D (exit 0), the history file.
+# Skipped (counted as passed, with a note) when tmux is not installed.
+. "$(dirname "$0")/lib.sh"
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "$T_SUITE: tmux not installed, skipped"
+	finish
+	exit $?
+fi
+SOCK="$T_TMP/tmux.sock"
+H="$T_TMP/home"
+mkdir -p "$H"
+tm() { tmux -S "$SOCK" "$@"; }
+kill_tmux() { tm kill-server >/dev/null 2>&1; }
+trap 'kill_tmux; cleanup' EXIT
+screen() { tm capture-pane -p -t dsh 2>/dev/null; }
+# wait_screen NAME REGEX: poll the pane (at most 10 s) until REGEX matches.
+wait_screen() {
+	local i
+	for i in $(seq 100); do
+		if screen | grep -Eq -- "$2"; then pass; return 0; fi
+		sleep 0.1
+	done
+	fail "$1: /$2/ not on screen: $(screen | grep -v '^$' | tail -n 5)"
+	return 1
+}
+tm new-session -d -s dsh -x 150 -y 40 \
+	"env HOME='$H' TERM=xterm '$DSH' 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
+# (capture-pane drops trailing blanks: "dsh > " shows as "dsh >")
+wait_screen "prompt" '^dsh >$' || { finish; exit 1; }
+# completion of a command name
+tm send-keys -t dsh 'llcm_re' Tab
+wait_screen "complete command" '^dsh > llcm_read$'
+tm send-keys -t dsh '0 16' Enter   # the completion appended the blank
+wait_screen "command ran" '^#4215c000: 0000000000000000 0000000000000000'
+# completion of a register field
+tm send-keys -t dsh 'reg ctl_status.status_e' Tab
+wait_screen "complete field" '^dsh > reg ctl_status\.status_empty$'
+tm send-keys -t dsh Enter
+wait_screen "field read" 'ctl_status\.status_empty = 0x1'
+# completion of a key= parameter, then Ctrl-C abandons the line
+tm send-keys -t dsh 'prim VS si' Tab
+wait_screen "complete key" '^dsh > prim VS size=$'
+tm send-keys -t dsh C-c
+tm send-keys -t dsh 'echo after-ctrl-c' Enter
+wait_screen "Ctrl-C at the prompt keeps the shell" '^after-ctrl-c$'
+if screen | grep -q 'cmd:'; then fail "the abandoned prim line ran"; else pass; fi
+# Ctrl-C stops a long command, the shell goes on
+tm send-keys -t dsh 'watch ctl_status 1ms 1000000' Enter
+wait_screen "watch runs" 't=\+'
+tm send-keys -t dsh C-c
+wait_screen "watch interrupted" 'watch: interrupted after [0-9]+ of 1000000 samples'
+tm send-keys -t dsh 'echo still-here' Enter
+wait_screen "shell alive after interrupt" '^still-here$'
+# Ctrl-D: exit status 0 (failed commands do not change it interactively)
+tm send-keys -t dsh 'frobnicate' Enter
+wait_screen "error shown" "unknown command 'frobnicate'"
+tm send-keys -t dsh C-d
+for i in $(seq 100); do [ -s "$T_TMP/exit" ] && break; sleep 0.1; done
+expect_eq "Ctrl-D exits 0" "EXIT=0" "$(cat "$T_TMP/exit" 2>/dev/null)"
+# the history file holds the lines run, not the abandoned one
+hist=$(cat "$H/.dsh_history" 2>/dev/null)
+expect_match "history written" "^echo still-here$" "$hist"
+if grep -q '^prim VS' <<<"$hist"; then fail "abandoned line in history"; else pass; fi
+finish
