@@ -370,6 +370,38 @@ int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *re
 	return dnet_write64(dev, dnet_reg_addr(reg, wid), v, err);
 }
 
+int dnet_field_read(struct dnet_dev *dev, unsigned wid, const char *spec, uint64_t *v,
+		    struct dnet_err *err)
+{
+	const struct dnet_reg *reg;
+	const struct dnet_field *f;
+	uint64_t x;
+	int rc = dnet_reg_parse(spec, &reg, &f, err);
+	if (rc || (rc = dnet_reg_read(dev, wid, reg, &x, err)))
+		return rc;
+	*v = f ? dnet_field_get(f, x) : x;
+	return 0;
+}
+
+int dnet_field_write(struct dnet_dev *dev, unsigned wid, const char *spec, uint64_t v,
+		     const uint64_t *base, struct dnet_err *err)
+{
+	const struct dnet_reg *reg;
+	const struct dnet_field *f;
+	int rc = dnet_reg_parse(spec, &reg, &f, err);
+	if (rc)
+		return rc;
+	if (!f)
+		return dnet_reg_write(dev, wid, reg, v, err);
+	uint64_t word = base ? *base : 0;
+	if (!base && (reg->access & DNET_ACC_R) && !(reg->flags & DNET_RF_READ_EFFECT) &&
+	    (rc = dnet_reg_read(dev, wid, reg, &word, err)))
+		return rc;
+	if ((rc = dnet_field_set(f, &word, v, err)))
+		return rc;
+	return dnet_reg_write(dev, wid, reg, word, err);
+}
+
 int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
 	       const struct dnet_cmd *cmd, uint64_t timeout_ns, struct dnet_err *err)
 {

@@ -140,6 +140,27 @@ static void blocks_and_issue(void)
 	CHECK_OK(dnet_reg_read(d, 0, dnet_reg_by_name("ctl_status"), &v, &e), &e);
 	CHECK_EQ(v, DNET_CS_FIFO_FULL);
 	CHECK_EQ(dnet_sodimm_access(d, 0, buf, 8, false, &e), -DNET_ENOTSUP);
+
+	/* Fields by name: Status Area Size code [6:0]; PGID1 [7:0]; AMT word
+	 * fields addr [11:0], wid [13:12], lid [29:14] built from a base. */
+	CHECK_OK(dnet_field_write(d, 1, "status_area_size.code", 0x20, NULL, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x41a00), 0x20);
+	uint64_t amt = 0x123;
+	CHECK_OK(dnet_field_write(d, 0, "amt.lid", 0xbeef, &amt, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x50b00), 0x123ull | 0xbeefull << 14);
+	CHECK_EQ(dnet_field_write(d, 0, "pgid1.pgid", 0x100, NULL, &e), -DNET_ERANGE);
+	CHECK_EQ(file_u64(BASE + 0x50900), 0x42);
+	CHECK_EQ(dnet_field_write(d, 0, "pgid1.nosuch", 1, NULL, &e), -DNET_ENOENT);
+	CHECK_EQ(dnet_field_write(d, 0, "ctl_status.status_empty", 1, NULL, &e), -DNET_EPERM);
+	uint64_t cs = DNET_CS_STATUS_EMPTY | 2ull << 18;
+	file_put(BASE + 0x40200, &cs, 8);
+	CHECK_OK(dnet_field_read(d, 0, "ctl_status.status_empty", &v, &e), &e);
+	CHECK_EQ(v, 1);
+	CHECK_OK(dnet_field_read(d, 0, "ctl_status.rc_state", &v, &e), &e);
+	CHECK_EQ(v, 2);
+	CHECK_OK(dnet_field_read(d, 0, "ctl_status", &v, &e), &e);
+	CHECK_EQ(v, cs);
+	CHECK_EQ(dnet_field_read(d, 0, "status_nra.head", &v, &e), -DNET_EPERM);
 	dnet_close(d);
 }
 

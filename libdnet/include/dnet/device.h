@@ -137,6 +137,18 @@ int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg
 int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		   uint64_t v, struct dnet_err *err);
 
+/* By name, "reg" or "reg.field" (e.g. "ctl_status.status_empty").
+ * dnet_field_read gives the field's value (or the whole register).
+ * dnet_field_write writes a field as a read-modify-write when the register
+ * can be read without side effect; most writable registers are write-only,
+ * and then the other fields come from *base (the caller's shadow of what it
+ * last wrote) or are written as 0 when base is NULL.  A value that does not
+ * fit the field is an error and nothing is written. */
+int dnet_field_read(struct dnet_dev *dev, unsigned wid, const char *spec, uint64_t *v,
+		    struct dnet_err *err);
+int dnet_field_write(struct dnet_dev *dev, unsigned wid, const char *spec, uint64_t v,
+		     const uint64_t *base, struct dnet_err *err);
+
 /* ---- Issuing requests (hardware.md 4.1) ---- */
 
 enum dnet_cmdsel {
