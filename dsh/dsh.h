@@ -6,7 +6,10 @@
  *   args.c        tokenizer, variables, key=value parsing, strict numbers
  *   print.c       the one print layer: text or JSON Lines (libcjson)
  *   cmd_mem.c     llcm/ww/pw/evpbuf read and write, dump, sodimm
- *   cmd_reg.c     ureg/sreg/reg/snapshot/diff/watch, decoders
+ *   shadow.c      register access with shadows of write-only registers
+ *   cmd_reg.c     ureg/sreg read and write (original formats), reg by name
+ *   cmd_snapshot.c snapshot/diff of all registers, watch
+ *   cmd_decode.c  status-ring and LH Buffer decoders, decode of given words
  *   cmd_prim.c    prim/botf/rllcm_write/wait
  *   cmd_misc.c    version, node, info, stat, echo, sleep, set, assert
  *   script.c      command runner: sources, repeat..end, source, set -e, file:line
@@ -196,14 +199,22 @@ void dsh_set_last(struct dsh *d, uint64_t v);
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 void out_json_summary(struct dsh *d);
 
-/* ---- device helpers (cmd_reg.c) ---- */
+/* ---- register access with shadows (shadow.c) ---- */
 struct dsh_shadow *dsh_shadow(struct dsh *d);
 unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r);
+/* The WID whose shadow holds r (the System Register has one, kept as WID 0). */
+unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r);
+/* Readable from the device without a side effect. */
+bool dsh_reg_readable(const struct dnet_reg *r);
+/* The decode listings of ureg_read module_state / prim_counter (Fig. C.13, C.14). */
+void dsh_modstate_listing(struct dsh *d, uint64_t v);
+void dsh_counter_listing(struct dsh *d, uint64_t v);
 int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *shadow);
 int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v);
 const struct dnet_reg *dsh_reg_at(unsigned block, uint32_t off, unsigned acc);
 int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r,
 		      const struct dnet_field **f);
+/* cmd_snapshot.c */
 void dsh_snaps_free(struct dsh *d);
 
 /* ---- conditions (cmd_misc.c): TARGET [& MASK] OP VALUE ---- */

@@ -1,0 +1,238 @@
+/* dsh: snapshot / diff of all readable registers, and watch. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+/* ---- snapshot / diff ---- */
+
+static void snap_free(struct dsh_snap *s)
+{
+	free(s->name);
+	free(s->val);
+	free(s->has);
+	free(s);
+}
+
+void dsh_snaps_free(struct dsh *d)
+{
+	struct dsh_snap *s = d->snaps;
+	while (s) {
+		struct dsh_snap *n = s->next;
+		snap_free(s);
+		s = n;
+	}
+	d->snaps = NULL;
+}
+
+/* Read every readable register; NULL (the error set) if one cannot be read:
+ * a snapshot is complete or not taken. */
+static struct dsh_snap *snap_take(struct dsh *d, const char *name)
+{
+	struct dsh_snap *s = calloc(1, sizeof(*s));
+	if (!s) {
+		dsh_error(d, "out of memory");
+		return NULL;
+	}
+	s->name = strdup(name);
+	s->val = calloc(d->nregs, sizeof(uint64_t));
+	s->has = calloc(d->nregs, sizeof(bool));
+	if (!s->name || !s->val || !s->has) {
+		snap_free(s);
+		dsh_error(d, "out of memory");
+		return NULL;
+	}
+	s->node = dnet_node(d->dev);
+	s->wid = d->wid;
+	struct dsh_shadow *sh = dsh_shadow(d);
+	for (unsigned i = 0; i < d->nregs; i++) {
+		const struct dnet_reg *r = &d->regs[i];
+		struct dnet_err e = { 0 };
+		if (dsh_reg_readable(r)) {
+			if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
+				continue;
+			if (dnet_reg_read(d->dev, d->wid, r, &s->val[i], &e) < 0) {
+				dsh_error(d, "cannot read %s: %s", r->name, e.msg[0] ? e.msg : dnet_strerror(e.code));
+				snap_free(s);
+				return NULL;
+			}
+			s->has[i] = true;
+		} else if (!(r->access & DNET_ACC_R) && sh && !(r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE))) {
+			unsigned w = dsh_shadow_wid(d, r);
+			if (sh->reg_has[w][i]) {
+				s->val[i] = sh->reg[w][i];
+				s->has[i] = true;
+			}
+		}
+	}
+	return s;
+}
+
+static struct dsh_snap *snap_find(struct dsh *d, const char *name)
+{
+	for (struct dsh_snap *s = d->snaps; s; s = s->next)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+int cmd_snapshot(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc != 2)
+		return dsh_error(d, "usage: snapshot NAME");
+	if (!a->argv[1][0])
+		return dsh_error(d, "argument 1: empty snapshot name");
+	struct dsh_snap *s = snap_take(d, a->argv[1]);
+	if (!s)
+		return -1;
+	struct dsh_snap **pp = &d->snaps;
+	while (*pp) {
+		if (strcmp((*pp)->name, s->name) == 0) {
+			struct dsh_snap *old = *pp;
+			*pp = old->next;
+			snap_free(old);
+			break;
+		}
+		pp = &(*pp)->next;
+	}
+	s->next = d->snaps;
+	d->snaps = s;
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->nregs; i++)
+		n += s->has[i];
+	jstr(out_res(d), "snapshot", s->name);
+	jnum(out_res(d), "registers", n);
+	out_text(d, "snapshot %s: %u registers of node %u WID %u\n", s->name, n, s->node, s->wid);
+	return 0;
+}
+
+int cmd_diff(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc < 2 || a->argc > 3)
+		return dsh_error(d, "usage: diff A [B]");
+	struct dsh_snap *A = snap_find(d, a->argv[1]), *B, *tmp = NULL;
+	if (!A)
+		return dsh_error(d, "argument 1: no snapshot '%s'", a->argv[1]);
+	if (a->argc == 3) {
+		B = snap_find(d, a->argv[2]);
+		if (!B)
+			return dsh_error(d, "argument 2: no snapshot '%s'", a->argv[2]);
+	} else {
+		B = tmp = snap_take(d, "(now)");
+		if (!B)
+			return -1;
+	}
+	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "changes") : NULL;
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->nregs; i++) {
+		const struct dnet_reg *r = &d->regs[i];
+		if (A->has[i] == B->has[i] && (!A->has[i] || A->val[i] == B->val[i]))
+			continue;
+		n++;
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+			jstr(o, "register", r->name);
+			if (A->has[i])
+				jhex(o, "a", A->val[i]);
+			else
+				cJSON_AddNullToObject(o, "a");
+			if (B->has[i])
+				jhex(o, "b", B->val[i]);
+			else
+				cJSON_AddNullToObject(o, "b");
+			if (A->has[i] && B->has[i]) {
+				cJSON *fo = cJSON_AddObjectToObject(o, "fields");
+				for (unsigned k = 0; k < r->nfields; k++) {
+					const struct dnet_field *f = &r->fields[k];
+					uint64_t x = dnet_field_get(f, A->val[i]), y = dnet_field_get(f, B->val[i]);
+					if (x == y)
+						continue;
+					cJSON *p = cJSON_CreateArray();
+					char b1[24], b2[24];
+					cJSON_AddItemToArray(p, cJSON_CreateString(hexstr(b1, sizeof(b1), x)));
+					cJSON_AddItemToArray(p, cJSON_CreateString(hexstr(b2, sizeof(b2), y)));
+					cJSON_AddItemToObject(fo, f->name, p);
+				}
+			}
+			cJSON_AddItemToArray(arr, o);
+			continue;
+		}
+		char sa[24] = "(none)", sb[24] = "(none)";
+		if (A->has[i])
+			snprintf(sa, sizeof(sa), "0x%016" PRIx64, A->val[i]);
+		if (B->has[i])
+			snprintf(sb, sizeof(sb), "0x%016" PRIx64, B->val[i]);
+		printf("%-20s %s -> %s\n", r->name, sa, sb);
+		if (A->has[i] && B->has[i])
+			for (unsigned k = 0; k < r->nfields; k++) {
+				const struct dnet_field *f = &r->fields[k];
+				uint64_t x = dnet_field_get(f, A->val[i]), y = dnet_field_get(f, B->val[i]);
+				if (x != y)
+					printf("  .%-18s 0x%" PRIx64 " -> 0x%" PRIx64 "\n", f->name, x, y);
+			}
+	}
+	jnum(out_res(d), "differences", n);
+	out_text(d, "%u register%s differ%s\n", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	dsh_set_last(d, n);
+	if (tmp)
+		snap_free(tmp);
+	return 0;
+}
+
+/* ---- watch ---- */
+
+int cmd_watch(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc < 2 || a->argc > 4)
+		return dsh_error(d, "usage: watch REG[.FIELD] [INTERVAL] [COUNT]");
+	const struct dnet_reg *r;
+	const struct dnet_field *f;
+	if (dsh_parse_regspec(d, a->argv[1], &r, &f) < 0)
+		return -1;
+	if (!dsh_reg_readable(r))
+		return dsh_error(d, "%s cannot be read (write-only or read side effect)", r->name);
+	uint64_t interval = 1000000, count = 10;
+	if (a->argc >= 3) {
+		struct dnet_err e = { 0 };
+		if (dnet_parse_duration(a->argv[2], &interval, "interval", &e) < 0)
+			return dsh_error(d, "argument 2: %s", e.msg);
+	}
+	if (a->argc >= 4 && dsh_num(d, a, 3, 1000000, "count", &count) < 0)
+		return -1;
+	if (count == 0)
+		return dsh_error(d, "argument 3: count must be at least 1");
+	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "samples") : NULL;
+	uint64_t t0 = 0, prev = 0;
+	if (dsh_now(d, &t0) < 0)
+		return -1;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t v, t;
+		struct dnet_err e = { 0 };
+		if (dnet_reg_read(d->dev, d->wid, r, &v, &e) < 0)
+			return dsh_derr(d, &e);
+		if (f)
+			v = dnet_field_get(f, v);
+		if (dsh_now(d, &t) < 0)
+			return -1;
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+			jnum(o, "t_ns", t - t0);
+			jhex(o, "value", v);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf("%c t=+%.3fus %s%s%s = 0x%" PRIx64 "\n", (i && v != prev) ? '*' : ' ',
+			       (double)(t - t0) / 1000.0, r->name, f ? "." : "", f ? f->name : "", v);
+			fflush(stdout);
+		}
+		prev = v;
+		dsh_set_last(d, v);
+		if (i + 1 < count && dsh_interrupted(d))
+			return dsh_error(d, "interrupted after %" PRIu64 " of %" PRIu64 " samples", i + 1, count);
+		if (i + 1 < count) {
+			if (dnet_delay(d->dev, interval, &e) < 0)
+				return dsh_derr(d, &e);
+		}
+	}
+	return 0;
+}
+

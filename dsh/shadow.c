@@ -1,0 +1,112 @@
+/* dsh: register access with shadows.  Write-only registers cannot be read
+ * back; dsh keeps a shadow of the last value it wrote to each (per node and
+ * WID) and always says when a value shown is a shadow.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+
+struct dsh_shadow *dsh_shadow(struct dsh *d)
+{
+	unsigned node = dnet_node(d->dev);
+	if (node == 0 || node > d->nshadow)
+		return NULL;
+	struct dsh_shadow **slot = &d->shadow[node - 1];
+	if (!*slot) {
+		struct dsh_shadow *s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+		for (unsigned w = 0; w < DNET_NWID; w++) {
+			s->reg[w] = calloc(d->nregs, sizeof(uint64_t));
+			s->reg_has[w] = calloc(d->nregs, sizeof(bool));
+			if (!s->reg[w] || !s->reg_has[w]) {
+				for (unsigned k = 0; k <= w; k++) {
+					free(s->reg[k]);
+					free(s->reg_has[k]);
+				}
+				free(s);
+				return NULL;
+			}
+		}
+		*slot = s;
+	}
+	return *slot;
+}
+
+unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r)
+{
+	return (unsigned)(r - d->regs);
+}
+
+unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r)
+{
+	return r->block == DNET_BLK_USER ? d->wid : 0;
+}
+
+bool dsh_reg_readable(const struct dnet_reg *r)
+{
+	return (r->access & DNET_ACC_R) && !(r->flags & DNET_RF_READ_EFFECT);
+}
+
+int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *shadow)
+{
+	struct dnet_err e = { 0 };
+	*shadow = false;
+	if (r->flags & DNET_RF_READ_EFFECT)
+		return dsh_error(d, "reading %s would %s; refused", r->name,
+				 r->desc ? r->desc : "have a side effect");
+	if (r->access & DNET_ACC_R) {
+		if (dnet_reg_read(d->dev, d->wid, r, v, &e) < 0)
+			return dsh_derr(d, &e);
+		return 0;
+	}
+	struct dsh_shadow *s = dsh_shadow(d);
+	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
+	if (!s || !s->reg_has[w][i])
+		return dsh_error(d, "%s is write-only and dsh has not written it on node %u (no shadow)",
+				 r->name, dnet_node(d->dev));
+	*v = s->reg[w][i];
+	*shadow = true;
+	return 0;
+}
+
+int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v)
+{
+	struct dnet_err e = { 0 };
+	if (!(r->access & DNET_ACC_W))
+		return dsh_error(d, "%s is read-only", r->name);
+	if (dnet_reg_write(d->dev, d->wid, r, v, &e) < 0)
+		return dsh_derr(d, &e);
+	struct dsh_shadow *s = dsh_shadow(d);
+	if (!s)
+		return 0;
+	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET) {
+		/* the controller reset its registers: forget the shadows of this node */
+		for (unsigned w = 0; w < DNET_NWID; w++) {
+			memset(s->reg_has[w], 0, d->nregs * sizeof(bool));
+			memset(s->ww_known[w], 0, sizeof(s->ww_known[w]));
+		}
+		return 0;
+	}
+	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
+	s->reg[w][i] = v;
+	s->reg_has[w][i] = true;
+	return 0;
+}
+
+const struct dnet_reg *dsh_reg_at(unsigned block, uint32_t off, unsigned acc)
+{
+	return dnet_reg_at((enum dnet_reg_block)block, off, acc);
+}
+
+int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r,
+		      const struct dnet_field **f)
+{
+	struct dnet_err e = { 0 };
+	if (dnet_reg_parse(spec, r, f, &e) < 0)
+		return dsh_derr(d, &e);
+	return 0;
+}
+
