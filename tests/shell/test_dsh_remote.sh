@@ -31,4 +31,15 @@ out=$(timeout 60 "$DSH" -b "remote:unix:$SOCK" -c "$S" 2>"$T_TMP/err")
 expect_eq "remote RVS" "2 passed, 0 failed" "$(tail -n 1 <<<"$out")"
 expect_eq "remote stderr" "" "$(cat "$T_TMP/err")"
 expect_status "remote unreachable" 3 "$DSH" -b "remote:unix:$T_TMP/none.sock" -c v
+# A user client has no SO-DIMM backdoor: dsh reaches the SO-DIMM through
+# primitives (VS from a Write Window, VL into a Prefetch Window), and a
+# privileged client's backdoor sees the same bytes.
+out=$(timeout 30 "$DSH" -b "remote:unix:$SOCK,user" -c 'sodimm write 0x3000 0x1111 0x2222 0x3333; dump sodimm 0x3000 32' 2>&1)
+expect_match "user client path says how" "via VL into PW" "$out"
+expect_match "user client reads back" "#00003000: 0000000000001111 0000000000002222" "$out"
+out=$(timeout 30 "$DSH" -b "remote:unix:$SOCK" -c 'dump sodimm 0x3000 32' 2>&1)
+expect_match "backdoor agrees" "via emulator backdoor" "$out"
+expect_match "backdoor bytes" "#00003010: 0000000000003333 0000000000000000" "$out"
+expect_status "user client: no System Register" 1 timeout 30 "$DSH" -b "remote:unix:$SOCK,user" -c 'sreg_read sma_lid'
+expect_match "permission message" "privileged clients only" "$(cat "$T_TMP/err")"
 finish
