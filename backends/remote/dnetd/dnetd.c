@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"Serve a DIMMnet-2 backend over a socket to many clients (the `remote` backend).\n"
 		"\n"
 		"  --sim                 serve an emulated cluster (sim:nodes=N)\n"
-		"  -N, --nodes N         nodes of the emulated cluster (sim default if not given)\n"
+		"  -N, --nodes N         nodes of the emulated cluster (default 2)\n"
 		"      --cold            start the emulated nodes cold, as at power-on\n"
 		"      --capacity MB     SO-DIMM capacity per module of the emulated nodes\n"
 		"      --sim-args ARGS   further sim arguments, appended as given\n"
