@@ -454,49 +454,6 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 	     c->privileged ? "privileged" : "user");
 }
 
-/* Block transfers go straight to the backend's entries: the client's own
- * libdnet core has already done what dnet_read_block()/dnet_write_block()
- * add around them (the cache flush before reading a write-back region, the
- * WC flush after writing the Write Window), and doing it twice could change
- * what an emulator counts.  The checks are the core's, with its messages. */
-static int block_check(uint32_t off, size_t len, struct dnet_err *err)
-{
-	if (off % 8)
-		return dnet_seterr(err, DNET_EALIGN, "offset 0x%x is not aligned to %u bytes", off, 8u);
-	if (len % 8)
-		return dnet_seterr(err, DNET_EALIGN, "length %zu is not a multiple of %u bytes", len, 8u);
-	if (off > DNET_MAP_SIZE || len > DNET_MAP_SIZE - off)
-		return dnet_seterr(err, DNET_ERANGE, "access 0x%x+%zu is outside the 0x%x-byte map",
-				   off, len, DNET_MAP_SIZE);
-	return 0;
-}
-
-static int srv_read_block(struct dnet_dev *dev, uint32_t off, uint8_t *buf, size_t len,
-			  struct dnet_err *err)
-{
-	int rc = block_check(off, len, err);
-	if (rc || len == 0)
-		return rc;
-	if (dev->ops->read_block)
-		return dev->ops->read_block(dev, off, buf, len, err);
-	for (size_t i = 0; i < len && !rc; i += 8)
-		rc = dev->ops->read(dev, off + (uint32_t)i, buf + i, 8, err);
-	return rc;
-}
-
-static int srv_write_block(struct dnet_dev *dev, uint32_t off, const uint8_t *buf, size_t len,
-			   struct dnet_err *err)
-{
-	int rc = block_check(off, len, err);
-	if (rc || len == 0)
-		return rc;
-	if (dev->ops->write_block)
-		return dev->ops->write_block(dev, off, buf, len, err);
-	for (size_t i = 0; i < len && !rc; i += 8)
-		rc = dev->ops->write(dev, off + (uint32_t)i, buf + i, 8, err);
-	return rc;
-}
-
 /* Point the shared device at the client's node. */
 static int select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e)
 {
@@ -639,12 +596,14 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			rc = dnet_seterr(&e, DNET_ENOMEM, "out of memory");
 			break;
 		}
-		rc = srv_read_block(dev, m->off, buf, m->len, &e);
+		/* dnet_block_transfer, not dnet_read_block: the client's core
+		 * already flushed the cache lines (backend.h). */
+		rc = dnet_block_transfer(dev, m->off, buf, m->len, false, &e);
 		r.data = buf;
 		r.data_len = m->len;
 		break;
 	case DNET_MSG_WRITE_BLOCK:
-		rc = srv_write_block(dev, m->off, m->data, m->len, &e);
+		rc = dnet_block_transfer(dev, m->off, (void *)(uintptr_t)m->data, m->len, true, &e);
 		break;
 	case DNET_MSG_WC_FLUSH:
 		rc = dnet_wc_flush(dev, &e);

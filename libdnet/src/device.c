@@ -156,6 +156,22 @@ int dnet_write128(struct dnet_dev *dev, uint32_t off, const uint64_t v[2], struc
 	return dnet_write(dev, off, v, 16, err);
 }
 
+int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
+			struct dnet_err *err)
+{
+	int rc = check_access(off, len, 8, err);
+	if (rc || len == 0)
+		return rc;
+	if (write && dev->ops->write_block)
+		return dev->ops->write_block(dev, off, buf, len, err);
+	if (!write && dev->ops->read_block)
+		return dev->ops->read_block(dev, off, buf, len, err);
+	for (size_t i = 0; i < len && !rc; i += 8)
+		rc = write ? dev->ops->write(dev, off + (uint32_t)i, (char *)buf + i, 8, err)
+			   : dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err);
+	return rc;
+}
+
 int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err)
 {
 	int rc = check_access(off, len, 8, err);
@@ -164,26 +180,15 @@ int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, s
 	/* Write-back regions: drop stale lines before reading (§4.2.1). */
 	if (dnet_addr_attr(off) == DNET_ATTR_WB && (rc = dnet_cache_flush(dev, off, len, err)))
 		return rc;
-	if (dev->ops->read_block)
-		return dev->ops->read_block(dev, off, buf, len, err);
-	for (size_t i = 0; i < len; i += 8)
-		if ((rc = dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err)))
-			return rc;
-	return 0;
+	return dnet_block_transfer(dev, off, buf, len, false, err);
 }
 
 int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err)
 {
-	int rc = check_access(off, len, 8, err);
-	if (rc || len == 0)
-		return rc;
-	if (dev->ops->write_block)
-		rc = dev->ops->write_block(dev, off, buf, len, err);
-	else
-		for (size_t i = 0; i < len && !rc; i += 8)
-			rc = dev->ops->write(dev, off + (uint32_t)i, (const char *)buf + i, 8, err);
+	/* The buffer is only read: the cast serves the shared transfer path. */
+	int rc = dnet_block_transfer(dev, off, (void *)(uintptr_t)buf, len, true, err);
 	/* Write-combining stores must drain before a request uses them. */
-	if (!rc && dnet_addr_attr(off) == DNET_ATTR_WC)
+	if (!rc && len && dnet_addr_attr(off) == DNET_ATTR_WC)
 		rc = dnet_wc_flush(dev, err);
 	return rc;
 }

@@ -73,6 +73,15 @@ extern const struct dnet_backend_ops dnet_backend_sim;
 extern const struct dnet_backend_ops dnet_backend_remote;
 extern const struct dnet_backend_ops dnet_backend_pci;
 
+/* The transfer part of dnet_read_block()/dnet_write_block(): the same
+ * checks and the backend's block entry (or 8-byte loop), without the
+ * ordering points they add (the cache flush before reading a write-back
+ * region, the WC flush after writing the Write Window).  For a server that
+ * forwards a client's block request: the client's own core already did
+ * those, and doing them twice would change what an emulator counts. */
+int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
+			struct dnet_err *err);
+
 /* Helpers for backends parsing "key=value,key,..." argument lists. */
 struct dnet_kv {
 	char key[32];
