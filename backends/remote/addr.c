@@ -1,5 +1,6 @@
 /* Socket address strings shared by the remote backend and dnetd. */
 #include "remote/proto.h"
+#include "dnet/parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,13 +10,11 @@
 
 static int parse_port(const char *p, char out[8], const char *whole, struct dnet_err *err)
 {
-	size_t n = strlen(p);
-	if (n < 1 || n > 5 || strspn(p, "0123456789") != n)
-		return dnet_seterr(err, DNET_EINVAL, "bad TCP port \"%s\" in \"%s\" (0..65535)", p, whole);
-	unsigned long v = strtoul(p, NULL, 10);
-	if (v > 65535)
-		return dnet_seterr(err, DNET_EINVAL, "TCP port %lu out of range in \"%s\"", v, whole);
-	snprintf(out, 8, "%lu", v);
+	uint64_t v;
+	struct dnet_err pe;
+	if (dnet_parse_u64(p, 65535, &v, "TCP port", &pe))
+		return dnet_seterr(err, DNET_EINVAL, "%s in \"%s\"", pe.msg, whole);
+	snprintf(out, 8, "%u", (unsigned)v);
 	return 0;
 }
 
