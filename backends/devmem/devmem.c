@@ -11,14 +11,10 @@
  * opened with O_SYNC are uncached, which is always safe; the fences keep
  * the code right on a PAT-WC mapping too.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dnet/backend.h"
@@ -95,29 +91,9 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 					   "refusing to map it (add ,force if you are sure)",
 					   base, base + DNET_MAP_SIZE - 1, what, iomem);
 	}
-	int fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (e == EACCES || e == EPERM)
-			return dnet_seterr(err, DNET_EPERM, "devmem: cannot open %s: %s%s", path,
-					   strerror(e), is_devmem ? " (needs root / CAP_SYS_RAWIO)" : "");
-		return dnet_seterr(err, DNET_EIO, "devmem: cannot open %s: %s", path, strerror(e));
-	}
-	if (!is_devmem) {
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_size < base + DNET_MAP_SIZE) {
-			close(fd);
-			return dnet_seterr(err, DNET_ERANGE,
-					   "devmem: %s is %lld bytes; it must hold 0x%" PRIx64 " + 0x%x bytes",
-					   path, (long long)st.st_size, base, DNET_MAP_SIZE);
-		}
-	}
-	char what[DNET_SPEC_MAX + 16];
-	snprintf(what, sizeof what, "devmem: %s", path);
-	if ((rc = dnet_mmio_map(dev, fd, base, DNET_MAP_SIZE, what, err)))
+	if ((rc = dnet_mmio_open(dev, path, base, "devmem", is_devmem ? "needs root / CAP_SYS_RAWIO"
+								 : "check the file's permissions", err)))
 		return rc;
-	dev->nodes = 1;
 	dev->caps = DNET_CAP_PRIVILEGED | (is_devmem ? DNET_CAP_REAL_HW : 0);
 	return 0;
 }

@@ -1,5 +1,7 @@
 /* Volatile MMIO accessors (mmio.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +13,7 @@
 #define MMIO_X86 1
 #endif
 
+#include "dnet/map.h"
 #include "mmio/mmio.h"
 
 void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
@@ -90,28 +93,47 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len)
 #endif
 }
 
-int dnet_mmio_map(struct dnet_dev *dev, int fd, uint64_t offset, size_t len,
-		  const char *what, struct dnet_err *err)
+int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, const char *who,
+		   const char *perm_hint, struct dnet_err *err)
 {
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	int fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == EACCES || e == EPERM)
+			return dnet_seterr(err, DNET_EPERM, "%s: cannot open %s: %s (%s)", who, path,
+					   strerror(e), perm_hint);
+		return dnet_seterr(err, DNET_EIO, "%s: cannot open %s: %s", who, path, strerror(e));
+	}
+	/* Mapping past a regular file's end would fault on first access. */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size < offset + DNET_MAP_SIZE) {
+		close(fd);
+		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; it must hold 0x%llx + 0x%x bytes",
+				   who, path, (long long)st.st_size, (unsigned long long)offset,
+				   DNET_MAP_SIZE);
+	}
+	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
 	if (m == MAP_FAILED) {
 		int e = errno;
 		close(fd);
 		return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
-				   "%s: mmap at 0x%llx failed: %s%s", what, (unsigned long long)offset,
-				   strerror(e), e == EPERM || e == EACCES
+				   "%s: mmap of %s at 0x%llx failed: %s%s", who, path,
+				   (unsigned long long)offset, strerror(e),
+				   e == EPERM || e == EACCES
 					   ? " (needs root; CONFIG_STRICT_DEVMEM may forbid the range)" : "");
 	}
 	struct dnet_mmio *p = calloc(1, sizeof *p);
 	if (!p) {
-		munmap(m, len);
+		munmap(m, DNET_MAP_SIZE);
 		close(fd);
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	}
 	p->fd = fd;
 	p->map = m;
-	p->len = len;
+	p->len = DNET_MAP_SIZE;
 	dev->priv = p;
+	dev->nodes = 1;
 	return 0;
 }
 

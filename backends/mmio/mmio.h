@@ -25,9 +25,12 @@ struct dnet_mmio {
 	size_t len;
 };
 
-/* Map len bytes of fd at offset into a new dev->priv (closes fd on error). */
-int dnet_mmio_map(struct dnet_dev *dev, int fd, uint64_t offset, size_t len,
-		  const char *what, struct dnet_err *err);
+/* Open path (O_SYNC: uncached) and map the DNET_MAP_SIZE-byte window at
+ * offset into a new dev->priv, one node.  who prefixes messages ("devmem");
+ * perm_hint is added when the open is refused ("needs root").  A regular
+ * file (a stand-in for the device) must hold offset + DNET_MAP_SIZE bytes. */
+int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, const char *who,
+		   const char *perm_hint, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */
 void dnet_mmio_op_close(struct dnet_dev *dev);

@@ -8,17 +8,12 @@
  * <sysfs>/devices/<slot>/resource<N> (uncached, like /dev/mem with O_SYNC).
  * sysfs=PATH points libpci and the mapping at another tree (tests).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -160,18 +155,8 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 		return dnet_seterr(err, DNET_ERANGE,
 				   "pci: BAR%u is 0x%" PRIx64 " bytes; the DIMMnet-2 window needs 0x%x",
 				   a.bar, size, DNET_MAP_SIZE);
-	int fd = open(res, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		return dnet_seterr(err, e == EACCES || e == EPERM ? DNET_EPERM : DNET_EIO,
-				   "pci: cannot open %s: %s%s", res, strerror(e),
-				   e == EACCES || e == EPERM ? " (needs root)" : "");
-	}
-	char what[sizeof res + 8];
-	snprintf(what, sizeof what, "pci: %s", res);
-	if ((rc = dnet_mmio_map(dev, fd, 0, DNET_MAP_SIZE, what, err)))
+	if ((rc = dnet_mmio_open(dev, res, 0, "pci", "needs root", err)))
 		return rc;
-	dev->nodes = 1;
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
