@@ -136,6 +136,29 @@ static void get_value(const uint8_t *p, unsigned width, uint64_t val[2])
 /* ---- encoder ---- */
 
 /* Size of the payload of m, or 0 with an error set if m is invalid. */
+/* The messages that carry no payload (docs/protocol.md), for the encoder
+ * and the decoder alike. */
+static bool empty_payload(uint16_t type)
+{
+	switch (type) {
+	case DNET_MSG_WC_FLUSH:
+	case DNET_MSG_NOW:
+	case DNET_MSG_BUSY:
+	case DNET_MSG_STAT_NAMES:
+	case DNET_MSG_WRITE | DNET_MSG_REPLY:
+	case DNET_MSG_WRITE_BLOCK | DNET_MSG_REPLY:
+	case DNET_MSG_WC_FLUSH | DNET_MSG_REPLY:
+	case DNET_MSG_CACHE_FLUSH | DNET_MSG_REPLY:
+	case DNET_MSG_PREFETCH | DNET_MSG_REPLY:
+	case DNET_MSG_SET_NODE | DNET_MSG_REPLY:
+	case DNET_MSG_DELAY | DNET_MSG_REPLY:
+	case DNET_MSG_SODIMM_WRITE | DNET_MSG_REPLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int payload_size(const struct dnet_proto_msg *m, size_t *size, struct dnet_err *err)
 {
 	uint16_t t = m->type;
@@ -257,22 +280,11 @@ static int payload_size(const struct dnet_proto_msg *m, size_t *size, struct dne
 		n = 6 + ml;
 		break;
 	}
-	case DNET_MSG_WC_FLUSH:
-	case DNET_MSG_NOW:
-	case DNET_MSG_BUSY:
-	case DNET_MSG_STAT_NAMES:
-	case DNET_MSG_WRITE | DNET_MSG_REPLY:
-	case DNET_MSG_WRITE_BLOCK | DNET_MSG_REPLY:
-	case DNET_MSG_WC_FLUSH | DNET_MSG_REPLY:
-	case DNET_MSG_CACHE_FLUSH | DNET_MSG_REPLY:
-	case DNET_MSG_PREFETCH | DNET_MSG_REPLY:
-	case DNET_MSG_SET_NODE | DNET_MSG_REPLY:
-	case DNET_MSG_DELAY | DNET_MSG_REPLY:
-	case DNET_MSG_SODIMM_WRITE | DNET_MSG_REPLY:
+	default:
+		if (!empty_payload(t))
+			return dnet_seterr(err, DNET_EINVAL, "unknown message type 0x%04x", t);
 		n = 0;
 		break;
-	default:
-		return dnet_seterr(err, DNET_EINVAL, "unknown message type 0x%04x", t);
 	}
 	*size = n;
 	return 0;
@@ -739,23 +751,12 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 		m->msg[ml] = 0;
 		break;
 	}
-	case DNET_MSG_WC_FLUSH:
-	case DNET_MSG_NOW:
-	case DNET_MSG_BUSY:
-	case DNET_MSG_STAT_NAMES:
-	case DNET_MSG_WRITE | DNET_MSG_REPLY:
-	case DNET_MSG_WRITE_BLOCK | DNET_MSG_REPLY:
-	case DNET_MSG_WC_FLUSH | DNET_MSG_REPLY:
-	case DNET_MSG_CACHE_FLUSH | DNET_MSG_REPLY:
-	case DNET_MSG_PREFETCH | DNET_MSG_REPLY:
-	case DNET_MSG_SET_NODE | DNET_MSG_REPLY:
-	case DNET_MSG_DELAY | DNET_MSG_REPLY:
-	case DNET_MSG_SODIMM_WRITE | DNET_MSG_REPLY:
+	default:
+		if (!empty_payload(type))
+			return BAD("unknown message type 0x%04x", type);
 		if ((r = need(tn, n, 0, err)))
 			return r;
 		break;
-	default:
-		return BAD("unknown message type 0x%04x", type);
 	}
 	return 0;
 }
