@@ -189,64 +189,51 @@ static void sim_close(struct dnet_dev *dev)
 
 /* ---- accesses ---- */
 
-static int sim_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
-		    struct dnet_err *err)
+/* Host accesses of step bytes each over [off, off+len): into rbuf (reads)
+ * or from wbuf (writes); then the device runs for their summed cost. */
+static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void *wbuf,
+		     size_t len, unsigned step, struct dnet_err *err)
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
-	sim_host_read(s, n, off, buf, width, false);
-	run_until(s, s->now + sim_host_cost(s, off, width, false));
+	uint64_t cost = 0;
+	for (size_t i = 0; i < len; i += step) {
+		uint32_t a = off + (uint32_t)i;
+		if (wbuf)
+			sim_host_write(s, n, a, (const uint8_t *)wbuf + i, step);
+		else
+			sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
+		cost += sim_host_cost(s, a, step, wbuf != NULL);
+	}
+	run_until(s, s->now + cost);
 	return 0;
+}
+
+static int sim_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+		    struct dnet_err *err)
+{
+	return host_xfer(dev, off, buf, NULL, width, width, err);
 }
 
 static int sim_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
 		     struct dnet_err *err)
 {
-	struct sim *s = S(dev);
-	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
-	if (rc)
-		return rc;
-	sim_host_write(s, n, off, buf, width);
-	run_until(s, s->now + sim_host_cost(s, off, width, true));
-	return 0;
+	return host_xfer(dev, off, NULL, buf, width, width, err);
 }
 
 static int sim_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len,
 			  struct dnet_err *err)
 {
-	struct sim *s = S(dev);
-	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
-	if (rc)
-		return rc;
-	uint64_t cost = 0;
-	for (size_t i = 0; i < len; i += 8) {
-		sim_host_read(s, n, off + (uint32_t)i, (uint8_t *)buf + i, 8, false);
-		cost += sim_host_cost(s, off + (uint32_t)i, 8, false);
-	}
-	run_until(s, s->now + cost);
-	return 0;
+	return host_xfer(dev, off, buf, NULL, len, 8, err);
 }
 
 static int sim_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
 			   struct dnet_err *err)
 {
-	struct sim *s = S(dev);
-	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
-	if (rc)
-		return rc;
-	uint64_t cost = 0;
-	for (size_t i = 0; i < len; i += 8) {
-		sim_host_write(s, n, off + (uint32_t)i, (const uint8_t *)buf + i, 8);
-		cost += sim_host_cost(s, off + (uint32_t)i, 8, true);
-	}
-	run_until(s, s->now + cost);
-	return 0;
+	return host_xfer(dev, off, NULL, buf, len, 8, err);
 }
 
 static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
