@@ -719,14 +719,13 @@ void wc_step(struct sim *s, struct sim_node *n)
 		j->kind = SIM_JOB_START;
 	}
 	if (j->kind == SIM_JOB_START) {
-		unsigned otype = (unsigned)(j->req.lower & 0x1fu);
+		/* OTYPE sits in the same bits in every layout, BOTF's included. */
+		dnet_req_decode(j->req.lower, j->req.upper, j->req.has_ex ? &j->req.ex : NULL, &j->r);
 		if (j->req.from_rc) {
 			j->kind = SIM_JOB_RVS;
-		} else if (otype == DNET_OT_BOTF) {
+		} else if (j->r.otype == DNET_OT_BOTF) {
 			j->kind = SIM_JOB_BOTF;
 		} else {
-			dnet_req_decode(j->req.lower, j->req.upper, j->req.has_ex ? &j->req.ex : NULL,
-					&j->r);
 			const struct dnet_otype_info *oi = dnet_otype_info(j->r.otype);
 			/* Decision D-SIM-OTYPE (OQ-20): codes outside Tab. 4.13 start
 			 * no module (§5.3.2); NOP does nothing; neither counts. */
