@@ -288,7 +288,9 @@ int cmd_decode(struct dsh *d, struct dsh_args *a)
 	if (strcmp(what, "req") == 0) {
 		if ((n = words(d, a, 2, w, 1, 3)) < 0)
 			return -1;
-		if ((w[0] & 0x1f) == DNET_OT_BOTF) {
+		struct dnet_req r;
+		dnet_req_decode(w[0], w[1], n == 3 ? &w[2] : NULL, &r);
+		if (r.otype == DNET_OT_BOTF) {
 			struct dnet_botf_req b;
 			dnet_botf_decode(w[0], &b);
 			jstr(out_res(d), "prim", "BOTF");
@@ -297,8 +299,6 @@ int cmd_decode(struct dsh *d, struct dsh_args *a)
 			out_text(d, "BOTF ww=%u size=%u\n", b.ww, b.size);
 			return 0;
 		}
-		struct dnet_req r;
-		dnet_req_decode(w[0], w[1], n == 3 ? &w[2] : NULL, &r);
 		print_req(d, &r);
 		return 0;
 	}
