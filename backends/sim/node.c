@@ -182,7 +182,10 @@ uint64_t sim_modstate(const struct sim_node *n)
 		case SIM_JOB_VL: ex = DNET_EX_VL2; break;
 		case SIM_JOB_VS: ex = DNET_EX_VS1; break;
 		case SIM_JOB_RVL: ex = DNET_EX_RVL1; break;
-		case SIM_JOB_RVS: ex = j->phase ? DNET_EX_RVS5 : DNET_EX_RVS1; break;
+		case SIM_JOB_RVS:
+		case SIM_JOB_IPUSH: /* the RVS states (§5.3.8) */
+			ex = j->phase ? DNET_EX_RVS5 : DNET_EX_RVS1;
+			break;
 		default: break;
 		}
 		/* Waiting for SWIF FIFO space: BOTF and RVL wait in WAIT, RVS
@@ -195,7 +198,7 @@ uint64_t sim_modstate(const struct sim_node *n)
 		 * in WAIT (§5.3.1). */
 		if (n->hostq.count || n->rcq.count)
 			dnet_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_WAIT);
-		if (j->kind == SIM_JOB_VL || j->kind == SIM_JOB_RVS) {
+		if (j->kind == SIM_JOB_VL || j->kind == SIM_JOB_RVS || j->kind == SIM_JOB_IPUSH) {
 			dnet_modstate_set(&v, DNET_FSM_PU, DNET_PUS_READ);
 			dnet_modstate_set(&v, DNET_FSM_PU_CTL, DNET_PUC_BUSY);
 		}
@@ -212,6 +215,8 @@ uint64_t sim_modstate(const struct sim_node *n)
 			dnet_modstate_set(&v, DNET_FSM_RC_PWRITE, DNET_PWR_WRITE);
 		if (n->rc_ms == DNET_RCS_WU)
 			dnet_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
+		if (n->wu_ipush)
+			dnet_modstate_set(&v, DNET_FSM_WU_IPUSH, n->wu_ipush);
 	}
 	return v;
 }
@@ -273,8 +278,12 @@ static void ureg_write(struct sim *s, struct sim_node *n, unsigned wid, uint32_t
 	case DNET_UR_CMD_EX: w->cmd_ex = v; break;
 	case DNET_UR_PRIM_COUNTER: memset(w->prim, 0, sizeof w->prim); break;
 	case DNET_UR_PKT_COUNTER: w->pkt_count = 0; break;
-	case DNET_UR_IPUSH_AREA: w->ipush_area = (uint16_t)v; break;
-	case DNET_UR_LHB_ADDR: w->lhb_head = (uint16_t)(v & 0xfffu); break;
+	case DNET_UR_IPUSH_AREA: w->ipush_area = (uint16_t)v; rc_retry(s, n); break;
+	/* Decision D-SIM-LHS: Head steps by whole 64-byte entries [I]. */
+	case DNET_UR_LHB_ADDR:
+		w->lhb_head = (uint16_t)(v & 0xfc0u);
+		rc_retry(s, n);
+		break;
 	case DNET_UR_STATUS_INIT: ring_config(w, 0, v); rc_retry(s, n); break;
 	case DNET_UR_STATUS_SIZE: ring_config(w, 1, v); rc_retry(s, n); break;
 	case DNET_UR_STATUS_ADDR: ring_config(w, 2, v); rc_retry(s, n); break;
@@ -324,10 +333,13 @@ static void amt_write(struct sim_node *n, uint64_t v)
 {
 	/* AMT Address Table Interface (App. B, Fig. B.1): [11:0] LLCM address,
 	 * [13:12] sender WID (bit 12 used), [29:14] sender LID.  Stored by
-	 * {CLID, WID} (8192 x 12 bit, Tab. 5.2; OQ-12) for the IPUSH issue. */
+	 * {CLID, WID} (8192 x 12 bit, Tab. 5.2; OQ-12; D-SIM-AMT-TABLE);
+	 * ipush.c reads it on reception. */
 	uint16_t clid;
-	if (dnet_lid_to_clid((uint16_t)(v >> 14), &clid, NULL))
+	if (dnet_lid_to_clid((uint16_t)(v >> 14), &clid, NULL)) {
+		n->st[ST_AMT_BAD_LID]++; /* no CLID: no entry (D-SIM-AMT-TABLE) */
 		return;
+	}
 	if (!n->amt && !(n->amt = calloc(8192, sizeof *n->amt))) {
 		n->st[ST_ALLOC_FAIL]++;
 		return;
@@ -431,7 +443,10 @@ int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_
 	struct sim_wid *w = &n->w[wid];
 	switch (r) {
 	case DNET_REG_WW: memcpy(w->ww + o, buf, wd); return 0;
-	case DNET_REG_LLCM: memcpy(w->llcm + o, buf, wd); return 0;
+	case DNET_REG_LLCM:
+		memcpy(w->llcm + o, buf, wd);
+		rc_retry(s, n); /* a Head of an AMT entry may have moved (§7.1.3) */
+		return 0;
 	case DNET_REG_UREG:
 	case DNET_REG_SREG:
 		/* Registers are 64 bit; a narrower store writes its bytes with the

@@ -96,6 +96,7 @@ void rc_reset(struct sim *s, struct sim_node *n)
 	n->rc_wait = RC_RUN;
 	n->rc_phase = 0;
 	n->rc_ms = DNET_RCS_IDLE;
+	ipush_reset(n);
 }
 
 void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
@@ -228,8 +229,15 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	st.swid = h->swid;
 	st.sclid = sclid;
 	st.eflag = 1;
-	st.size = h->hflag ? h->total : (uint32_t)(h->dstoff + x->dlen - h->src_or_init_dst);
-	st.addr = h->src_or_init_dst;
+	if (x->oi && x->oi->family == DNET_FAM_IPUSH) {
+		/* Decision D-SIM-IPUSH-STATUS: where the receiver put the
+		 * message and its size (ipush.c). */
+		st.size = n->rx_st_size;
+		st.addr = n->rx_st_addr;
+	} else {
+		st.size = h->hflag ? h->total : (uint32_t)(h->dstoff + x->dlen - h->src_or_init_dst);
+		st.addr = h->src_or_init_dst;
+	}
 	st.aux = h->dstoff;
 	uint64_t lo, hi;
 	dnet_status_encode(&st, &lo, &hi);
@@ -269,8 +277,19 @@ void rc_step(struct sim *s, struct sim_node *n)
 			return;
 		}
 		uint64_t lines = (x.dlen + 7) / 8, clk = t->rc_hdr_clk;
-		if (!x.oi || x.oi->family == DNET_FAM_IPUSH) {
-			/* header only: dropped or ignored in phase 1 */
+		if (!x.oi) {
+			/* header only: dropped in phase 1 */
+		} else if (x.oi->family == DNET_FAM_IPUSH) {
+			/* Tab. 7.5: the Write Unit's AMT steps (Head/Tail fetch, ring
+			 * start, ring end, room check) come before the PUSH steps;
+			 * with LHS the RC writes the 8 lines of the LH entry [I]. */
+			bool lhs = x.h.lflag || ipush_is_lhs_type(x.h.type);
+			uint64_t entry = lhs && x.dlen ? t->lh_entry_clk : 0;
+			uint64_t rl = lhs ? (lines > 7 ? lines - 7 : 0) : lines;
+			n->rc_ms = lhs ? DNET_RCS_LH : DNET_RCS_WU;
+			clk += t->ipush_amt_clk + entry;
+			if (rl)
+				clk += t->wu_setup_clk + t->wu_write_clk + (rl - 1) * t->line_clk;
 		} else if (x.oi->family == DNET_FAM_RVL) {
 			n->rc_ms = DNET_RCS_REQ;
 			clk += t->rc_req_clk;
@@ -295,10 +314,27 @@ void rc_step(struct sim *s, struct sim_node *n)
 			return;
 		}
 		if (x.oi->family == DNET_FAM_IPUSH) {
-			/* IPUSH/LHS reception is a later issue: ignored, counted. */
-			n->st[ST_IPUSH_IGNORED]++;
-			rc_finish(s, n, 0);
-			return;
+			switch (ipush_rx(s, n, p, &x.h, x.hl, x.dlen)) {
+			case IPUSH_RX_STALL:
+				n->rc_wait = RC_WAIT_IPUSH;
+				n->rc_ms = DNET_RCS_STALL;
+				return;
+			case IPUSH_RX_DROP:
+				rc_finish(s, n, 0);
+				return;
+			case IPUSH_RX_DONE:
+				break;
+			}
+			n->rc_stall_counted = false;
+			n->w[x.h.dwid & 1u].pkt_count++;
+			n->st[ST_PKT_RECV]++;
+			n->st[ST_BYTES_RECV] += x.dlen;
+			if (!x.h.eflag) {
+				rc_finish(s, n, 0);
+				return;
+			}
+			n->rc_phase = 2;
+			goto status;
 		}
 		if (x.oi->family == DNET_FAM_RVL) {
 			struct sim_req q;
@@ -328,7 +364,8 @@ void rc_step(struct sim *s, struct sim_node *n)
 		}
 		n->rc_phase = 2;
 		/* fall through */
-	case 2: {
+	case 2:
+	status: {
 		struct sim_wid *w = &n->w[x.h.dwid & 1u];
 		if (ring_full(w)) {
 			/* Status Write Unit busy: reception stalls (§5.4).  A wake-up

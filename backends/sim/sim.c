@@ -2,6 +2,7 @@
  * waits and statistics.
  *
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
+ *      [,lhs_type=ipush|own]
  *
  * N nodes (1..3072) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
@@ -115,6 +116,17 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' needs a value", k);
 		if (flag && kv[i].has_val)
 			return dnet_seterr(err, DNET_EINVAL, "sim: option 'cold' takes no value");
+		if (!strcmp(k, "lhs_type")) {
+			/* Decision D-SIM-IPUSH-WIRE (OQ-15). */
+			if (!strcmp(kv[i].val, "own"))
+				s->lhs_own_type = true;
+			else if (!strcmp(kv[i].val, "ipush"))
+				s->lhs_own_type = false;
+			else
+				return dnet_seterr(err, DNET_EINVAL,
+						   "sim: lhs_type=%s is not 'ipush' or 'own'", kv[i].val);
+			continue;
+		}
 		if (!flag && (rc = dnet_parse_u64(kv[i].val, UINT32_MAX, &v, k, err)))
 			return rc;
 		if (flag) {
@@ -141,7 +153,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->fifo_depth = (unsigned)v;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH)",
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own)",
 					   k);
 		}
 	}
@@ -355,8 +367,9 @@ static int sim_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len
 
 static const char *const stat_names[] = {
 	"vtime_ns", "events", "queued_events", "nodes_allocated",
-	"pgid_drops", "packets_sent", "packets_received", "ipush_ignored",
-	"ipush_requests_ignored", "unroutable_drops", "bad_packets", "requests_overwritten",
+	"pgid_drops", "packets_sent", "packets_received", "ipush_messages", "lhs_messages",
+	"ipush_stalls", "lhb_stalls", "ipush_no_ring", "ipush_too_big", "ipush_orphans",
+	"amt_bad_lid", "unroutable_drops", "bad_packets", "requests_overwritten",
 	"rc_stalls", "unknown_otype", "botf_dropped", "sdimm_uninit_accesses",
 	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "rx_queue",
 	NULL,
@@ -373,8 +386,11 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	struct sim *s = S(dev);
 	static const struct { const char *name; enum sim_stat st; } per_node[] = {
 		{ "pgid_drops", ST_PGID_DROPS }, { "packets_sent", ST_PKT_SENT },
-		{ "packets_received", ST_PKT_RECV }, { "ipush_ignored", ST_IPUSH_IGNORED },
-		{ "ipush_requests_ignored", ST_IPUSH_REQ_IGNORED },
+		{ "packets_received", ST_PKT_RECV }, { "ipush_messages", ST_IPUSH_MSGS },
+		{ "lhs_messages", ST_LHS_MSGS }, { "ipush_stalls", ST_IPUSH_STALLS },
+		{ "lhb_stalls", ST_LHB_STALLS }, { "ipush_no_ring", ST_IPUSH_NO_RING },
+		{ "ipush_too_big", ST_IPUSH_TOO_BIG }, { "ipush_orphans", ST_IPUSH_ORPHANS },
+		{ "amt_bad_lid", ST_AMT_BAD_LID },
 		{ "unroutable_drops", ST_UNROUTABLE }, { "bad_packets", ST_BAD_PKT },
 		{ "requests_overwritten", ST_REQ_OVERWRITTEN }, { "rc_stalls", ST_RC_STALLS },
 		{ "unknown_otype", ST_UNKNOWN_OTYPE }, { "botf_dropped", ST_BOTF_DROPPED },
@@ -401,7 +417,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 
 const struct dnet_backend_ops dnet_backend_sim = {
 	.name = "sim",
-	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own]",
 	.help = "emulated DIMMnet-2 cluster of N nodes (1-3072) in virtual time",
 	.open = sim_open,
 	.close = sim_close,

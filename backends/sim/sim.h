@@ -6,6 +6,7 @@
  *             registers, Controller Status, Module State, Controller Reset
  *   wc.c      Window Controller: Request FIFOs, Acceptor, Executor families
  *   rc.c      Receive Controller and Status Write Unit
+ *   ipush.c   IPUSH/LHS reception: AMT lookup, SO-DIMM rings, LH Buffer
  *   switch.c  packet delivery between nodes (source LID as link metadata)
  *   sodimm.c  two SO-DIMMs interleaved every 8 bytes, sparse storage
  *   xfer.c    contiguous / stride / list access patterns over SO-DIMM areas
@@ -107,6 +108,8 @@ struct sim_wcjob {
 	uint32_t pkt_dst;             /* this packet's DSTOff */
 	uint32_t pkt_list;            /* RVSI: this packet's list address */
 	bool count;                   /* counts in the Primitive Counter */
+	enum dnet_family fam;         /* counter slot (RVS or IPUSH) */
+	uint32_t pre_len;             /* LHSv2: Write Window bytes (in buf) sent first */
 };
 
 /* Copy descriptor left by the VL half of an SO-DIMM-to-SO-DIMM copy. */
@@ -139,13 +142,29 @@ struct sim_wid {
 };
 
 enum sim_stat {
-	ST_PGID_DROPS, ST_PKT_SENT, ST_PKT_RECV, ST_IPUSH_IGNORED, ST_IPUSH_REQ_IGNORED,
+	ST_PGID_DROPS, ST_PKT_SENT, ST_PKT_RECV, ST_IPUSH_MSGS, ST_LHS_MSGS, ST_IPUSH_STALLS,
+	ST_LHB_STALLS, ST_IPUSH_NO_RING, ST_IPUSH_TOO_BIG, ST_IPUSH_ORPHANS, ST_AMT_BAD_LID,
 	ST_UNROUTABLE, ST_BAD_PKT, ST_REQ_OVERWRITTEN, ST_RC_STALLS, ST_UNKNOWN_OTYPE,
 	ST_BOTF_DROPPED, ST_SDIMM_UNINIT, ST_ALLOC_FAIL, ST_BYTES_SENT, ST_BYTES_RECV,
 	ST_COUNT
 };
 
-enum rc_wait { RC_RUN, RC_WAIT_RING, RC_WAIT_FIFO };
+enum rc_wait { RC_RUN, RC_WAIT_RING, RC_WAIT_FIFO, RC_WAIT_IPUSH };
+
+/* An IPUSH/LHS message being received (ipush.c, Decision D-SIM-IPUSH-MSG):
+ * the room its first packet reserved, found again by the sender's
+ * {SLID, SWID} for the later packets. */
+struct ipush_msg {
+	struct ipush_msg *next;
+	uint16_t slid;
+	unsigned swid, dwid;
+	bool lhs;
+	uint32_t total;               /* message bytes */
+	uint32_t got;                 /* bytes received so far */
+	uint32_t addr;                /* SO-DIMM address of the ring part */
+	uint32_t ring_len;            /* bytes of the message in the ring */
+	unsigned lh_slot;             /* LHS: entry index */
+};
 
 struct sim_node {
 	unsigned id;                  /* 1..nodes = CLID */
@@ -179,6 +198,10 @@ struct sim_node {
 	uint32_t rc_gen;
 	bool rc_sched;
 	unsigned rc_ms;               /* Module State RC sub-state */
+	unsigned wu_ipush;            /* Module State WU IPUSH sub-state */
+	struct ipush_msg *rx_msgs;    /* IPUSH/LHS messages being received */
+	uint32_t rx_st_addr, rx_st_size; /* status fields of a finished IPUSH message */
+	bool vl_hold;                 /* a VL waits for an LHS message (D-SIM-LHS-VL) */
 	unsigned tx_inflight;         /* packets sent, not yet delivered */
 	unsigned tx_unacked;          /* sent, not yet taken by the receiving RC */
 	bool tx_wait;                 /* executor waits for SWIF FIFO space */
@@ -198,6 +221,7 @@ struct sim {
 	unsigned fifo_depth;
 	uint64_t nodes_allocated;
 	uint64_t unroutable;
+	bool lhs_own_type;            /* lhs_type=own: LHSv1/v2 keep their TYPE on the wire */
 };
 
 /* sim.c */
@@ -269,6 +293,14 @@ bool rc_busy(const struct sim_node *n);
 bool ring_full(const struct sim_wid *w);
 bool ring_empty(const struct sim_wid *w);
 void ring_config(struct sim_wid *w, int what, uint64_t v);
+
+/* ipush.c */
+enum ipush_rx_result { IPUSH_RX_DONE, IPUSH_RX_STALL, IPUSH_RX_DROP };
+enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct sim_pkt *p,
+			      const struct dnet_pkt_hdr *h, unsigned hl, uint64_t dlen);
+bool ipush_receiving(const struct sim_node *n, unsigned dwid);
+void ipush_reset(struct sim_node *n);
+bool ipush_is_lhs_type(unsigned type);
 
 /* switch.c */
 struct sim_pkt *pkt_alloc(unsigned nlines);

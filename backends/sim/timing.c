@@ -74,6 +74,13 @@ const struct sim_timing sim_timing_default = {
 	/* RVL request handed to the WC's second FIFO (guess). */
 	.rc_req_clk = 1,
 	.rc_status_clk = 4,
+	/* IPUSH, Tab. 7.5: Head/Tail fetch from LLCM 1 + ring start 1 + ring
+	 * end 1 + room check 1 = 4 clocks more than PUSH (24 vs 20 for a
+	 * 24-byte packet, §7.1.6). */
+	.ipush_amt_clk = 4,
+	/* LHS: the RC writes the 8 lines of an LH entry into Block RAM, one
+	 * 64-bit line per clock like the Prefetch Window path (§5.1.4) [I]. */
+	.lh_entry_clk = 8,
 
 	/* SO-DIMM Init: DDR power-up needs 200 us (JEDEC; the thesis gives no
 	 * number). */

@@ -37,6 +37,8 @@ struct sim_timing {
 	uint32_t rc_hdr_clk;
 	uint32_t rc_req_clk;
 	uint32_t rc_status_clk;
+	uint32_t ipush_amt_clk;
+	uint32_t lh_entry_clk;
 	/* slow events */
 	uint64_t sdimm_init_ns;
 	uint64_t sma_up_ns;

@@ -343,6 +343,13 @@ static void exec_vl(struct sim *s, struct sim_node *n)
 	const struct dnet_otype_info *oi = dnet_otype_info(j->r.otype);
 	if (j->phase == 0) {
 		struct dnet_req *r = &j->r;
+		/* Decision D-SIM-LHS-VL (§7.2.1): a VL issued as soon as an LH
+		 * entry's Valid flag toggled is not executed until the message's
+		 * reception is complete; ipush.c wakes the executor. */
+		if (ipush_receiving(n, j->req.wid)) {
+			n->vl_hold = true;
+			return;
+		}
 		if (req_is_copy_vl(r)) {
 			/* First half of an SO-DIMM copy: remember the source and end at
 			 * once (VL1 -> VL END, §5.3.4).  Decision D-SIM-COPY-DONE
@@ -568,6 +575,7 @@ static void rvs_setup_host(struct sim *s, struct sim_node *n)
 	h->total = (uint32_t)total;
 	h->stride_list = oi->variant == DNET_VAR_CONTIG ? 0 : r->size;
 	j->count = true;
+	j->fam = DNET_FAM_RVS;
 }
 
 /* An RVL-family request from the network, rewritten into an RVS-family
@@ -625,6 +633,79 @@ static void rvs_setup_response(struct sim *s, struct sim_node *n)
 	j->count = false;
 }
 
+/* IPUSH, IPUSH with LHSv1, IPUSH with LHSv2 (§4.6.7, §5.3.8, §7.2.1): sent
+ * exactly like RVS, the receiver chooses the address (ipush.c).  LHSv2 reads
+ * its Write Window part first, then the SO-DIMM part. */
+static void ipush_setup(struct sim *s, struct sim_node *n)
+{
+	struct sim_wcjob *j = &n->job;
+	struct dnet_req *r = &j->r;
+	unsigned wid = j->req.wid;
+	uint64_t total = r->size;
+	uint32_t src = r->srcoff;
+	j->pre_len = 0;
+	if (r->otype == DNET_OT_LHSV2) {
+		/* Decision D-SIM-LHSV2 (Fig. 7.8): Upper [41:32] Write Window
+		 * bytes at area offset [53:42], cut at 512 B and at the 2 KB
+		 * area end; Size counts both parts. */
+		struct dnet_lhsv2_upper u;
+		dnet_lhsv2_upper_decode(j->req.upper, &u);
+		uint32_t wa = AREA_OFF(u.ww_addr), wl = u.ww_size;
+		if (wl > DNET_BOTF_MAX)
+			wl = DNET_BOTF_MAX;
+		if (wl > DNET_WINAREA_SIZE - wa)
+			wl = DNET_WINAREA_SIZE - wa;
+		if (wl > total)
+			wl = (uint32_t)total;
+		memcpy(j->buf, n->w[wid].ww + wa, wl);
+		j->pre_len = wl;
+		src = u.srcoff;
+	}
+	uint64_t body = clip_contig_src(n, src, total - j->pre_len);
+	total = j->pre_len + body;
+	pat_from_req(&j->pat, DNET_VAR_CONTIG, src, 0, 0, 0, body);
+	struct dnet_pkt_hdr *h = &j->h;
+	memset(h, 0, sizeof *h);
+	/* Decision D-SIM-IPUSH-WIRE (§7.2.1, OQ-15): LHSv1/LHSv2 go out as
+	 * TYPE = IPUSH with lflag = 1 (option lhs_type=own keeps their code). */
+	bool lhs = r->otype != DNET_OT_IPUSH;
+	h->type = lhs && !s->lhs_own_type ? DNET_OT_IPUSH : r->otype;
+	h->lflag = lhs;
+	h->pgid = n->pgid[wid];
+	h->dwid = r->dwid;
+	h->swid = wid;
+	h->dlid = dnet_clid_to_lid((uint16_t)r->dclid);
+	h->dtype = r->dtype;
+	h->iter = r->iter;
+	h->rflag = 0;
+	h->eflag = r->eflag;
+	/* A message that fits one packet has the 16-byte header of §7.1.6;
+	 * a longer one carries its Total Transfer Size in a 3rd line. */
+	uint32_t mtu = sim_mtu(n);
+	uint32_t maxpkt = mtu < 4088 ? mtu : 4088;
+	h->hflag = total + 16 > maxpkt;
+	h->src_or_init_dst = r->dstoff;
+	h->total = (uint32_t)total;
+	j->count = true;
+	j->fam = DNET_FAM_IPUSH;
+}
+
+/* Message bytes [pos, pos + len): the LHSv2 Write Window part, then the
+ * SO-DIMM pattern. */
+static void job_gather(struct sim_node *n, struct sim_wcjob *j, uint64_t pos, uint8_t *b,
+		       uint64_t len)
+{
+	if (pos < j->pre_len) {
+		uint64_t k = j->pre_len - pos < len ? j->pre_len - pos : len;
+		memcpy(b, j->buf + pos, k);
+		b += k;
+		pos += k;
+		len -= k;
+	}
+	if (len)
+		pat_gather(n, j->req.wid, &j->pat, pos - j->pre_len, b, len);
+}
+
 static void exec_rvs(struct sim *s, struct sim_node *n)
 {
 	struct sim_wcjob *j = &n->job;
@@ -632,6 +713,8 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	if (j->phase == 0) {
 		if (j->req.from_rc)
 			rvs_setup_response(s, n);
+		else if (j->kind == SIM_JOB_IPUSH)
+			ipush_setup(s, n);
 		else
 			rvs_setup_host(s, n);
 		j->hdr_lines = h->hflag ? 3 : 2;
@@ -643,7 +726,7 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	}
 	if (j->phase == 2) {
 		if (j->count)
-			n->w[j->req.wid].prim[DNET_FAM_RVS]++;
+			n->w[j->req.wid].prim[j->fam]++;
 		job_done(s, n, 0);
 		return;
 	}
@@ -656,8 +739,9 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	uint32_t mtu = sim_mtu(n);
 	uint32_t maxpkt = mtu < 4088 ? mtu : 4088;
 	uint64_t room = maxpkt - j->hdr_lines * 8u;
-	uint64_t total = j->pat.total, left = total - j->pos;
-	uint64_t e = h->type == DNET_OT_RVS ? 1 : dnet_dtype_bytes(h->dtype);
+	uint64_t total = j->pre_len + j->pat.total, left = total - j->pos;
+	bool elems = h->type == DNET_OT_RVSS || h->type == DNET_OT_RVSI;
+	uint64_t e = elems ? dnet_dtype_bytes(h->dtype) : 1;
 	if (e > 1)
 		room -= room % e;
 	uint64_t d = left < room ? left : room;
@@ -674,34 +758,22 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 		ph.stride_list = j->pkt_list;
 	struct sim_pkt *p = build_pkt(n, &ph, j->hdr_lines, d);
 	if (p) {
-		pat_gather(n, j->req.wid, &j->pat, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
+		job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
 		uint64_t nl = j->hdr_lines + lines_of(d);
 		sw_send(s, n, p, s->now + sim_clk(s, nl * s->t.line_clk));
 	}
 	uint64_t nl = j->hdr_lines + lines_of(d);
 	j->pos += d;
-	if (h->type == DNET_OT_RVS)
-		j->pkt_dst += (uint32_t)d;
-	else if (h->type == DNET_OT_RVSS)
+	if (h->type == DNET_OT_RVSS)
 		j->pkt_dst += (uint32_t)((d / e) * h->stride_list);
-	else
+	else if (h->type == DNET_OT_RVSI)
 		j->pkt_list += (uint32_t)(4 * (d / e));
+	else
+		j->pkt_dst += (uint32_t)d; /* RVS and the IPUSH family */
 	if (last)
 		job_next(s, n, 2, sim_clk(s, nl * s->t.line_clk + s->t.end_clk));
 	else
 		job_next(s, n, 1, sim_clk(s, nl * s->t.line_clk + s->t.rvs_pkt_gap_clk));
-}
-
-/* ---- IPUSH family: a later issue ---- */
-
-/* IPUSH, IPUSH with LHSv1 and IPUSH with LHSv2 (§4.6.7, §5.3.8, chapter 7)
- * are not modelled yet.  The executor hands them here; the request is
- * consumed without any effect (no packet, no counter) and counted in the
- * stat "ipush_requests_ignored".  The IPUSH issue replaces this function. */
-static void exec_ipush(struct sim *s, struct sim_node *n)
-{
-	n->st[ST_IPUSH_REQ_IGNORED]++;
-	job_done(s, n, sim_clk(s, 1));
 }
 
 /* ---- the Executor ---- */
@@ -751,7 +823,7 @@ void wc_step(struct sim *s, struct sim_node *n)
 	case SIM_JOB_VS: exec_vs(s, n); break;
 	case SIM_JOB_RVL: exec_rvl(s, n); break;
 	case SIM_JOB_RVS: exec_rvs(s, n); break;
-	case SIM_JOB_IPUSH: exec_ipush(s, n); break;
+	case SIM_JOB_IPUSH: exec_rvs(s, n); break;
 	default: job_done(s, n, 0); break;
 	}
 }

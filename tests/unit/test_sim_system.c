@@ -109,27 +109,14 @@ static void test_spec(void)
 	for (; names && *names; names++)
 		for (unsigned i = 0; i < 6; i++)
 			have += !strcmp(*names, (const char *[]){ "vtime_ns", "events", "pgid_drops",
-						 "packets_sent", "packets_received", "ipush_ignored" }[i]);
+						 "packets_sent", "packets_received", "lhs_messages" }[i]);
 	CHECK_EQ(have, 6);
 	dnet_close(d);
 }
 
-static void test_ipush_placeholder(void)
+static void test_malformed_rvl(void)
 {
 	struct dnet_dev *d = sim_open("sim:nodes=2");
-	/* Host-issued IPUSH: consumed without effect (a later issue). */
-	issue_x(d, 0, 0, DNET_OT_IPUSH, 0, 0, 0, 2, 1, 64, 0, 0, NULL);
-	settle(d);
-	CHECK_EQ(stat(d, "ipush_requests_ignored"), 1);
-	CHECK_EQ(stat(d, "packets_sent"), 0);
-	/* A received IPUSH packet (through BOTF) is ignored and counted. */
-	uint64_t img[3] = { 0x0000000200018000ull, 0, 1 }; /* TYPE IPUSH, DLID 2 */
-	CHECK_OK(dnet_write_block(d, DNET_WW_WID(0), img, sizeof img, &E), &E);
-	issue_botf(d, 0, 0, 24);
-	settle(d);
-	node(d, 2);
-	CHECK_EQ(stat(d, "ipush_ignored"), 1);
-	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 0);
 	/* A malformed RVL (with data) sets Controller Status [19:18] = 2'b11. */
 	node(d, 1);
 	uint64_t rvl[5] = { 0x2000000200010000ull, 0, 0, 0, 9 }; /* RVL, hflag, 40 bytes */
@@ -212,7 +199,7 @@ int main(void)
 	RUN(test_cold_init);
 	RUN(test_ctl_reset);
 	RUN(test_spec);
-	RUN(test_ipush_placeholder);
+	RUN(test_malformed_rvl);
 	RUN(test_determinism);
 	RUN(test_big_cluster);
 	return t_summary("test_sim_system");
