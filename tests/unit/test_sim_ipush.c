@@ -526,6 +526,32 @@ static void test_lhs_type_option(void)
 	dnet_close(d);
 }
 
+/* ---- 13. A full status area stalls IPUSH too (§5.4); the message data
+ *          is already in the ring, the status follows when Head moves ---- */
+static void test_status_full(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=2");
+	rx_setup(d, 2, 1, false, 16, 0x100000);
+	ureg_w(d, 0, DNET_UR_STATUS_SIZE, 1); /* 64 B: 4 slots, 3 usable */
+	node(d, 1);
+	for (unsigned i = 0; i < 5; i++)
+		kick(d, 0, 0, LO(OT_IPUSH, 0, 0, 0, 2, 1, 16), UP(0, 0));
+	settle(d);
+	node(d, 2);
+	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 48);
+	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) >> 3 & 1u, 1); /* Status Area Full */
+	CHECK_EQ(stat(d, "rc_stalls"), 1);
+	CHECK_EQ(amt_tail(d, 0, AMT_IDX), 0x100000 + 4 * 16); /* 4th written, status waits */
+	ureg_w(d, 0, DNET_UR_STATUS_ADDR, 48); /* consume all three */
+	settle(d);
+	/* 4th status in slot 48, 5th in slot 0 (the ring wraps): Tail 16. */
+	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 16);
+	CHECK_EQ(amt_tail(d, 0, AMT_IDX), 0x100000 + 5 * 16);
+	CHECK_EQ((uint32_t)rd64(d, DNET_LLCM_WID(0) + 48 + 8), 0x100000 + 3 * 16);
+	CHECK_EQ((uint32_t)rd64(d, DNET_LLCM_WID(0) + 0 + 8), 0x100000 + 4 * 16);
+	dnet_close(d);
+}
+
 int main(void)
 {
 	RUN(test_ipush_plain);
@@ -540,5 +566,6 @@ int main(void)
 	RUN(test_early_vl);
 	RUN(test_ipush_timing);
 	RUN(test_lhs_type_option);
+	RUN(test_status_full);
 	return t_summary("test_sim_ipush");
 }
