@@ -215,110 +215,6 @@ int cmd_unset(struct dsh *d, struct dsh_args *a)
 	return dsh_error(d, "no variable '%s'", a->argv[1]);
 }
 
-/* ---- conditions ---- */
-
-static bool mem_region(const char *s, enum dnet_region *r, bool *sodimm)
-{
-	*sodimm = false;
-	if (strcmp(s, "sodimm") == 0) {
-		*sodimm = true;
-		*r = DNET_REG_LLCM;
-		return true;
-	}
-	const struct dnet_region_info *ri = dnet_region_by_name(s);
-	if (!ri || ri->id == DNET_REG_UREG || ri->id == DNET_REG_SREG)
-		return false;
-	*r = ri->id;
-	return true;
-}
-
-int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->mask = UINT64_MAX;
-	int i = start;
-	if (i >= end)
-		return dsh_error(d, "missing condition: TARGET [& MASK] OP VALUE");
-	const char *t = a->argv[i];
-	if (strcmp(t, "last") == 0) {
-		c->kind = 0;
-		snprintf(c->desc, sizeof(c->desc), "last");
-		i++;
-	} else if (mem_region(t, &c->region, &c->sodimm)) {
-		c->kind = 2;
-		uint64_t off;
-		if (i + 1 >= end)
-			return dsh_error(d, "argument %d: %s needs an offset", i, t);
-		if (dsh_num(d, a, i + 1, UINT32_MAX, "offset", &off) < 0)
-			return -1;
-		if (off % 8)
-			return dsh_error(d, "argument %d: offset 0x%" PRIx64 " is misaligned (64-bit word: multiple of 8)",
-					 i + 1, off);
-		if (!c->sodimm) {
-			const struct dnet_region_info *ri = dnet_region_info(c->region);
-			if (off + 8 > ri->size)
-				return dsh_error(d, "argument %d: offset 0x%" PRIx64 " outside %s (%" PRIu32 " bytes)",
-						 i + 1, off, ri->name, ri->size);
-		}
-		c->off = (uint32_t)off;
-		snprintf(c->desc, sizeof(c->desc), "%s 0x%" PRIx32, t, c->off);
-		i += 2;
-	} else {
-		if (dsh_parse_regspec(d, t, &c->reg, &c->field) < 0)
-			return -1;
-		c->kind = 1;
-		snprintf(c->desc, sizeof(c->desc), "%s", t);
-		i++;
-	}
-	if (i < end && strcmp(a->argv[i], "&") == 0) {
-		if (i + 1 >= end)
-			return dsh_error(d, "argument %d: '&' needs a mask", i);
-		if (dsh_num(d, a, i + 1, UINT64_MAX, "mask", &c->mask) < 0)
-			return -1;
-		size_t l = strlen(c->desc);
-		snprintf(c->desc + l, sizeof(c->desc) - l, " & 0x%" PRIx64, c->mask);
-		i += 2;
-	}
-	if (i >= end)
-		return dsh_error(d, "missing operator after '%s' (== != < > <= >=)", a->argv[i - 1]);
-	if (dnet_cond_parse(a->argv[i], &c->op) < 0)
-		return dsh_error(d, "argument %d: '%s' is not an operator (== != < > <= >=)", i, a->argv[i]);
-	if (i + 1 >= end)
-		return dsh_error(d, "missing value after '%s'", a->argv[i]);
-	if (dsh_num(d, a, i + 1, UINT64_MAX, "value", &c->value) < 0)
-		return -1;
-	if (i + 2 != end)
-		return dsh_error(d, "argument %d: unexpected '%s'", i + 2, a->argv[i + 2]);
-	size_t l = strlen(c->desc);
-	snprintf(c->desc + l, sizeof(c->desc) - l, " %s 0x%" PRIx64, dnet_cond_name(c->op), c->value);
-	return 0;
-}
-
-int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
-{
-	switch (c->kind) {
-	case 0:
-		if (!d->has_last)
-			return dsh_error(d, "no last result yet");
-		*v = d->last & c->mask;
-		return 0;
-	case 1: {
-		bool sh;
-		if (dsh_reg_read(d, c->reg, v, &sh) < 0)
-			return -1;
-		if (c->field)
-			*v = dnet_field_get(c->field, *v);
-		*v &= c->mask;
-		return 0;
-	}
-	default:
-		if (dsh_mem_word(d, c->region, c->sodimm, c->off, v) < 0)
-			return -1;
-		*v &= c->mask;
-		return 0;
-	}
-}
-
 int cmd_assert(struct dsh *d, struct dsh_args *a)
 {
 	bool soft = strcmp(a->argv[0], "expect") == 0;
@@ -330,7 +226,7 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 		d->asserts_fail++;
 		return -1;
 	}
-	bool ok = dnet_cond_eval(c.op, v, c.value);
+	bool ok = dsh_cond_holds(&c, v);
 	cJSON *res = out_res(d);
 	jbool(res, "passed", ok);
 	jstr(res, "condition", c.desc);

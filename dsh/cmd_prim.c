@@ -615,31 +615,28 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 	if (dsh_now(d, &t0) < 0)
 		return -1;
 	struct dnet_err e = { 0 };
-	if (c.kind == 0 || (c.kind == 2 && c.region == DNET_REG_WW && !c.sodimm))
-		return dsh_error(d, "%s cannot change by itself (use assert)", c.kind ? "the Write Window shadow" : "last");
-	bool direct = (c.kind == 1 && (c.reg->access & DNET_ACC_R) && !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
-		      (c.kind == 2 && !c.sodimm);
-	if (c.kind == 1 && !direct)
+	if (c.kind == DSH_COND_LAST || (c.kind == DSH_COND_MEM && c.region == DNET_REG_WW && !c.sodimm))
+		return dsh_error(d, "%s cannot change by itself (use assert)",
+				 c.kind == DSH_COND_LAST ? "last" : "the Write Window shadow");
+	bool direct = (c.kind == DSH_COND_REG && (c.reg->access & DNET_ACC_R) &&
+		       !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
+		      (c.kind == DSH_COND_MEM && !c.sodimm);
+	if (c.kind == DSH_COND_REG && !direct)
 		return dsh_error(d, "%s cannot be read (write-only or read side effect)", c.reg->name);
 	if (direct) {
 		uint32_t addr;
-		uint64_t mask = c.mask, value = c.value;
-		if (c.kind == 1) {
+		uint64_t mask, value;
+		if (c.kind == DSH_COND_REG)
 			addr = dnet_reg_addr(c.reg, d->wid);
-			if (c.field) {
-				mask = (c.mask << c.field->lsb) & dnet_field_mask(c.field);
-				value = c.value << c.field->lsb;
-			}
-		} else if (dnet_region_addr(c.region, d->wid, c.off, 8, &addr, &e) < 0) {
+		else if (dnet_region_addr(c.region, d->wid, c.off, 8, &addr, &e) < 0)
 			return dsh_derr(d, &e);
-		}
-		int rc = dnet_wait(d->dev, addr, mask, c.op, value & mask, timeout, &v, &e);
+		/* The backend waits on the raw word (dnetd waits in the server):
+		 * the condition is moved there, not the value masked. */
+		dsh_cond_device(&c, &mask, &value);
+		int rc = dnet_wait(d->dev, addr, mask, c.op, value, timeout, &v, &e);
 		if (rc < 0 && e.code != DNET_ETIMEDOUT)
 			return dsh_derr(d, &e);
-		if (c.kind == 1 && c.field)
-			v = dnet_field_get(c.field, v) & c.mask;
-		else
-			v &= c.mask;
+		v = dsh_cond_from_device(&c, v);
 		if (dsh_now(d, &t) < 0)
 			return -1;
 		if (rc < 0)
@@ -651,7 +648,7 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 				return -1;
 			if (dsh_now(d, &t) < 0)
 				return -1;
-			if (dnet_cond_eval(c.op, v, c.value))
+			if (dsh_cond_holds(&c, v))
 				break;
 			if (t - t0 >= timeout)
 				return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",

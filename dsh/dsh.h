@@ -217,21 +217,28 @@ int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r
 /* cmd_snapshot.c */
 void dsh_snaps_free(struct dsh *d);
 
-/* ---- conditions (cmd_misc.c): TARGET [& MASK] OP VALUE ---- */
+/* ---- conditions (cond.c): TARGET [& MASK] OP VALUE, one meaning for
+ * assert, expect and wait ---- */
+enum dsh_cond_kind { DSH_COND_LAST, DSH_COND_REG, DSH_COND_MEM };
 struct dsh_cond {
-	int kind;           /* 0 last, 1 register, 2 memory word */
+	enum dsh_cond_kind kind;
 	const struct dnet_reg *reg;
 	const struct dnet_field *field;
 	enum dnet_region region;
 	bool sodimm;
 	uint32_t off;
-	uint64_t mask;
+	uint64_t mask;      /* the target's bits unless '&' narrows them; never 0 */
 	enum dnet_cond op;
-	uint64_t value;
+	uint64_t value;     /* always inside mask (checked when parsed) */
 	char desc[160];
 };
 int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
+/* The target's value, masked. */
 int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v);
+bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
+/* In the raw register/word: mask and value for dnet_wait, and back. */
+void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
+uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
 int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v);
 
 /* ---- cmd_prim.c ---- */
