@@ -127,6 +127,44 @@ static int expand_var(struct dsh *d, const char **pp, char **op, const char *end
 	return 1;
 }
 
+/* The one rule for quotes, escapes, ';' and '#' that the line splitter
+ * (script.c, check.c) and the word tokenizer below share: '...' is literal,
+ * "..." takes \" and \\ as escapes, '#' at the start of a word begins a
+ * comment, ';' outside quotes ends a command. */
+size_t dsh_split_next(const char *l, size_t len, size_t start, bool *last, char *open_quote)
+{
+	char q = 0;
+	*open_quote = 0;
+	for (size_t i = start; i < len; i++) {
+		char c = l[i];
+		if (q == '"' && c == '\\' && i + 1 < len && (l[i + 1] == '"' || l[i + 1] == '\\')) {
+			i++;
+			continue;
+		}
+		if (q) {
+			if (c == q)
+				q = 0;
+			continue;
+		}
+		if (c == '\'' || c == '"') {
+			q = c;
+			continue;
+		}
+		bool word_start = i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t' || l[i - 1] == ';';
+		if (c == '#' && word_start) {
+			*last = true;
+			return i;
+		}
+		if (c == ';') {
+			*last = false;
+			return i;
+		}
+	}
+	*open_quote = q;
+	*last = true;
+	return len;
+}
+
 int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a)
 {
 	char *o = a->buf, *end = a->buf + sizeof(a->buf) - 1;

@@ -222,10 +222,8 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 	if (dsh_cond_parse(d, a, 1, a->argc, &c) < 0)
 		return -1;
 	uint64_t v;
-	if (dsh_cond_read(d, &c, &v) < 0) {
-		d->asserts_fail++;
-		return -1;
-	}
+	if (dsh_cond_read(d, &c, &v) < 0)
+		return -1; /* an error (counted as one), not a verdict */
 	bool ok = dsh_cond_holds(&c, v);
 	cJSON *res = out_res(d);
 	jbool(res, "passed", ok);
@@ -239,6 +237,7 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 		return 0;
 	}
 	d->asserts_fail++;
+	d->verdict = true;
 	dsh_error(d, "%s failed: %s (got 0x%" PRIx64 ")", soft ? "expect" : "assertion", c.desc, v);
 	if (soft)
 		return 1; /* counted, reported, but not a failed command */

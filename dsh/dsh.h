@@ -125,6 +125,9 @@ struct dsh {
 	bool quit;
 	bool stop;          /* bail-out requested */
 	int failures;       /* failed commands */
+	int errors;         /* failed commands other than a failed assertion */
+	int check_errors;   /* errors the whole-script check found (nothing ran) */
+	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;
 	int asserts_pass, asserts_fail;
 	bool has_last;
@@ -145,6 +148,10 @@ struct dsh {
 
 /* ---- args.c ---- */
 int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a);
+/* End of the command that starts at l[start]: the ';' or comment '#' that
+ * ends it, or len.  *last: nothing of the line follows; *open_quote: the
+ * quote left open at the end of the line, or 0. */
+size_t dsh_split_next(const char *l, size_t len, size_t start, bool *last, char *open_quote);
 const char *dsh_var_get(struct dsh *d, const char *name);
 int dsh_var_set(struct dsh *d, const char *name, const char *value);
 bool dsh_var_name_ok(const char *name);
@@ -198,6 +205,8 @@ void dsh_set_last(struct dsh *d, uint64_t v);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 void out_json_summary(struct dsh *d);
+/* "N passed, M failed[, K errors]" or the JSON summary object. */
+void out_summary(struct dsh *d);
 
 /* ---- register access with shadows (shadow.c) ---- */
 struct dsh_shadow *dsh_shadow(struct dsh *d);
@@ -254,6 +263,16 @@ int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);
 int dsh_run_file(struct dsh *d, const char *path);
+/* Read the whole script from f, check it (check.c), then run it unless
+ * check_only.  DSH_NOT_RUN: unreadable or errors found (listed on stderr). */
+#define DSH_NOT_RUN (-2)
+int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only);
+/* ---- check.c ---- */
+int dsh_load_script(struct dsh *d, const char *path, FILE *f, char **text, size_t *len);
+/* Number of errors found (each printed as dsh: NAME:LINE: message). */
+int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name);
+/* Report that NAME was not run because of nerr check errors. */
+void dsh_not_run(struct dsh *d, const char *name, int nerr);
 int dsh_run_stream(struct dsh *d, FILE *f, const char *name);
 /* Lines from a callback (malloc'd, NULL at end; cont: inside a block). */
 int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, const char *name);
@@ -265,6 +284,10 @@ int dsh_interactive(struct dsh *d);
  * the line or block stop; the shell goes on. */
 bool dsh_interrupted(struct dsh *d);
 void dsh_interrupt_clear(void);
+/* Batch runs: catch SIGINT/SIGTERM/SIGHUP so the summary is written; the
+ * signal caught (0 if none). */
+void dsh_batch_signals(void);
+int dsh_term_signal(void);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

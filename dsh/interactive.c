@@ -23,9 +23,35 @@ static void on_sigint(int sig)
 	g_sigint = 1;
 }
 
+/* A batch run ended by SIGINT/SIGTERM/SIGHUP: the running command stops at
+ * its next check, the summary is written, then the signal is re-raised so
+ * the exit status is 128 + N as before. */
+static volatile sig_atomic_t g_term;
+
+static void on_term(int sig)
+{
+	g_term = sig;
+}
+
+void dsh_batch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int dsh_term_signal(void)
+{
+	return g_term;
+}
+
 bool dsh_interrupted(struct dsh *d)
 {
-	return d->interactive && g_sigint;
+	return (d->interactive && g_sigint) || g_term;
 }
 
 void dsh_interrupt_clear(void)

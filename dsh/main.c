@@ -6,6 +6,7 @@
  * assertion failed; 2 usage error; 3 the backend could not be opened.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 		"  -c 'COMMANDS'        run commands (separated by newlines or ';') and exit\n"
 		"  -f FILE              run a script (also: a FILE.dsh argument, or a non-terminal stdin)\n"
 		"  -e                   stop at the first failed command or assertion (set -e)\n"
+		"  -n, --check          read and check the script or -c commands, run nothing (like sh -n)\n"
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
@@ -89,12 +91,14 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "gap", required_argument, NULL, O_GAP }, { "base", required_argument, NULL, O_BASE },
-		{ "timeout", required_argument, NULL, O_TIMEOUT }, { NULL, 0, NULL, 0 },
+		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "check", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
 	int o;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "b:N:c:f:ejxhV", lo, NULL)) != -1) {
+	bool check_only = false;
+	while ((o = getopt_long(argc, argv, "b:N:c:f:ejnxhV", lo, NULL)) != -1) {
 		switch (o) {
 		case 'b': d->spec = optarg; break;
 		case 'N':
@@ -112,6 +116,7 @@ int main(int argc, char **argv)
 			file = optarg;
 			break;
 		case 'e': d->bail = true; break;
+		case 'n': check_only = true; break;
 		case 'j': d->json = true; break;
 		case 'x': d->echo = true; break;
 		case 'h': usage(stdout); return 0;
@@ -206,28 +211,47 @@ int main(int argc, char **argv)
 		return DSH_EXIT_BACKEND;
 	}
 
+	if (!isatty(STDIN_FILENO) || cmds || script)
+		dsh_batch_signals();
+	if (check_only && !cmds && !script)
+		return usage_error("%s", "-n checks a script or -c commands: give one");
 	if (cmds) {
-		dsh_run_string(d, cmds, "-c");
+		/* -c commands are checked whole too, before any of them runs. */
+		int nerr = dsh_check_text(d, cmds, strlen(cmds), "-c");
+		if (nerr) {
+			dsh_not_run(d, "-c", nerr);
+			cleanup(d);
+			return DSH_EXIT_USAGE;
+		}
+		if (!check_only)
+			dsh_run_string(d, cmds, "-c");
 	} else if (script) {
-		dsh_run_stream(d, script, file);
+		int rc = dsh_run_checked(d, script, file, check_only);
 		if (script != stdin)
 			fclose(script);
+		if (rc == DSH_NOT_RUN) {
+			cleanup(d);
+			return DSH_EXIT_USAGE;
+		}
 	} else if (isatty(STDIN_FILENO)) {
 		d->interactive = true;
 		dsh_interactive(d);
 	} else {
 		dsh_run_stream(d, stdin, "<stdin>");
 	}
-	if (d->asserts_pass + d->asserts_fail > 0) {
-		if (d->json)
-			out_json_summary(d);
-		else
-			printf("%d passed, %d failed\n", d->asserts_pass, d->asserts_fail);
-	}
+	int sig = dsh_term_signal();
+	/* The summary also when a command failed without any assertion, so a
+	 * reader of the log is not told "0 failed" about a failed run. */
+	if (d->asserts_pass + d->asserts_fail > 0 || d->errors > 0 || (sig && d->json))
+		out_summary(d);
 	fflush(stdout);
 	int rc = DSH_EXIT_OK;
 	if (!d->interactive && (d->failures > 0 || d->asserts_fail > 0))
 		rc = DSH_EXIT_FAIL;
 	cleanup(d);
+	if (sig) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	return rc;
 }

@@ -271,6 +271,19 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	cJSON_Delete(o);
 }
 
+void out_summary(struct dsh *d)
+{
+	if (d->json) {
+		out_json_summary(d);
+		return;
+	}
+	printf("%d passed, %d failed", d->asserts_pass, d->asserts_fail);
+	if (d->errors)
+		printf(", %d error%s", d->errors, d->errors == 1 ? "" : "s");
+	putchar('\n');
+	fflush(stdout);
+}
+
 void out_json_summary(struct dsh *d)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -282,7 +295,15 @@ void out_json_summary(struct dsh *d)
 	cJSON_AddNumberToObject(s, "failed", d->asserts_fail);
 	cJSON_AddNumberToObject(s, "commands", d->commands);
 	cJSON_AddNumberToObject(s, "failed_commands", d->failures);
-	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0);
+	cJSON_AddNumberToObject(s, "errors", d->errors);
+	if (d->check_errors) {
+		cJSON_AddNumberToObject(s, "check_errors", d->check_errors);
+		cJSON_AddBoolToObject(s, "ran", false);
+	}
+	if (dsh_term_signal())
+		cJSON_AddNumberToObject(s, "signal", dsh_term_signal());
+	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0 && !d->check_errors &&
+				   !dsh_term_signal());
 	char *t = cJSON_PrintUnformatted(o);
 	if (t) {
 		puts(t);

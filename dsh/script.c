@@ -76,6 +76,8 @@ static char *read_str_line(struct dsh_src *s, bool cont)
 	const char *e = strchr(s->str, '\n');
 	size_t n = e ? (size_t)(e - s->str) : strlen(s->str);
 	char *line = strndup(s->str, n);
+	if (line && n && line[n - 1] == '\r')
+		line[n - 1] = 0; /* CR LF (a lone CR was refused by the check) */
 	s->str += n + (e ? 1 : 0);
 	s->line++;
 	return line;
@@ -90,51 +92,39 @@ static void free_pend(struct dsh_src *s)
 	s->npend = s->ipend = 0;
 }
 
-/* Split a physical line at ';' outside quotes; drop a trailing comment. */
+/* Split a physical line into commands (dsh_split_next: the tokenizer's
+ * rules for quotes, escapes, ';' and '#'). */
 static int split_line(struct dsh_src *s, const char *line)
 {
 	size_t len = strlen(line), start = 0, cap = 4;
-	char q = 0;
 	s->pend = calloc(cap, sizeof(struct unit));
 	if (!s->pend)
 		return -1;
 	s->npend = s->ipend = 0;
-	for (size_t i = 0; i <= len; i++) {
-		char c = line[i];
-		bool at_token_start = i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t' || line[i - 1] == ';';
-		if (q) {
-			if (c == q)
-				q = 0;
-			else if (c == 0)
-				; /* unterminated: the tokenizer reports it */
-			else
-				continue;
-		} else if (c == '\'' || c == '"') {
-			q = c;
-			continue;
+	for (;;) {
+		bool last;
+		char q;
+		size_t e = dsh_split_next(line, len, start, &last, &q);
+		if (s->npend == cap) {
+			cap *= 2;
+			struct unit *n = realloc(s->pend, cap * sizeof(struct unit));
+			if (!n)
+				return -1;
+			s->pend = n;
 		}
-		if (c == '#' && !q && at_token_start)
-			c = 0, len = i;
-		if (c == ';' || c == 0 || i == len) {
-			if (s->npend == cap) {
-				cap *= 2;
-				struct unit *n = realloc(s->pend, cap * sizeof(struct unit));
-				if (!n)
-					return -1;
-				s->pend = n;
-			}
-			size_t b = start, e = i;
-			while (b < e && (line[b] == ' ' || line[b] == '\t'))
-				b++;
-			while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'))
-				e--;
-			s->pend[s->npend].text = strndup(line + b, e - b);
-			s->pend[s->npend].line = s->line;
-			s->npend++;
-			start = i + 1;
-			if (c == 0 || i == len)
-				break;
-		}
+		size_t b = start;
+		while (b < e && (line[b] == ' ' || line[b] == '\t'))
+			b++;
+		while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+			e--;
+		s->pend[s->npend].text = strndup(line + b, e - b);
+		s->pend[s->npend].line = s->line;
+		s->npend++;
+		if (last)
+			break;
+		start = e + 1;
+		while (start <= len && line[start - 1] != ';')
+			start++;
 	}
 	return 0;
 }
@@ -155,6 +145,8 @@ static void report(struct dsh *d, const char *cmd)
 static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
 {
 	d->commands++;
+	d->errors++;
+	d->has_last = false;
 	report(d, cmd);
 	if (d->json) {
 		struct dsh_args x = { .argc = 1 };
@@ -347,9 +339,15 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	}
 	if (rc < 0) {
 		d->failures++;
+		if (!d->verdict)
+			d->errors++;
+		/* A failed command leaves no result: an assert on last must not
+		 * see an earlier command's value. */
+		d->has_last = false;
 		if (d->bail)
 			d->stop = true;
 	}
+	d->verdict = false;
 	if (d->dev && d->gap_ns && (d->caps & DNET_CAP_VIRTUAL_TIME) && !d->quit) {
 		struct dnet_err e = { 0 };
 		dnet_delay(d->dev, d->gap_ns, &e);
@@ -532,6 +530,24 @@ int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, 
 	return run_src(d, &s);
 }
 
+int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only)
+{
+	char *text;
+	size_t len;
+	if (dsh_load_script(d, path, f, &text, &len) < 0)
+		return DSH_NOT_RUN;
+	int nerr = dsh_check_text(d, text, len, path);
+	if (nerr) {
+		if (d->depth == 0)
+			dsh_not_run(d, path, nerr);
+		free(text);
+		return DSH_NOT_RUN;
+	}
+	int rc = check_only ? 0 : dsh_run_string(d, text, path);
+	free(text);
+	return rc;
+}
+
 int dsh_run_file(struct dsh *d, const char *path)
 {
 	if (d->depth >= MAX_DEPTH)
@@ -542,12 +558,14 @@ int dsh_run_file(struct dsh *d, const char *path)
 	const char *sf = d->cur_file, *sc = d->cur_cmd;
 	int sl = d->cur_line;
 	d->depth++;
-	int rc = dsh_run_stream(d, f, path);
+	int rc = dsh_run_checked(d, f, path, false);
 	d->depth--;
 	fclose(f);
 	d->cur_file = sf;
 	d->cur_line = sl;
 	d->cur_cmd = sc;
+	if (rc == DSH_NOT_RUN)
+		return dsh_error(d, "%s was not run (see the errors above)", path);
 	return rc;
 }
 
@@ -565,9 +583,11 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 	cJSON *res = d->res, *extra = d->extra;
 	d->res = d->extra = NULL;
 	int before = d->failures;
-	dsh_run_file(d, a->argv[1]);
+	int rc = dsh_run_file(d, a->argv[1]);
 	d->res = res;
 	d->extra = extra;
+	if (rc < 0 && d->failures == before)
+		return -1; /* not run: unreadable, or the check found errors */
 	d->have_err = false;
 	jstr(out_res(d), "file", a->argv[1]);
 	/* failures inside were reported and counted already */

@@ -25,7 +25,7 @@ expect_eq "wait completed" 'true "VS" 1 []' "$(jq -rs '.[1].result.wait | "\(.co
 out=$(J -c 'reg ctl_status.status_empty')
 expect_eq "reg field" '1' "$(jq '.result.field_value' <<<"$out")"
 out=$(J -c 'llcm_read 55ff' 2>/dev/null)
-expect_eq "error object" 'false' "$(jq '.ok' <<<"$out")"
+expect_eq "error object" 'false' "$(jq -s '.[0].ok' <<<"$out")"
 expect_match "error text" "55ff" "$(jq -r '.error' <<<"$out")"
 out=$(J -c 'assert llcm 0 == 0; expect llcm 0 == 1; v' 2>/dev/null)
 expect_eq "objects + summary" 4 "$(wc -l <<<"$out")"

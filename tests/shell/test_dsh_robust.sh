@@ -114,16 +114,22 @@ check_run() {
 		if grep -Eq "$SAN_RE" "$T_TMP/$m.err"; then
 			fail "$name ($m): sanitizer report: $(grep -E -m 3 "$SAN_RE|#[0-9] " "$T_TMP/$m.err")"; ok=0
 		fi
-		bad=$(grep -Ev -- '^dsh: .+:[0-9]+: .+: .*[^[:space:]]' "$T_TMP/$m.err" | head -n 3)
+		bad=$(grep -Ev -- '^dsh: .+:[0-9]+: .+: .*[^[:space:]]' "$T_TMP/$m.err" | grep -Ev '^dsh: .+: [0-9]+ errors?; nothing was run$' | head -n 3)
 		if [ -n "$bad" ] && ! grep -Eq "$SAN_RE" "$T_TMP/$m.err"; then
 			fail "$name ($m): stderr line without 'dsh: FILE:LINE: CMD: reason': [$bad]"; ok=0
 		fi
 	done
+	# 2: the whole-script check found errors and nothing ran
+	local notrun
+	notrun=$(jq -rs 'last | .summary.ran == false' <"$T_TMP/j.out" 2>/dev/null)
 	for rc in $rt $rj; do
-		if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && ! { [ "$rc" -eq 2 ] && [ "$notrun" = true ]; }; then
 			fail "$name: exit status $rc (text $rt, json $rj)"; ok=0
 		fi
 	done
+	if [ "$notrun" = true ] && [ -n "$(jq -c 'select(.cmd != "check" and .summary == null)' <"$T_TMP/j.out")" ]; then
+		fail "$name: commands ran although the check failed"; ok=0
+	fi
 	[ "$rt" -ne "$rj" ] && { fail "$name: text exit $rt, json exit $rj"; ok=0; }
 	local lines objs
 	lines=$(wc -l <"$T_TMP/j.out")
@@ -140,7 +146,8 @@ check_run() {
 		# the exit status follows the objects: 1 iff a command failed
 		local want=0
 		[ "$nfail" -gt 0 ] && want=1
-		[ "$rj" -ne "$want" ] && [ "$rj" -lt 2 ] && { fail "$name: exit $rj with $nfail failed objects"; ok=0; }
+		[ "$notrun" = true ] && want=2
+		[ "$rj" -ne "$want" ] && { fail "$name: exit $rj with $nfail failed objects"; ok=0; }
 	fi
 	if [ "$ok" -eq 1 ]; then pass; else
 		echo "---- $name (seed ${DSH_ROBUST_SEED:-4242}), script:" >&2

@@ -46,8 +46,9 @@ b
 out=$("$DSH" -e -c 'echo a; assert llcm 0 == 1; echo b' 2>/dev/null)
 expect_eq "-e stops" "a
 0 passed, 1 failed" "$out"
-out=$("$DSH" -c 'set -e; echo a; bogus; echo b' 2>/dev/null)
-expect_eq "set -e stops" "a" "$out"
+out=$("$DSH" -c 'set -e; echo a; llcm_read 55ff; echo b' 2>/dev/null)
+expect_eq "set -e stops" "a
+0 passed, 0 failed, 1 error" "$out"
 out=$("$DSH" -c 'set -e; echo a; expect llcm 0 == 1; echo b' 2>/dev/null)
 expect_eq "expect does not stop" "a
 b

@@ -1,0 +1,231 @@
+/* dsh: a script is read and checked whole before its first command runs
+ * (like sh -n): on a board, half a script applied is worse than none.
+ *
+ * Checked: lines end with LF or CR LF (a lone CR is an error: it would hide
+ * the rest of a line from a reader); no NUL or control characters; quotes
+ * closed; every literal command name known; repeat ... end balanced and
+ * repeat counts valid.  Commands whose name comes from a variable are
+ * checked when they run.  Every error is listed with FILE:LINE.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+#define MAX_NEST 32
+#define MAX_LISTED 100
+
+struct checker {
+	struct dsh *d;
+	const char *name;
+	int line;
+	int errors;
+	int open[MAX_NEST];  /* lines of the repeat blocks still open */
+	const char *text;    /* the command being checked, for the JSON object */
+	int depth;
+};
+
+/* One error: "dsh: FILE:LINE: check: message" on stderr and, with --json,
+ * a failed object of its own (docs/json-schema.md: every message on stderr
+ * belongs to one failed object). */
+static void bad(struct checker *c, const char *fmt, const char *arg)
+{
+	struct dsh *d = c->d;
+	if (++c->errors > MAX_LISTED) {
+		if (c->errors == MAX_LISTED + 1 && !d->json)
+			fprintf(stderr, "dsh: %s:%d: check: more errors follow; only the first %d are listed\n",
+				c->name, c->line, MAX_LISTED);
+		return;
+	}
+	d->have_err = true;
+	snprintf(d->errmsg, sizeof d->errmsg, fmt, arg);
+	fprintf(stderr, "dsh: %s:%d: check: %s\n", c->name, c->line, d->errmsg);
+	if (d->json) {
+		struct dsh_args a = { .argc = 1 };
+		a.argv[0] = (char *)"check";
+		d->cur_file = c->name;
+		d->cur_line = c->line;
+		d->cur_cmd = c->text;
+		out_json_command(d, &a, false);
+		d->cur_cmd = NULL;
+	}
+	d->have_err = false;
+}
+
+void dsh_not_run(struct dsh *d, const char *name, int nerr)
+{
+	d->check_errors = nerr;
+	if (d->json)
+		out_json_summary(d);
+	else
+		fprintf(stderr, "dsh: %s: %d error%s; nothing was run\n", name, nerr, nerr == 1 ? "" : "s");
+}
+
+/* The words of one command, without expanding variables: enough to know
+ * the command name and the repeat header. */
+static int words(const char *t, char w[][64], int max)
+{
+	int n = 0;
+	while (*t && n < max) {
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (!*t || *t == '#')
+			break;
+		size_t k = 0;
+		char q = 0;
+		while (*t && (q || (*t != ' ' && *t != '\t'))) {
+			if (!q && (*t == '\'' || *t == '"'))
+				q = *t;
+			else if (q && *t == q)
+				q = 0;
+			else if (k + 1 < 64)
+				w[n][k++] = *t;
+			t++;
+		}
+		w[n][k] = 0;
+		n++;
+	}
+	return n;
+}
+
+static void check_command(struct checker *c, const char *t)
+{
+	char w[5][64];
+	int n = words(t, w, 5), i = 0;
+	if (n > 0 && w[0][0] == '@')
+		i = 1;
+	if (i >= n || strchr(w[i], '$'))
+		return;
+	if (strcmp(w[i], "repeat") == 0) {
+		/* Deeper blocks are counted, not listed: one error at the first. */
+		if (c->depth == MAX_NEST)
+			bad(c, "repeat blocks nested more than %s deep", "32");
+		if (c->depth < MAX_NEST)
+			c->open[c->depth] = c->line;
+		c->depth++;
+		uint64_t v;
+		struct dnet_err e = { 0 };
+		if (n < i + 2 || n > i + 3)
+			bad(c, "%s", "usage: repeat N [VAR] ... end");
+		else if (!strchr(w[i + 1], '$') && dnet_parse_u64(w[i + 1], 100000000, &v, "count", &e) < 0)
+			bad(c, "repeat: %s", e.msg);
+		else if (n == i + 3 && !strchr(w[i + 2], '$') && !dsh_var_name_ok(w[i + 2]))
+			bad(c, "repeat: bad variable name '%s'", w[i + 2]);
+		return;
+	}
+	if (strcmp(w[i], "end") == 0) {
+		if (n > i + 1)
+			bad(c, "end takes no arguments (got '%s')", w[i + 1]);
+		if (c->depth == 0)
+			bad(c, "%s", "end without repeat");
+		else
+			c->depth--;
+		return;
+	}
+	if (!dsh_cmd_find(w[i]))
+		bad(c, "unknown command '%s'", w[i]);
+}
+
+/* Split one physical line into commands as the runner does. */
+static void check_line(struct checker *c, const char *l, size_t len)
+{
+	size_t start = 0;
+	for (;;) {
+		bool last;
+		char q;
+		size_t e = dsh_split_next(l, len, start, &last, &q);
+		char *u = strndup(l + start, e - start);
+		c->text = u;
+		if (u)
+			check_command(c, u);
+		if (q)
+			bad(c, "unterminated %s quote", q == '"' ? "\"" : "'");
+		c->text = NULL;
+		free(u);
+		if (last)
+			break;
+		start = e + 1;
+	}
+}
+
+int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name)
+{
+	struct checker c = { .d = d, .name = name };
+	size_t i = 0;
+	while (i < len) {
+		c.line++;
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		size_t end = e;
+		if (end > i && text[end - 1] == '\r')
+			end--; /* CR LF */
+		bool ok = true;
+		for (size_t k = i; k < end; k++) {
+			unsigned char ch = (unsigned char)text[k];
+			char col[48];
+			snprintf(col, sizeof col, "%zu", k - i + 1);
+			if (ch == '\r') {
+				bad(&c, "carriage return (CR) not followed by a line feed at column %s", col);
+				ok = false;
+			} else if (ch == 0) {
+				bad(&c, "NUL byte at column %s", col);
+				ok = false;
+			} else if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+				char m[128];
+				snprintf(m, sizeof m, "control character 0x%02x at column %s", ch, col);
+				bad(&c, "%s", m);
+				ok = false;
+			}
+			if (!ok)
+				break;
+		}
+		if (ok)
+			check_line(&c, text + i, end - i);
+		i = e + 1;
+	}
+	for (int k = 0; k < c.depth && k < MAX_NEST; k++) {
+		c.line = c.open[k];
+		bad(&c, "%s", "repeat without matching end");
+	}
+	return c.errors;
+}
+
+int dsh_load_script(struct dsh *d, const char *path, FILE *f, char **text, size_t *len)
+{
+	(void)d;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	if (!b) {
+		fprintf(stderr, "dsh: out of memory reading '%s'\n", path);
+		return -1;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				fprintf(stderr, "dsh: out of memory reading '%s'\n", path);
+				return -1;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		size_t r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				int er = errno;
+				free(b);
+				fprintf(stderr, "dsh: cannot read '%s': %s\n", path, strerror(er ? er : EIO));
+				return -1;
+			}
+			break;
+		}
+	}
+	b[n] = 0;
+	*text = b;
+	*len = n;
+	return 0;
+}
