@@ -49,15 +49,7 @@ static int read_words(struct dsh *d, enum dnet_region reg, uint32_t off, uint64_
 
 static bool shadow_of(struct dsh *d, const char *name, uint64_t *v)
 {
-	const struct dnet_reg *r = dnet_reg_by_name(name);
-	struct dsh_shadow *s = dsh_shadow(d);
-	if (!r || !s)
-		return false;
-	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
-	if (!s->reg_has[w][i])
-		return false;
-	*v = s->reg[w][i];
-	return true;
+	return dsh_shadow_of(d, name, v);
 }
 
 int cmd_status(struct dsh *d, struct dsh_args *a)

@@ -114,9 +114,11 @@ static const struct dnet_reg *reg_r(unsigned off)
 	return dsh_reg_at(DNET_BLK_USER, off, DNET_ACC_R);
 }
 
-/* After a primitive: report time, Controller Status, the counter and error flags. */
+/* After a primitive: report time, Controller Status and the counter, then
+ * the device's verdict (verdict.c): an error flag that rose fails the
+ * command. */
 static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t before, uint64_t t0,
-		       uint64_t timeout)
+		       uint64_t timeout, struct dsh_verdict *v, const char *allow)
 {
 	struct dnet_err e = { 0 };
 	const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER), *cs = reg_r(DNET_UR_CTL_STATUS);
@@ -142,22 +144,8 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 		return -1;
 	if (dnet_reg_read(d->dev, d->wid, cs, &csv, &e) < 0 || dnet_reg_read(d->dev, d->wid, pc, &pcv, &e) < 0)
 		return dsh_derr(d, &e);
-	char errs[512] = "";
 	cJSON *w = d->json ? cJSON_AddObjectToObject(d->res, "wait") : NULL;
 	cJSON *ea = w ? cJSON_AddArrayToObject(w, "errors") : NULL;
-	for (unsigned i = 0; i < cs->nfields; i++) {
-		const struct dnet_field *f = &cs->fields[i];
-		uint64_t fv = dnet_field_get(f, csv);
-		if (!fv || !(strstr(f->name, "overrun") || strcmp(f->name, "rc_state") == 0))
-			continue;
-		char item[96], mb[80];
-		const char *m = dnet_field_meaning(f, fv, mb, sizeof(mb));
-		snprintf(item, sizeof(item), "%s%s%s%s", f->name, m ? " (" : "", m ? m : "", m ? ")" : "");
-		if (ea)
-			cJSON_AddItemToArray(ea, cJSON_CreateString(item));
-		strncat(errs, errs[0] ? ", " : "", sizeof(errs) - strlen(errs) - 1);
-		strncat(errs, item, sizeof(errs) - strlen(errs) - 1);
-	}
 	uint64_t cnt = oi->family != DNET_FAM_NONE ?
 		(pcv >> DNET_PC_SHIFT(oi->family)) & ((1u << DNET_PC_BITS) - 1) : 0;
 	if (w) {
@@ -175,9 +163,54 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 	if (oi->family != DNET_FAM_NONE)
 		out_text(d, " (%s %" PRIu64 ")", dnet_family_name(oi->family), cnt);
 	out_text(d, "\n");
-	if (errs[0])
-		out_text(d, "error flags: %s\n", errs);
 	dsh_set_last(d, csv);
+	int rc = dsh_verdict_end(d, v, allow, ea);
+	if (rc == 0 && allow && allow[0])
+		out_text(d, "allowed error flags rose: %s\n", allow);
+	return rc;
+}
+
+/* Offsets the hardware would wrap or clip without raising a flag are refused
+ * (unless force): the command would report success for data that did not
+ * go where the user said.  Ranges that raise a flag (VS source/destination,
+ * receive overruns) are left to the device's verdict. */
+static int prim_ranges(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *r,
+		       bool cmd1, unsigned ww_size, unsigned ww_addr)
+{
+	const char *hint = "; add 'force' to issue it anyway";
+	uint64_t cap = dsh_area_bytes(d);
+	uint64_t total = oi->variant == DNET_VAR_CONTIG ? r->size
+			 : (uint64_t)dnet_dtype_bytes(r->dtype) * r->iter;
+	bool pw_dst = oi->family == DNET_FAM_VL || (oi->family == DNET_FAM_RVL && cmd1);
+	bool copy = r->srcoff == DNET_COPY_MARKER || r->dstoff == DNET_COPY_MARKER;
+	if (pw_dst && !copy) {
+		if (r->dstoff >= DNET_WINAREA_SIZE)
+			return dsh_error(d, "dst=0x%" PRIx32 " is outside the 2 KB Prefetch Window area "
+					 "(0-0x7ff); the controller would use 0x%" PRIx32 "%s", r->dstoff,
+					 r->dstoff & (DNET_WINAREA_SIZE - 1), hint);
+		uint32_t wend = (r->dstoff / DNET_WINDOW_SIZE + 1) * DNET_WINDOW_SIZE;
+		if (oi->family == DNET_FAM_VL && r->dstoff + total > wend)
+			return dsh_error(d, "dst=0x%" PRIx32 " + %" PRIu64 " bytes runs past the end of PW#%u "
+					 "(0x%" PRIx32 "); the hardware truncates it without a flag%s", r->dstoff,
+					 total, r->dstoff / DNET_WINDOW_SIZE, wend, hint);
+	}
+	/* SO-DIMM sources read past the process's area are cut without a flag
+	 * (D-SIM-SRC-CLIP); RVL reads the remote area, assumed the same size. */
+	bool sd_src = (oi->family == DNET_FAM_VL || oi->family == DNET_FAM_RVS ||
+		       oi->family == DNET_FAM_RVL || oi->family == DNET_FAM_IPUSH) && !copy;
+	uint64_t sd_len = oi->code == DNET_OT_LHSV2 ? (r->size > ww_size ? r->size - ww_size : 0) : total;
+	if (sd_src && oi->variant == DNET_VAR_CONTIG && (uint64_t)r->srcoff + sd_len > cap)
+		return dsh_error(d, "src=0x%" PRIx32 " + %" PRIu64 " bytes runs past the end of the "
+				 "SO-DIMM area (0x%" PRIx64 " bytes); the hardware cuts the read without a "
+				 "flag%s", r->srcoff, sd_len, cap, hint);
+	if (sd_src && oi->variant == DNET_VAR_STRIDE && r->iter &&
+	    (uint64_t)r->srcoff + (uint64_t)(r->iter - 1) * r->size + dnet_dtype_bytes(r->dtype) > cap)
+		return dsh_error(d, "src=0x%" PRIx32 " with %u elements of stride 0x%" PRIx32 " runs past "
+				 "the end of the SO-DIMM area (0x%" PRIx64 " bytes)%s", r->srcoff, r->iter,
+				 r->size, cap, hint);
+	if (oi->code == DNET_OT_LHSV2 && (ww_size > DNET_BOTF_MAX || ww_addr + ww_size > DNET_WINAREA_SIZE))
+		return dsh_error(d, "wwaddr=0x%x + wwsize=%u: the Write Window part must lie in the 2 KB "
+				 "area and be at most 512 bytes%s", ww_addr, ww_size, hint);
 	return 0;
 }
 
@@ -220,15 +253,26 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	const struct dnet_otype_info *oi = dnet_otype_by_name(a->argv[1]);
 	if (!oi)
 		return prim_names_error(d, a->argv[1]);
+	/* 'wait' and 'force' may stand anywhere after the primitive's name. */
+	bool want_wait = false, force = false;
+	for (int i = 2; i < a->argc; i++)
+		if (strcmp(a->argv[i], "wait") == 0 || strcmp(a->argv[i], "force") == 0) {
+			bool *flag = a->argv[i][0] == 'w' ? &want_wait : &force;
+			if (*flag)
+				return dsh_error(d, "argument %d: '%s' given twice", i, a->argv[i]);
+			*flag = true;
+			memmove(&a->argv[i], &a->argv[i + 1], (size_t)(a->argc - i) * sizeof(char *));
+			a->argc--;
+			i--;
+		}
 	int end = a->argc;
-	bool want_wait = false;
-	if (end > 2 && strcmp(a->argv[end - 1], "wait") == 0) {
-		want_wait = true;
-		end--;
-	}
 	struct dnet_cmd cmd;
 	struct dnet_err e = { 0 };
 	enum dnet_cmdsel sel = DNET_CMD0;
+	const char *allow = NULL;
+	struct dnet_req rq;
+	bool have_rq = false;
+	memset(&rq, 0, sizeof(rq));
 	uint64_t timeout = d->timeout_ns;
 	memset(&cmd, 0, sizeof(cmd));
 	cJSON *res = out_res(d);
@@ -241,9 +285,14 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 			{ .key = "size", .max = DNET_BOTF_SIZE_MASK, .flags = DSH_KV_REQ, .what = "BOTF size (bytes incl. header)" },
 			{ .key = "rf", .max = 1, .what = "rf (Command1)" },
 			{ .key = "timeout", .flags = DSH_KV_DUR, .what = "timeout" },
+			{ .key = "allow", .flags = DSH_KV_STR, .what = "error flags expected" },
 		};
-		if (dsh_kv_parse(d, a, 2, end, kv, 4) < 0)
+		if (dsh_kv_parse(d, a, 2, end, kv, 5) < 0)
 			return -1;
+		allow = kv[4].given ? kv[4].sval : NULL;
+		if (!force && kv[1].val > DNET_BOTF_MAX)
+			return dsh_error(d, "size=%" PRIu64 ": a BOTF sends at most 512 bytes, the hardware "
+					 "cuts the rest without a flag; add 'force' to issue it anyway", kv[1].val);
 		struct dnet_botf_req b = { .ww = (unsigned)kv[0].val, .size = (unsigned)kv[1].val };
 		if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
 			return dsh_derr(d, &e);
@@ -270,18 +319,19 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 			{ .key = "xdt", .max = 7, .what = "DTYPE (Ex)" },
 			{ .key = "xit", .max = 0xff, .what = "Iteration (Ex)" },
 			{ .key = "xsize", .max = UINT32_MAX, .what = "Size/Stride/List (Ex)" },
+			{ .key = "allow", .flags = DSH_KV_STR, .what = "error flags expected" },
 			{ .key = "wwsize", .max = 0x3ff, .what = "Write Window size (LHSv2)" },
 			{ .key = "wwaddr", .max = 0xfff, .what = "Write Window address (LHSv2)" },
 		};
-		unsigned nkv = lhsv2 ? 16 : 14;
+		unsigned nkv = lhsv2 ? 17 : 15;
 		if (dsh_kv_parse(d, a, 2, end, kv, nkv) < 0)
 			return -1;
+		allow = kv[14].given ? kv[14].sval : NULL;
 		bool has_ex = kv[10].given || kv[11].given || kv[12].given || kv[13].given;
 		if (has_ex && !(oi->uses & DNET_USE_EX))
 			return dsh_error(d, "Command Ex parameters (xot= xdt= xit= xsize=) do not apply to %s "
 					 "(only RVL, RVS and IPUSH families)", oi->name);
-		struct dnet_req rq;
-		memset(&rq, 0, sizeof(rq));
+		have_rq = true;
 		rq.otype = oi->code;
 		rq.dtype = (unsigned)kv[0].val;
 		rq.iter = (unsigned)kv[1].val;
@@ -291,11 +341,11 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		rq.size = (uint32_t)kv[5].val;
 		rq.srcoff = (uint32_t)kv[6].val;
 		rq.dstoff = (uint32_t)kv[7].val;
-		if (lhsv2 && (kv[14].given || kv[15].given)) {
+		if (lhsv2 && (kv[15].given || kv[16].given)) {
 			if (kv[7].given)
 				return dsh_error(d, "give either dst= or wwsize=/wwaddr= for LHSv2, not both");
-			struct dnet_lhsv2_upper u = { .srcoff = rq.srcoff, .ww_size = (unsigned)kv[14].val,
-						      .ww_addr = (unsigned)kv[15].val };
+			struct dnet_lhsv2_upper u = { .srcoff = rq.srcoff, .ww_size = (unsigned)kv[15].val,
+						      .ww_addr = (unsigned)kv[16].val };
 			uint64_t up;
 			if (dnet_lhsv2_upper_encode(&u, &up, &e) < 0)
 				return dsh_derr(d, &e);
@@ -310,6 +360,9 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		}
 		if (dnet_req_encode(&rq, &cmd, &e) < 0)
 			return dsh_derr(d, &e);
+		if (!force && prim_ranges(d, oi, &rq, kv[8].val != 0, (unsigned)kv[15].val,
+					  (unsigned)kv[16].val) < 0)
+			return -1;
 		if (oi->remote)
 			dsh_check_clid(d, rq.dclid);
 		sel = kv[8].val ? DNET_CMD1 : DNET_CMD0;
@@ -335,8 +388,15 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		}
 	}
 	json_cmd(d, &cmd, sel);
+	if (allow && !want_wait)
+		return dsh_error(d, "allow= needs 'wait': the flags are judged when the primitive completes");
+	if (allow && dsh_verdict_check_allow(d, allow) < 0)
+		return -1;
 
 	uint64_t before = 0, t0 = 0;
+	struct dsh_verdict v;
+	if (want_wait && dsh_verdict_begin(d, oi, have_rq ? &rq : NULL, &v) < 0)
+		return -1;
 	if (want_wait) {
 		const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER);
 		if (!pc)
@@ -353,7 +413,7 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	if (cmd.has_ex)
 		out_text(d, "ex:%" PRIx64 "\n", cmd.ex);
 	if (want_wait)
-		return wait_report(d, oi, before, t0, timeout);
+		return wait_report(d, oi, before, t0, timeout, &v, allow);
 	return 0;
 }
 

@@ -23,9 +23,9 @@ static const struct dsh_cmd cmds[] = {
 	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
 	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
 	{ "prim", { 0 }, cmd_prim,
-	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [timeout=] [wait]",
+	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [timeout=] [allow=FLAG,...] [force] [wait]",
 	  "Issue a primitive", "prim VS dt=0 it=0 dw=0 dl=0 ef=0 size=0x200 src=0x400 dst=0x600",
-	  "dt= it= dw= dl= ef= size= src= dst= rf= xot= xdt= xit= xsize= ww= wwsize= wwaddr= timeout= wait", DSH_C_PRIM,
+	  "dt= it= dw= dl= ef= size= src= dst= rf= xot= xdt= xit= xsize= ww= wwsize= wwaddr= timeout= allow= force wait", DSH_C_PRIM,
 	  "PRIM is one of NOP BOTF VL VLS VLI VS VSS VSI RVL RVLS RVLI RVS RVSS RVSI IPUSH LHSv1 LHSv2.\n"
 	  "Prints the request as cmd:<Upper>_<Lower> (hex, no leading zeros). Parameters a primitive does\n"
 	  "not use may be omitted (they are 0). rf=1 issues through Command1 (remote data received into the\n"
@@ -34,7 +34,13 @@ static const struct dsh_cmd cmds[] = {
 	  "writes Command Ex Flag = 0 again; an ex:<word> line is printed. BOTF takes ww= and size= only\n"
 	  "(or use the botf command). LHSv2 also takes wwsize= wwaddr= to pack Upper (Fig. 7.8).\n"
 	  "A trailing 'wait' waits (timeout=, default 1s) for the primitive's family counter to advance\n"
-	  "and the node to go idle, then reports the time, Controller Status, the counter and error flags." },
+	  "and the node to go idle, then reports the time, Controller Status and the counter. The command\n"
+	  "fails if an error flag rose during the primitive on the issuing node (ww<N>_src_overrun,\n"
+	  "ww<N>_dst_overrun, rc_overrun, rc_state, status_full) or on the destination node when the\n"
+	  "backend reaches it (also pgid_drop). allow=FLAG,... names flags a test provokes on purpose:\n"
+	  "they do not fail the command, and the command fails if one of them does not rise.\n"
+	  "Offsets the hardware would wrap or cut without a flag (PW offsets past 0x7ff or the window\n"
+	  "end, SO-DIMM reads past the area, BOTF over 512 bytes) are refused unless 'force' is given." },
 	{ "pw_read", { 0 }, cmd_pw_read, "pw_read [PW#(0-3)] [Size(Byte)]",
 	  "Prefetch Window Read", "pw_read 0 64", NULL, 0,
 	  "Dump Size bytes (multiple of 8, at most 512; default 512) of Prefetch Window PW#.\n"

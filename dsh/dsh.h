@@ -219,6 +219,10 @@ bool dsh_reg_readable(const struct dnet_reg *r);
 void dsh_modstate_listing(struct dsh *d, uint64_t v);
 void dsh_counter_listing(struct dsh *d, uint64_t v);
 int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *shadow);
+/* What dsh last wrote to register NAME of the current node (false: never). */
+bool dsh_shadow_of(struct dsh *d, const char *name, uint64_t *v);
+/* Bytes of the current process's SO-DIMM area. */
+uint64_t dsh_area_bytes(struct dsh *d);
 int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v);
 const struct dnet_reg *dsh_reg_at(unsigned block, uint32_t off, unsigned acc);
 int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r,
@@ -249,6 +253,28 @@ bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
 int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v);
+
+/* ---- verdict.c: error flags a primitive raised, on the issuer and the
+ * destination ---- */
+struct dsh_vnode {
+	unsigned node, wid;
+	uint64_t cs;        /* Controller Status */
+	uint64_t pgid;      /* the backend's pgid_drops count, if has_pgid */
+	bool has_pgid;
+};
+struct dsh_verdict {
+	unsigned nn;
+	struct dsh_vnode n[2];   /* issuer, destination */
+	int vs_window;           /* VS family: the source window, else -1 */
+};
+/* rq may be NULL (BOTF: the issuer only). */
+int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
+		      struct dsh_verdict *v);
+/* -1 (with the message set) if a flag rose that allow (comma list, may be
+ * NULL) does not name, or a flag allow names did not rise.  errs (may be
+ * NULL) gets one object per raised flag. */
+int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs);
+int dsh_verdict_check_allow(struct dsh *d, const char *allow);
 
 /* ---- cmd_prim.c ---- */
 int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);

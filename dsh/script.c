@@ -133,6 +133,9 @@ static void report(struct dsh *d, const char *cmd)
 {
 	if (!d->have_err)
 		return;
+	/* The command's output first: through a pipe (2>&1 | tee) the error
+	 * must follow the lines that led to it. */
+	fflush(stdout);
 	if (d->cur_file)
 		fprintf(stderr, "dsh: %s:%d: %s: %s\n", d->cur_file, d->cur_line, cmd, d->errmsg);
 	else

@@ -110,3 +110,29 @@ int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r
 	return 0;
 }
 
+
+bool dsh_shadow_of(struct dsh *d, const char *name, uint64_t *v)
+{
+	const struct dnet_reg *r = dnet_reg_by_name(name);
+	struct dsh_shadow *s = dsh_shadow(d);
+	if (!r || !s)
+		return false;
+	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
+	if (!s->reg_has[w][i])
+		return false;
+	*v = s->reg[w][i];
+	return true;
+}
+
+uint64_t dsh_area_bytes(struct dsh *d)
+{
+	/* Each process's SO-DIMM area is one module's capacity (Tab. 4.10,
+	 * Fig. 4.16): what dsh wrote to SO-DIMM Capacity, else what the
+	 * backend reports, else the power-on default (256 MB). */
+	uint64_t code, v;
+	if (dsh_shadow_of(d, "sdimm_capacity", &code))
+		return dnet_capacity_bytes(code);
+	if (d->dev && dnet_stat(d->dev, "sodimm_area_bytes", &v, NULL) == 0 && v)
+		return v;
+	return dnet_capacity_bytes(0);
+}

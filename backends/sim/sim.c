@@ -371,7 +371,7 @@ static const char *const stat_names[] = {
 	"ipush_stalls", "lhb_stalls", "ipush_no_ring", "ipush_too_big", "ipush_orphans",
 	"amt_bad_lid", "unroutable_drops", "bad_packets", "requests_overwritten",
 	"rc_stalls", "unknown_otype", "botf_dropped", "sdimm_uninit_accesses",
-	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "rx_queue",
+	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "sodimm_area_bytes", "rx_queue",
 	NULL,
 };
 
@@ -406,6 +406,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	if (rc)
 		return rc;
 	if (!strcmp(name, "sodimm_bytes")) { *v = sd_bytes(n); return 0; }
+	if (!strcmp(name, "sodimm_area_bytes")) { *v = sim_capacity(n); return 0; }
 	if (!strcmp(name, "rx_queue")) { *v = n->rxq_len + (n->rx_cur != NULL); return 0; }
 	for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++)
 		if (!strcmp(name, per_node[i].name)) {

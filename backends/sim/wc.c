@@ -426,8 +426,13 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 			if (vt < total)
 				total = vt;
 		} else {
+			/* Decision D-SIM-VS-SRC (§4.6.4, Tab. A.1 bit 6+3w): a
+			 * source offset past the process's 2 KB Write Window area
+			 * runs past the end of the window: nothing is written and
+			 * the source-overrun flag of window SRCOff[10:9] rises. */
 			uint32_t src = AREA_OFF(r->srcoff);
-			uint32_t room = (win + 1) * DNET_WINDOW_SIZE - src;
+			uint32_t room = r->srcoff >= DNET_WINAREA_SIZE
+						? 0 : (win + 1) * DNET_WINDOW_SIZE - src;
 			if (oi->variant == DNET_VAR_CONTIG) {
 				total = r->size;
 				if (total > room) { /* Size clipped, source overrun */
