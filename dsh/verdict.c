@@ -150,7 +150,8 @@ int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJS
 			if (!now || (now == was && !own))
 				continue;
 			char mb[80];
-			add(&r, after.node, f->name, dnet_field_meaning(f, now, mb, sizeof mb));
+			const char *m = dnet_field_meaning(f, now, mb, sizeof mb);
+			add(&r, after.node, f->name, m ? m : f->desc);
 		}
 		if (b->has_pgid && after.has_pgid && after.pgid > b->pgid)
 			add(&r, after.node, PGID_FLAG, "packet dropped: PGID differs from the receiver's");

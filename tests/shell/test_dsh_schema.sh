@@ -20,7 +20,7 @@ r 'reg NAME[.FIELD]' 'reg ctl_status; reg ctl_status.rc_state; ureg_write status
 r 'reg NAME[.FIELD] = V' 'reg status_area_size.code = 1; reg status_area_size.code = 2; reg sma_lid.lid = 1' 'reg'
 r reg 'reg' 'reg'
 r 'prim BOTF' 'ww_write ww=0 it=4 val=0; prim BOTF ww=0 size=16' 'prim'
-r prim 'ww_write ww=0 it=16 val=1; prim RVS dl=2 ef=1 size=64 src=0 dst=0x100 xot=0x14 xsize=8 wait; prim VS size=64 src=0 dst=0' 'prim'
+r prim 'ww_write ww=0 it=16 val=1; prim RVS dl=2 ef=1 size=64 src=0 dst=0x100 xot=0x14 xsize=8 wait; prim VS size=64 src=0 dst=0; prim VS size=0x300 src=0x100 dst=0 allow=ww0_src_overrun wait' 'prim'
 r botf 'botf type=RVS dl=2 dst=0x100 lf=1 data=0x1234; rllcm_write 2 0 1' 'botf|rllcm_write'
 r wait 'wait; wait all; wait ctl_status.status_empty == 1' 'wait'
 r assert 'assert llcm 0 == 0; expect llcm 0 == 1' 'assert|expect'
