@@ -5,6 +5,7 @@
  * Exit status: 0 every command and assertion succeeded; 1 a command or an
  * assertion failed; 2 usage error; 3 the backend could not be opened.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -16,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dsh [options] [NPROCS PID WID] [FILE.dsh]\n"
+		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -147,7 +148,9 @@ int main(int argc, char **argv)
 	}
 	/* positional: [NPROCS PID WID] [FILE.dsh] */
 	int np = argc - optind;
-	if (np > 0 && ends_with(argv[argc - 1], ".dsh")) {
+	/* The script is the last positional: any file (not only *.dsh), or
+	 * "-" for standard input; NPROCS PID WID come before it. */
+	if (np == 1 || np == 4 || (np > 0 && ends_with(argv[argc - 1], ".dsh"))) {
 		if (file)
 			return usage_error("%s", "both -f and a script argument given");
 		file = argv[argc - 1];
@@ -191,8 +194,10 @@ int main(int argc, char **argv)
 	FILE *script = NULL;
 	if (file) {
 		script = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
-		if (!script)
-			return usage_error("cannot open script '%s'", file);
+		if (!script) {
+			fprintf(stderr, "dsh: cannot open script '%s': %s\n", file, strerror(errno));
+			return DSH_EXIT_USAGE;
+		}
 	}
 	if (dnet_open(spec, &d->dev, &e) < 0 || !d->dev) {
 		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", spec, e.msg);
