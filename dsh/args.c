@@ -314,3 +314,14 @@ int dsh_kv_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct d
 			return dsh_error(d, "missing %s= (%s)", kv[k].key, kv[k].what ? kv[k].what : kv[k].key);
 	return 0;
 }
+
+bool dsh_take_word(struct dsh_args *a, int start, const char *w)
+{
+	for (int i = start; i < a->argc; i++)
+		if (strcmp(a->argv[i], w) == 0) {
+			memmove(&a->argv[i], &a->argv[i + 1], (size_t)(a->argc - i) * sizeof(char *));
+			a->argc--;
+			return true;
+		}
+	return false;
+}

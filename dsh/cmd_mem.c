@@ -266,6 +266,7 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 		{ .key = "ww", .max = DNET_WINDOWS - 1, .flags = DSH_KV_REQ, .what = "WW# (0-3)" },
 	};
 	unsigned nkv = ww ? 5 : 4;
+	bool force = !ww && dsh_take_word(a, 1, "force");
 	if (dsh_kv_parse(d, a, 1, a->argc, kv, nkv) < 0)
 		return -1;
 	uint64_t from = kv[0].val, it = kv[1].given ? kv[1].val : 1, val = kv[2].val,
@@ -278,6 +279,8 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 	if (from >= limit || it * 4 > limit - from)
 		return dsh_error(d, "from=0x%" PRIx64 " it=%" PRIu64 " runs past the end of the %s (%" PRIu64 " bytes)",
 				 from, it, ww ? "Write Window" : "LLCM", limit);
+	if (!ww && !force && dsh_sync_area_guard(d, (uint32_t)from, (uint32_t)(it * 4)) < 0)
+		return -1;
 	struct dnet_err e = { 0 };
 	jhex(out_res(d), "from", from);
 	jnum(out_res(d), "it", it);

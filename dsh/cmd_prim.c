@@ -484,6 +484,54 @@ static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t
 	}
 }
 
+/* The packet image of a remote LLCM store (RVS with lflag = 1, Tab. 4.15):
+ * 2 header lines and the 8-byte value; n gets the header line count. */
+static int rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
+		       uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = DNET_OT_RVS;
+	h->dwid = dwid;
+	h->swid = d->wid;
+	h->dlid = dnet_clid_to_lid((uint16_t)clid);
+	h->eflag = ef;
+	h->lflag = 1;
+	h->src_or_init_dst = off;
+	h->dstoff = off;
+	h->size = 2 * 8 + 8;
+	struct dnet_err e = { 0 };
+	if (dnet_hdr_encode(h, img, n, &e) < 0)
+		return dsh_derr(d, &e);
+	h->size = *n * 8 + 8;
+	if (dnet_hdr_encode(h, img, n, &e) < 0)
+		return dsh_derr(d, &e);
+	img[*n] = val;
+	return 0;
+}
+
+int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww)
+{
+	struct dnet_pkt_hdr h;
+	uint64_t img[DNET_HDR_MAX_LINES + 1];
+	uint8_t buf[(DNET_HDR_MAX_LINES + 1) * 8];
+	unsigned n;
+	if (rllcm_image(d, clid, dwid, 0, off, val, &h, img, &n) < 0)
+		return -1;
+	for (unsigned i = 0; i <= n; i++)
+		for (unsigned k = 0; k < 8; k++)
+			buf[i * 8 + k] = (uint8_t)(img[i] >> (8 * k));
+	struct dnet_botf_req b = { .ww = ww, .size = h.size };
+	struct dnet_cmd cmd;
+	struct dnet_err e = { 0 };
+	memset(&cmd, 0, sizeof(cmd));
+	if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
+		return dsh_derr(d, &e);
+	cmd.lower_only = true;
+	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, (n + 1) * 8) < 0)
+		return -1;
+	return dsh_issue(d, DNET_CMD0, &cmd);
+}
+
 int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t clid, off, val;
@@ -502,28 +550,17 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 		{ .key = "ww", .max = DNET_WINDOWS - 1, .what = "Write Window for the image" },
 		{ .key = "ef", .max = 1, .what = "eflag" },
 	};
+	bool force = dsh_take_word(a, 4, "force");
 	if (dsh_kv_parse(d, a, 4, a->argc, kv, 3) < 0)
 		return -1;
+	if (!force && dsh_sync_area_guard(d, (uint32_t)off, 8) < 0)
+		return -1;
 	struct dnet_pkt_hdr h;
-	memset(&h, 0, sizeof(h));
-	h.type = DNET_OT_RVS;
-	h.dwid = (unsigned)kv[0].val;
-	h.swid = d->wid;
-	h.dlid = dnet_clid_to_lid((uint16_t)clid);
-	h.eflag = (unsigned)kv[2].val;
-	h.lflag = 1;
-	h.src_or_init_dst = (uint32_t)off;
-	h.dstoff = (uint32_t)off;
-	h.size = 2 * 8 + 8;
 	uint64_t img[DNET_HDR_MAX_LINES + 1];
 	unsigned n;
-	struct dnet_err e = { 0 };
-	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
-		return dsh_derr(d, &e);
-	h.size = n * 8 + 8;
-	if (dnet_hdr_encode(&h, img, &n, &e) < 0)
-		return dsh_derr(d, &e);
-	img[n] = val;
+	if (rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
+			img, &n) < 0)
+		return -1;
 	dsh_check_clid(d, (unsigned)clid);
 	json_hdr(d, &h, img, n);
 	jhex(out_res(d), "value", val);

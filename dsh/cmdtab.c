@@ -127,6 +127,22 @@ static const struct dsh_cmd cmds[] = {
 	  "into Write Window ww= (default 0), prints it, and issues BOTF with size= (default: the image\n"
 	  "size). type= is a primitive name or code; dl= the destination CLID (expanded to the LID).\n"
 	  "The controller overwrites PGID and the packet size. send=0 only builds and prints." },
+	{ "barrier", { 0 }, cmd_barrier, "barrier [timeout=DURATION]",
+	  "Wait until every rank of the run has reached this barrier", "barrier timeout=10s", "timeout=", 0,
+	  "A dissemination barrier on the device: in log2(size) rounds each rank stores a flag word into\n"
+	  "a peer's LLCM (an RVS packet with lflag = 1, sent by BOTF from Write Window 3) and polls its own\n"
+	  "LLCM. Flag words carry the run id and a generation, so back-to-back barriers and earlier runs\n"
+	  "cannot be confused. A timeout (default 30 s of real time) names the rank that did not arrive.\n"
+	  "Rank and size come from dsh-run or the launcher (mpirun, srun, pdsh); $rank and $size hold them.\n"
+	  "The flag area LLCM 0x7000-0x7fff is reserved." },
+	{ "signal", { 0 }, cmd_signal, "signal RANK [timeout=DURATION]",
+	  "Signal rank RANK (point to point)", "signal 1", "timeout=", 0,
+	  "Store the next count of signals to RANK into its LLCM flag word for this rank; RANK's\n"
+	  "'waitfor' of this rank then returns. Counts, so several signals are never merged." },
+	{ "waitfor", { 0 }, cmd_waitfor, "waitfor RANK [timeout=DURATION]",
+	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
+	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
+	  "(default 30 s of real time) names the rank." },
 	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
 	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
 	  "wait: until the current node has nothing in flight; wait all: every node. With a condition\n"

@@ -112,6 +112,13 @@ struct dsh {
 	uint32_t base;      /* printed address = base + device offset */
 	uint64_t timeout_ns;
 	unsigned nprocs, pid, wid;
+	/* ranks (cmd_sync.c) */
+	unsigned rank, size;
+	const char *rank_from;       /* the environment variable the rank came from */
+	uint32_t run_id;
+	struct dsh_peer { unsigned clid, wid; } *peer; /* [size] */
+	uint32_t *sent, *got;        /* signals per peer */
+	uint32_t barrier_gen;
 
 	/* device */
 	struct dnet_dev *dev;
@@ -179,6 +186,8 @@ struct dsh_kv {
 /* Parse a.argv[start..end) as key=value pairs. */
 int dsh_kv_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_kv *kv, unsigned n);
 struct dsh_kv *dsh_kv_get(struct dsh_kv *kv, unsigned n, const char *key);
+/* Remove the bare word w from the arguments from start on; true if it was there. */
+bool dsh_take_word(struct dsh_args *a, int start, const char *w);
 
 /* ---- print.c ---- */
 int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -276,7 +285,22 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
 int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
 
+/* ---- cmd_sync.c: ranks, barrier, signal/waitfor ---- */
+#define DSH_SYNC_AREA       0x7000u  /* LLCM flag area of every process */
+#define DSH_SYNC_AREA_SIZE  0x1000u
+#define DSH_SYNC_BARRIER    0x7000u  /* + 8 x round */
+#define DSH_SYNC_SIGNAL     0x7100u  /* + 8 x source rank */
+#define DSH_SYNC_MAX_RANKS  480      /* (0x8000 - 0x7100) / 8 signal words */
+int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
+int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
+void dsh_sync_free(struct dsh *d);
+/* -1 (message set) if [off, off+len) of LLCM touches the flag area. */
+int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
+
 /* ---- cmd_prim.c ---- */
+/* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
+ * built in Write Window ww and sent by BOTF. */
+int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
 int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
 int dsh_now(struct dsh *d, uint64_t *ns);
 int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
@@ -356,5 +380,8 @@ int cmd_assert(struct dsh *d, struct dsh_args *a);
 int cmd_source(struct dsh *d, struct dsh_args *a);
 int cmd_repeat(struct dsh *d, struct dsh_args *a);
 int cmd_end(struct dsh *d, struct dsh_args *a);
+int cmd_barrier(struct dsh *d, struct dsh_args *a);
+int cmd_signal(struct dsh *d, struct dsh_args *a);
+int cmd_waitfor(struct dsh *d, struct dsh_args *a);
 
 #endif

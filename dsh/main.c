@@ -69,6 +69,7 @@ static void cleanup(struct dsh *d)
 		free(d->shadow);
 	}
 	dsh_vars_free(d);
+	dsh_sync_free(d);
 	dsh_snaps_free(d);
 	if (d->dev)
 		dnet_close(d->dev);
@@ -207,6 +208,19 @@ int main(int argc, char **argv)
 	}
 	d->spec = spec;
 	d->caps = dnet_dev_caps(d->dev);
+	char serr[256];
+	if (dsh_sync_init(d, serr, sizeof serr) < 0 || dsh_sync_attach(d, serr, sizeof serr) < 0) {
+		fprintf(stderr, "dsh: %s\n", serr);
+		cleanup(d);
+		return DSH_EXIT_USAGE;
+	}
+	{
+		char num[16];
+		snprintf(num, sizeof num, "%u", d->rank);
+		dsh_var_set(d, "rank", num);
+		snprintf(num, sizeof num, "%u", d->size);
+		dsh_var_set(d, "size", num);
+	}
 	d->regs = dnet_regs(&d->nregs);
 	d->nshadow = dnet_node_count(d->dev);
 	d->shadow = calloc(d->nshadow ? d->nshadow : 1, sizeof(*d->shadow));
