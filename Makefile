@@ -35,13 +35,15 @@ endif
 LIB_SRC  := $(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c)
 DSH_SRC  := $(wildcard dsh/*.c)
 DNETD_SRC := $(wildcard backends/remote/dnetd/*.c)
+RUN_SRC  := $(wildcard dsh/run/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
-HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h backends/remote/dnetd/*.h tests/unit/*.h)
+HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h dsh/run/*.h backends/remote/dnetd/*.h tests/unit/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_PIC  := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
 DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
+RUN_OBJ  := $(RUN_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 ifeq ($(SAN),1)
@@ -54,7 +56,7 @@ endif
 
 LIBA  := $(OUT_LIB)/libdnet.a
 LIBSO := $(OUT_LIB)/libdnet.so
-PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd
+PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
 .PHONY: all deps run test test-plain test-san unit bench install clean
 all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN)
@@ -79,6 +81,9 @@ $(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
 $(OUT_BIN)/dnetd: $(DNETD_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(LIBA) $(PKG_LIBS) -lm
+$(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 	@mkdir -p $(dir $@)
@@ -107,7 +112,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dnet \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
 	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 755 bin/dsh bin/dnetd $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 bin/dsh bin/dnetd bin/dsh-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 lib/libdnet.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 lib/libdnet.so $(DESTDIR)$(PREFIX)/lib/libdnet.so.0
 	ln -sf libdnet.so.0 $(DESTDIR)$(PREFIX)/lib/libdnet.so

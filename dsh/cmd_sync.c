@@ -140,13 +140,27 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen)
 		return 0;
 	unsigned want = d->peer[d->rank].clid, n = dnet_node_count(d->dev);
 	d->wid = d->peer[d->rank].wid;
-	if (n == 1)
-		return 0; /* the backend is attached to one node already (remote node=K, a board) */
 	struct dnet_err e = { 0 };
-	if (want > n || dnet_set_node(d->dev, want, &e) < 0) {
+	/* n == 1: the backend is attached to one node already (remote node=K, a board). */
+	if (n > 1 && (want > n || dnet_set_node(d->dev, want, &e) < 0)) {
 		snprintf(err, errlen, "rank %u drives node %u, but the backend reaches nodes 1..%u", d->rank,
 			 want, n);
 		return -1;
+	}
+	/* DSH_PGID (a node table's PGID column): the privileged set-up of the
+	 * process group of this rank's WID (§4.4). */
+	uint64_t pg;
+	if (getenv("DSH_PGID")) {
+		if (!env_u64("DSH_PGID", 255, &pg)) {
+			snprintf(err, errlen, "DSH_PGID=%s is not a PGID (0-255)", getenv("DSH_PGID"));
+			return -1;
+		}
+		const struct dnet_reg *r = dnet_reg_by_name(d->wid ? "pgid1" : "pgid0");
+		if (!r || dsh_reg_write(d, r, pg) < 0) {
+			snprintf(err, errlen, "cannot set PGID %" PRIu64 " of WID %u: %s", pg, d->wid,
+				 d->have_err ? d->errmsg : "no PGID register");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -241,6 +255,9 @@ int cmd_barrier(struct dsh *d, struct dsh_args *a)
 		bool ok;
 		if (wait_flag(d, off, gen, deadline, &ok) < 0)
 			return -1;
+		if (!ok && dsh_interrupted(d))
+			return dsh_error(d, "barrier %" PRIu32 ": interrupted in round %u while waiting for rank %u",
+					 gen, rounds + 1, from);
 		if (!ok)
 			return dsh_error(d, "barrier %" PRIu32 ": rank %u did not arrive within %.3f s (no flag "
 					 "from it at LLCM 0x%" PRIx32 " in round %u; %s)", gen, from,
@@ -282,6 +299,8 @@ int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 	bool ok;
 	if (wait_flag(d, DSH_SYNC_SIGNAL + 8 * r, n, t0 + tmo, &ok) < 0)
 		return -1;
+	if (!ok && dsh_interrupted(d))
+		return dsh_error(d, "interrupted while waiting for signal %" PRIu32 " from rank %u", n, r);
 	if (!ok)
 		return dsh_error(d, "rank %u did not signal within %.3f s (signal %" PRIu32 " from rank %u)", r,
 				 (double)tmo / 1e9, n, r);

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"  -f FILE              run a script (also: a FILE.dsh argument, or a non-terminal stdin)\n"
 		"  -e                   stop at the first failed command or assertion (set -e)\n"
 		"  -n, --check          read and check the script or -c commands, run nothing (like sh -n)\n"
+		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
+		"      --summary        always end with the summary line (or object), also when all passed\n"
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
@@ -51,6 +53,36 @@ static bool ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* -o FILE: standard output goes to FILE, "%r" replaced by the rank (one
+ * file per rank under a launcher that merges the ranks' outputs). */
+static int redirect_output(const char *pattern, unsigned rank)
+{
+	char path[4096];
+	size_t n = 0;
+	for (const char *p = pattern; *p; p++) {
+		int w;
+		if (p[0] == '%' && p[1] == 'r') {
+			w = snprintf(path + n, sizeof path - n, "%u", rank);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			w = snprintf(path + n, sizeof path - n, "%%");
+			p++;
+		} else {
+			w = snprintf(path + n, sizeof path - n, "%c", *p);
+		}
+		if (w < 0 || (size_t)w >= sizeof path - n) {
+			fprintf(stderr, "dsh: -o: path too long\n");
+			return -1;
+		}
+		n += (size_t)w;
+	}
+	if (!freopen(path, "w", stdout)) {
+		fprintf(stderr, "dsh: -o: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static void cleanup(struct dsh *d)
@@ -87,20 +119,22 @@ int main(int argc, char **argv)
 	static char specbuf[512];
 	uint64_t nodes = 0;
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "gap", required_argument, NULL, O_GAP }, { "base", required_argument, NULL, O_BASE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "check", no_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' }, { "summary", no_argument, NULL, O_SUMMARY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
 	int o;
 	opterr = 0;
-	bool check_only = false;
-	while ((o = getopt_long(argc, argv, "b:N:c:f:ejnxhV", lo, NULL)) != -1) {
+	bool check_only = false, want_summary = false;
+	const char *outfile = NULL;
+	while ((o = getopt_long(argc, argv, "b:N:c:f:ejno:xhV", lo, NULL)) != -1) {
 		switch (o) {
 		case 'b': d->spec = optarg; break;
 		case 'N':
@@ -119,6 +153,8 @@ int main(int argc, char **argv)
 			break;
 		case 'e': d->bail = true; break;
 		case 'n': check_only = true; break;
+		case 'o': outfile = optarg; break;
+		case O_SUMMARY: want_summary = true; break;
 		case 'j': d->json = true; break;
 		case 'x': d->echo = true; break;
 		case 'h': usage(stdout); return 0;
@@ -142,7 +178,7 @@ int main(int argc, char **argv)
 		}
 		case '?':
 		default:
-			if (optopt && optopt < 256 && strchr("bNcf", optopt))
+			if (optopt && optopt < 256 && strchr("bNcfo", optopt))
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -214,6 +250,10 @@ int main(int argc, char **argv)
 		cleanup(d);
 		return DSH_EXIT_USAGE;
 	}
+	if (outfile && redirect_output(outfile, d->rank) < 0) {
+		cleanup(d);
+		return DSH_EXIT_USAGE;
+	}
 	{
 		char num[16];
 		snprintf(num, sizeof num, "%u", d->rank);
@@ -261,7 +301,7 @@ int main(int argc, char **argv)
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a
 	 * reader of the log is not told "0 failed" about a failed run. */
-	if (d->asserts_pass + d->asserts_fail > 0 || d->errors > 0 || (sig && d->json))
+	if (want_summary || d->asserts_pass + d->asserts_fail > 0 || d->errors > 0 || (sig && d->json))
 		out_summary(d);
 	fflush(stdout);
 	int rc = DSH_EXIT_OK;

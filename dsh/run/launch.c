@@ -1,0 +1,398 @@
+/* dsh-run: starting the ranks and the private dnetd, timeouts, and killing
+ * everything started on any exit (also on SIGINT/SIGTERM/SIGHUP).
+ *
+ * Every rank's dsh writes JSON Lines to its own file (-o with %r), so the
+ * launchers that merge outputs (mpirun, srun, pdsh) lose nothing.  A rank's
+ * environment carries DSH_RUN_ID (fresh for every script: a barrier of one
+ * script can never be satisfied by flags of the one before) and, for the
+ * local and pdsh launchers, DSH_RANK/DSH_SIZE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "run.h"
+
+#define KILL_GRACE_MS 2000u
+
+static volatile sig_atomic_t g_sig;
+
+static void on_sig(int s)
+{
+	g_sig = s;
+}
+
+void run_signals_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sig;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int run_signal_caught(void)
+{
+	return g_sig;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void nap(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* The children of one step: their pids (one per rank, or one launcher). */
+static pid_t *g_pids;
+static unsigned g_npids;
+
+/* fork + exec argv with stdout/stderr to files (NULL: inherited) and extra
+ * environment "K=V" strings; the child gets its own process group so that
+ * a kill reaches everything it started (mpirun's daemons, pdsh's children). */
+static pid_t spawn(char *const argv[], const char *out, const char *errf, char *const *env, unsigned nenv)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return -1;
+	if (p == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (out) {
+			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || dup2(fd, 1) < 0)
+				_exit(126);
+			close(fd);
+		}
+		if (errf) {
+			int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || dup2(fd, 2) < 0)
+				_exit(126);
+			close(fd);
+		}
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			close(devnull);
+		}
+		for (unsigned i = 0; i < nenv; i++)
+			putenv(env[i]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "dsh-run: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(p, p);
+	return p;
+}
+
+/* SIGTERM to the process group, then SIGKILL after the grace time. */
+static void kill_group(pid_t p)
+{
+	if (p <= 0)
+		return;
+	kill(-p, SIGTERM);
+	kill(p, SIGTERM);
+	uint64_t until = mono_ms() + KILL_GRACE_MS;
+	while (mono_ms() < until) {
+		if (waitpid(p, NULL, WNOHANG) == p)
+			break;
+		nap(10);
+	}
+	kill(-p, SIGKILL);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}
+
+void kill_all(struct run *r)
+{
+	for (unsigned i = 0; i < g_npids; i++)
+		if (g_pids[i] > 0) {
+			kill_group(g_pids[i]);
+			g_pids[i] = 0;
+		}
+	dnetd_stop(r);
+}
+
+int dnetd_start(struct run *r)
+{
+	snprintf(r->sock, sizeof r->sock, "%s/dnetd.sock", r->tmp);
+	char nodes[16], listen[4300], log[4200];
+	snprintf(nodes, sizeof nodes, "%u", r->n);
+	snprintf(listen, sizeof listen, "unix:%s", r->sock);
+	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
+	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen, NULL };
+	r->dnetd_pid = spawn(argv, log, log, NULL, 0);
+	if (r->dnetd_pid < 0) {
+		fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dnetd, strerror(errno));
+		return -1;
+	}
+	for (unsigned i = 0; i < 500; i++) {
+		struct stat st;
+		if (stat(r->sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
+		if (waitpid(r->dnetd_pid, NULL, WNOHANG) == r->dnetd_pid) {
+			r->dnetd_pid = 0;
+			fprintf(stderr, "dsh-run: %s exited at start (log: %s)\n", r->dnetd, log);
+			return -1;
+		}
+		nap(10);
+	}
+	fprintf(stderr, "dsh-run: %s did not open %s within 5 s\n", r->dnetd, r->sock);
+	return -1;
+}
+
+void dnetd_stop(struct run *r)
+{
+	if (r->dnetd_pid > 0)
+		kill_group(r->dnetd_pid);
+	r->dnetd_pid = 0;
+}
+
+static const char *rank_backend(const struct run *r, unsigned k)
+{
+	if (r->table && r->table[k].backend[0])
+		return r->table[k].backend;
+	return r->backend;
+}
+
+/* "remote:unix:SOCK" for the private dnetd. */
+static const char *private_backend(const struct run *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "remote:unix:%s", r->sock);
+	return buf;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d) {
+		fprintf(stderr, "dsh-run: out of memory\n");
+		exit(2);
+	}
+	return d;
+}
+
+static char *envf(const char *fmt, const char *a, unsigned long v)
+{
+	char b[8192];
+	if (a)
+		snprintf(b, sizeof b, fmt, a);
+	else
+		snprintf(b, sizeof b, fmt, v);
+	return xstrdup(b);
+}
+
+/* DSH_RANKMAP from the node table. */
+static char *rankmap(const struct run *r)
+{
+	size_t cap = (size_t)r->n * 16 + 32;
+	char *m = malloc(cap);
+	if (!m)
+		return NULL;
+	size_t l = (size_t)snprintf(m, cap, "DSH_RANKMAP=");
+	for (unsigned k = 0; k < r->n; k++)
+		l += (size_t)snprintf(m + l, cap - l, "%s%u:%u", k ? "," : "", r->table[k].clid, r->table[k].wid);
+	return m;
+}
+
+/* The dsh command line of one rank (or of every rank, for a launcher). */
+static unsigned dsh_argv(const struct run *r, const char *backend, const char *script, const char *out,
+			 char **argv)
+{
+	unsigned a = 0;
+	argv[a++] = (char *)r->dsh;
+	argv[a++] = (char *)"--json";
+	argv[a++] = (char *)"--summary";
+	if (backend) {
+		argv[a++] = (char *)"-b";
+		argv[a++] = (char *)backend;
+	}
+	argv[a++] = (char *)"-o";
+	argv[a++] = (char *)out;
+	argv[a++] = (char *)"-f";
+	argv[a++] = (char *)script;
+	argv[a] = NULL;
+	return a;
+}
+
+static void progress(const struct run *r, unsigned s, unsigned done, unsigned failed, unsigned running)
+{
+	if (!r->progress)
+		return;
+	fprintf(stderr, "\r\033[Kdsh-run: [%u/%u] %s: %u ranks: %u done, %u failed, %u running", s + 1,
+		r->nscripts, r->scripts[s], r->n, done, failed, running);
+	fflush(stderr);
+}
+
+int run_script(struct run *r, unsigned s)
+{
+	unsigned n = r->n;
+	struct result *res = &r->res[(size_t)s * n];
+	char out_pat[4200], backend_buf[4400];
+	snprintf(out_pat, sizeof out_pat, "%s/s%u.rank%%r.json", r->tmp, s);
+	const char *backend = r->backend;
+	if (!backend && !r->table)
+		backend = private_backend(r, backend_buf, sizeof backend_buf);
+	char *env[8];
+	unsigned nenv = 0;
+	env[nenv++] = envf("DSH_RUN_ID=%lu", NULL, (unsigned long)(r->run_base + s));
+	if (r->table)
+		env[nenv++] = rankmap(r);
+	for (unsigned k = 0; k < n; k++) {
+		res[k].rank = k;
+		res[k].script = r->scripts[s];
+		snprintf(res[k].out_path, sizeof res[k].out_path, "%s/s%u.rank%u.json", r->tmp, s, k);
+		snprintf(res[k].err_path, sizeof res[k].err_path, "%s/s%u.rank%u.err", r->tmp, s, k);
+		res[k].exit_code = -1;
+	}
+	free(g_pids);
+	g_npids = r->launcher == L_LOCAL ? n : 1;
+	g_pids = calloc(g_npids, sizeof *g_pids);
+	if (!g_pids)
+		return -1;
+	uint64_t t0 = mono_ms();
+	uint64_t start = now_ms();
+	char *argv[64];
+	if (r->launcher == L_LOCAL) {
+		for (unsigned k = 0; k < n; k++) {
+			char *renv[12];
+			unsigned m = 0;
+			for (unsigned i = 0; i < nenv; i++)
+				renv[m++] = env[i];
+			renv[m++] = envf("DSH_RANK=%lu", NULL, k);
+			renv[m++] = envf("DSH_SIZE=%lu", NULL, n);
+			if (r->table && r->table[k].has_pgid)
+				renv[m++] = envf("DSH_PGID=%lu", NULL, r->table[k].pgid);
+			const char *b = rank_backend(r, k) ? rank_backend(r, k) : backend;
+			dsh_argv(r, b, r->scripts[s], out_pat, argv);
+			res[k].start_ms = start;
+			g_pids[k] = spawn(argv, NULL, res[k].err_path, renv, m);
+			for (unsigned i = nenv; i < m; i++)
+				free(renv[i]);
+		}
+	} else {
+		/* One launcher process starts every rank; dsh takes its rank from
+		 * the launcher's environment (OMPI_COMM_WORLD_RANK, SLURM_PROCID) or,
+		 * for pdsh -R exec, from DSH_RANK=%n on its command line. */
+		char np[16], lerr[4200], runid[64], wlist[64], fan[16], sz[32];
+		snprintf(np, sizeof np, "%u", n);
+		snprintf(lerr, sizeof lerr, "%s/s%u.launcher.err", r->tmp, s);
+		snprintf(runid, sizeof runid, "DSH_RUN_ID=%lu", (unsigned long)(r->run_base + s));
+		unsigned a = 0;
+		if (r->launcher == L_MPIRUN) {
+			argv[a++] = (char *)"mpirun";
+			argv[a++] = (char *)"-np";
+			argv[a++] = np;
+			if (geteuid() == 0)
+				argv[a++] = (char *)"--allow-run-as-root";
+			argv[a++] = (char *)"--oversubscribe";
+			argv[a++] = (char *)"-x";
+			argv[a++] = runid;
+		} else if (r->launcher == L_SRUN) {
+			argv[a++] = (char *)"srun";
+			argv[a++] = (char *)"-n";
+			argv[a++] = np;
+			argv[a++] = (char *)"--kill-on-bad-exit=0";
+		} else {
+			snprintf(wlist, sizeof wlist, "rank[0-%u]", n - 1);
+			snprintf(fan, sizeof fan, "%u", n);
+			snprintf(sz, sizeof sz, "DSH_SIZE=%u", n);
+			argv[a++] = (char *)"pdsh";
+			argv[a++] = (char *)"-R";
+			argv[a++] = (char *)"exec";
+			argv[a++] = (char *)"-f";
+			argv[a++] = fan;
+			argv[a++] = (char *)"-w";
+			argv[a++] = wlist;
+			argv[a++] = (char *)"env";
+			argv[a++] = (char *)"DSH_RANK=%n";
+			argv[a++] = sz;
+			argv[a++] = runid;
+		}
+		dsh_argv(r, backend, r->scripts[s], out_pat, argv + a);
+		for (unsigned k = 0; k < n; k++)
+			res[k].start_ms = start;
+		g_pids[0] = spawn(argv, NULL, lerr, env, nenv);
+	}
+	for (unsigned i = 0; i < nenv; i++)
+		free(env[i]);
+	/* Wait for every process, the timeout, or a signal. */
+	unsigned left = g_npids, failed = 0;
+	bool timed_out = false;
+	while (left) {
+		for (unsigned i = 0; i < g_npids; i++) {
+			if (g_pids[i] <= 0)
+				continue;
+			int st;
+			pid_t w = waitpid(g_pids[i], &st, WNOHANG);
+			if (w != g_pids[i])
+				continue;
+			int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			g_pids[i] = 0;
+			left--;
+			if (code)
+				failed++;
+			if (r->launcher == L_LOCAL) {
+				res[i].exit_code = code;
+				res[i].stop_ms = now_ms();
+			} else {
+				for (unsigned k = 0; k < n; k++)
+					res[k].stop_ms = now_ms();
+			}
+		}
+		progress(r, s, g_npids - left - (failed < g_npids - left ? 0 : 0), failed, left);
+		if (!left)
+			break;
+		uint64_t el = mono_ms() - t0;
+		if (run_signal_caught() || (r->timeout_ms && el >= r->timeout_ms) ||
+		    (r->total_timeout_ms && now_ms() >= r->start_ms + r->total_timeout_ms)) {
+			timed_out = !run_signal_caught();
+			for (unsigned i = 0; i < g_npids; i++)
+				if (g_pids[i] > 0) {
+					kill_group(g_pids[i]);
+					g_pids[i] = 0;
+					if (r->launcher == L_LOCAL) {
+						res[i].timed_out = timed_out;
+						res[i].exit_code = -2;
+						res[i].stop_ms = now_ms();
+					} else {
+						for (unsigned k = 0; k < n; k++) {
+							res[k].timed_out = timed_out;
+							res[k].stop_ms = now_ms();
+						}
+					}
+				}
+			break;
+		}
+		nap(left > 64 ? 20 : 5);
+	}
+	if (r->progress)
+		fprintf(stderr, "\r\033[K");
+	for (unsigned k = 0; k < n; k++)
+		result_read(&res[k]);
+	return 0;
+}

@@ -1,0 +1,330 @@
+/* dsh-run: run dsh scripts on every rank of a DIMMnet-2 cluster at once.
+ *
+ *   dsh-run -n N [options] SCRIPT...
+ *
+ * Each script runs on all ranks together (rank r drives CLID r+1, WID 0,
+ * unless a node table says otherwise), then the next script.  Without a
+ * backend or node table dsh-run serves an emulated cluster itself (dnetd,
+ * sim:nodes=N, on a private socket) and stops it at the end.  Every process
+ * it started is killed on any exit.  Exit status: 0 every rank passed every
+ * script, 1 a rank failed or timed out, 2 usage, 130/143/129 a signal.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "dnet/parse.h"
+#include "run.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dsh-run -n N [options] SCRIPT...\n"
+		"  -n, --ranks N          ranks (1-%d); rank r drives CLID r+1, WID 0\n"
+		"  -b, --backend SPEC     backend of every rank (e.g. remote:unix:PATH); default: an\n"
+		"                         emulated cluster served by a private dnetd (sim:nodes=N)\n"
+		"      --nodes FILE       node table: RANK HOST BACKEND CLID WID [PGID] per line\n"
+		"  -l, --launcher NAME    local (default), mpirun, srun or pdsh\n"
+		"  -t, --timeout DUR      per script and rank (default 60s); a rank still running is\n"
+		"                         killed and named\n"
+		"      --total-timeout DUR  for the whole run (default none)\n"
+		"      --report FILE      CTRF JSON report (docs/reports.md)\n"
+		"      --junit FILE       JUnit XML report\n"
+		"      --dsh PATH         the dsh to run (default: next to dsh-run, else $PATH)\n"
+		"      --dnetd PATH       the dnetd to start (same default)\n"
+		"      --keep             keep the private directory of outputs (its path is printed)\n"
+		"  -v, --verbose          print every failure, not only the first of each rank\n"
+		"  -h, --help             this help;  -V, --version\n"
+		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage, 128+N signal N.\n",
+		RUN_MAX_RANKS);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "dsh-run: ");
+	fprintf(stderr, msg, arg);
+	fprintf(stderr, "\n(dsh-run --help for usage)\n");
+	return 2;
+}
+
+/* The program next to ours, else the bare name for $PATH. */
+static const char *sibling(const char *self, const char *name, char *buf, size_t n)
+{
+	char exe[PATH_MAX - 16];
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (l > 0) {
+		exe[l] = 0;
+		char *s = strrchr(exe, '/');
+		if (s) {
+			*s = 0;
+			snprintf(buf, n, "%s/%s", exe, name);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+	}
+	(void)self;
+	return name;
+}
+
+/* Node table: "RANK HOST BACKEND CLID WID [PGID]" per line, '#' comments,
+ * BACKEND "-" for the private dnetd; ranks 0..N-1 each exactly once. */
+static int read_table(struct run *r, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "dsh-run: cannot open node table '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	struct rank_node *t = calloc(RUN_MAX_RANKS, sizeof *t);
+	bool *seen = calloc(RUN_MAX_RANKS, sizeof *seen);
+	char line[1024];
+	int ln = 0, errs = 0;
+	unsigned maxrank = 0, count = 0;
+	while (t && seen && fgets(line, sizeof line, f)) {
+		ln++;
+		char *h = strchr(line, '#');
+		if (h)
+			*h = 0;
+		char rank[32], host[128], be[512], clid[32], wid[32], pgid[32], extra[8];
+		int n = sscanf(line, "%31s %127s %511s %31s %31s %31s %7s", rank, host, be, clid, wid, pgid, extra);
+		if (n <= 0)
+			continue;
+		uint64_t rv, cv, wv, pv = 0;
+		struct dnet_err e = { 0 };
+		if (n < 5 || n > 6) {
+			fprintf(stderr, "dsh-run: %s:%d: expected RANK HOST BACKEND CLID WID [PGID]\n", path, ln);
+			errs++;
+			continue;
+		}
+		if (dnet_parse_u64(rank, RUN_MAX_RANKS - 1, &rv, "RANK", &e) < 0 ||
+		    dnet_parse_u64(clid, 0xbff, &cv, "CLID", &e) < 0 || cv == 0 ||
+		    dnet_parse_u64(wid, 1, &wv, "WID", &e) < 0 ||
+		    (n == 6 && dnet_parse_u64(pgid, 255, &pv, "PGID", &e) < 0)) {
+			fprintf(stderr, "dsh-run: %s:%d: %s\n", path, ln, e.msg[0] ? e.msg : "CLID 0 is reserved");
+			errs++;
+			continue;
+		}
+		if (seen[rv]) {
+			fprintf(stderr, "dsh-run: %s:%d: rank %s given twice\n", path, ln, rank);
+			errs++;
+			continue;
+		}
+		seen[rv] = true;
+		count++;
+		maxrank = rv > maxrank ? (unsigned)rv : maxrank;
+		struct rank_node *x = &t[rv];
+		snprintf(x->host, sizeof x->host, "%s", host);
+		snprintf(x->backend, sizeof x->backend, "%s", strcmp(be, "-") ? be : "");
+		x->clid = (unsigned)cv;
+		x->wid = (unsigned)wv;
+		x->pgid = (unsigned)pv;
+		x->has_pgid = n == 6;
+	}
+	fclose(f);
+	if (!t || !seen) {
+		fprintf(stderr, "dsh-run: out of memory\n");
+		return -1;
+	}
+	if (!errs && count == 0) {
+		fprintf(stderr, "dsh-run: %s: no ranks\n", path);
+		errs++;
+	}
+	if (!errs && count != maxrank + 1) {
+		fprintf(stderr, "dsh-run: %s: ranks must be 0..%u, each once (%u given)\n", path, maxrank, count);
+		errs++;
+	}
+	free(seen);
+	if (errs) {
+		free(t);
+		return -1;
+	}
+	if (r->n && r->n != count) {
+		fprintf(stderr, "dsh-run: -n %u but the node table has %u ranks\n", r->n, count);
+		free(t);
+		return -1;
+	}
+	r->n = count;
+	r->table = t;
+	return 0;
+}
+
+static void print_failures(const struct run *r)
+{
+	size_t nt = (size_t)r->nscripts * r->n;
+	for (size_t i = 0; i < nt; i++) {
+		const struct result *t = &r->res[i];
+		if (t->status == ST_PASSED)
+			continue;
+		fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
+		for (unsigned k = 1; r->verbose && k < t->nfail; k++)
+			fprintf(stderr, "dsh-run:      rank %u: %s:%d: %s: %s\n", t->rank, t->fail[k].file,
+				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
+	}
+}
+
+/* Our private directory holds files only (outputs, logs, the socket). */
+static void rm_tree(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dp)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd(dp), de->d_name, 0);
+	closedir(dp);
+	if (rmdir(dir) != 0)
+		fprintf(stderr, "dsh-run: could not remove %s: %s\n", dir, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static struct run run;
+	struct run *r = &run;
+	r->timeout_ms = 60000;
+	char dshbuf[PATH_MAX], dnetdbuf[PATH_MAX];
+	r->dsh = sibling(argv[0], "dsh", dshbuf, sizeof dshbuf);
+	r->dnetd = sibling(argv[0], "dnetd", dnetdbuf, sizeof dnetdbuf);
+	bool keep = false;
+	size_t cl = 0;
+	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
+		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
+	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP };
+	static const struct option lo[] = {
+		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
+		{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' }, { "total-timeout", required_argument, NULL, O_TOTAL },
+		{ "report", required_argument, NULL, O_REPORT }, { "junit", required_argument, NULL, O_JUNIT },
+		{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
+		{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dnet_err e = { 0 };
+	uint64_t v;
+	int o;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "n:b:l:t:vhV", lo, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			if (dnet_parse_u64(optarg, RUN_MAX_RANKS, &v, "-n", &e) < 0 || v == 0)
+				return usage_error("%s", e.msg[0] ? e.msg : "-n: at least 1 rank");
+			r->n = (unsigned)v;
+			break;
+		case 'b': r->backend = optarg; break;
+		case O_NODES: r->table_path = optarg; break;
+		case 'l':
+			if (!strcmp(optarg, "local")) r->launcher = L_LOCAL;
+			else if (!strcmp(optarg, "mpirun")) r->launcher = L_MPIRUN;
+			else if (!strcmp(optarg, "srun")) r->launcher = L_SRUN;
+			else if (!strcmp(optarg, "pdsh")) r->launcher = L_PDSH;
+			else return usage_error("--launcher '%s': one of local, mpirun, srun, pdsh", optarg);
+			break;
+		case 't':
+		case O_TOTAL:
+			if (dnet_parse_duration(optarg, &v, o == 't' ? "--timeout" : "--total-timeout", &e) < 0)
+				return usage_error("%s", e.msg);
+			if (v < 1000000)
+				return usage_error("%s: at least 1ms", o == 't' ? "--timeout" : "--total-timeout");
+			*(o == 't' ? &r->timeout_ms : &r->total_timeout_ms) = v / 1000000;
+			break;
+		case O_REPORT: r->report = optarg; break;
+		case O_JUNIT: r->junit = optarg; break;
+		case O_DSH: r->dsh = optarg; break;
+		case O_DNETD: r->dnetd = optarg; break;
+		case O_KEEP: keep = true; break;
+		case 'v': r->verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("dsh-run 0.1.0\n"); return 0;
+		default:
+			if (optopt && strchr("nblt", optopt))
+				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	r->scripts = (const char **)argv + optind;
+	r->nscripts = (unsigned)(argc - optind);
+	if (!r->nscripts)
+		return usage_error("%s", "no script given");
+	if (r->table_path && r->backend)
+		return usage_error("%s", "--nodes and -b are exclusive (the table names each rank's backend)");
+	if (r->table_path && read_table(r, r->table_path) < 0)
+		return 2;
+	if (!r->n)
+		return usage_error("%s", "-n N is needed (or a node table)");
+	for (unsigned s = 0; s < r->nscripts; s++)
+		if (access(r->scripts[s], R_OK) != 0) {
+			fprintf(stderr, "dsh-run: cannot read script '%s': %s\n", r->scripts[s], strerror(errno));
+			return 2;
+		}
+	r->res = calloc((size_t)r->nscripts * r->n, sizeof *r->res);
+	const char *td = getenv("TMPDIR");
+	snprintf(r->tmp, sizeof r->tmp, "%s/dsh-run.XXXXXX", td && *td ? td : "/tmp");
+	if (!r->res || !mkdtemp(r->tmp)) {
+		fprintf(stderr, "dsh-run: cannot create a private directory: %s\n", strerror(errno));
+		return 2;
+	}
+	r->progress = isatty(2);
+	r->run_base = (uint32_t)((uint64_t)getpid() << 16 ^ now_ms()) & 0x7fff0000u;
+	run_signals_install();
+	r->start_ms = now_ms();
+	bool need_dnetd = false;
+	if (!r->backend) {
+		need_dnetd = !r->table;
+		for (unsigned k = 0; r->table && k < r->n; k++)
+			need_dnetd |= !r->table[k].backend[0];
+	}
+	int rc = 0;
+	if (need_dnetd && dnetd_start(r) < 0)
+		rc = 2;
+	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++)
+		if (run_script(r, s) < 0)
+			rc = 2;
+	r->signal = run_signal_caught();
+	kill_all(r);
+	r->stop_ms = now_ms();
+	size_t nt = (size_t)r->nscripts * r->n;
+	unsigned passed = 0, failed = 0;
+	for (size_t i = 0; i < nt; i++) {
+		if (!r->res[i].script) { /* never started (signal, or dnetd failed) */
+			r->res[i].rank = (unsigned)(i % r->n);
+			r->res[i].script = r->scripts[i / r->n];
+			r->res[i].status = ST_SKIPPED;
+			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run",
+				 r->res[i].rank, r->res[i].script);
+			r->res[i].start_ms = r->res[i].stop_ms = r->stop_ms;
+		}
+		passed += r->res[i].status == ST_PASSED;
+		failed += r->res[i].status == ST_FAILED;
+	}
+	print_failures(r);
+	if (r->report && report_ctrf(r, r->report) < 0 && !rc)
+		rc = 2;
+	if (r->junit && report_junit(r, r->junit) < 0 && !rc)
+		rc = 2;
+	printf("%u passed, %u failed", passed, failed);
+	if (nt - passed - failed)
+		printf(", %zu not run", nt - passed - failed);
+	printf(" (%u rank%s x %u script%s)\n", r->n, r->n == 1 ? "" : "s", r->nscripts,
+	       r->nscripts == 1 ? "" : "s");
+	fflush(stdout);
+	for (size_t i = 0; i < nt; i++)
+		result_free(&r->res[i]);
+	if (keep)
+		fprintf(stderr, "dsh-run: outputs kept in %s\n", r->tmp);
+	else
+		rm_tree(r->tmp);
+	free(r->res);
+	free(r->table);
+	if (r->signal)
+		return 128 + r->signal;
+	if (rc)
+		return rc;
+	return failed || passed != nt ? 1 : 0;
+}

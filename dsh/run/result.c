@@ -1,0 +1,113 @@
+/* dsh-run: one rank's JSON Lines output (schema dsh/1) read back into the
+ * outcome of its script: every failed command and assertion with its
+ * file:line, the summary, and the verdict.  The verdict never rests on the
+ * exit status alone: a rank without a summary object did not finish. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run.h"
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int int_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static void add_failure(struct result *res, const cJSON *o)
+{
+	struct failure *f = realloc(res->fail, (res->nfail + 1) * sizeof *f);
+	if (!f)
+		return;
+	res->fail = f;
+	f = &f[res->nfail++];
+	memset(f, 0, sizeof *f);
+	snprintf(f->file, sizeof f->file, "%s", str_of(o, "file") ? str_of(o, "file") : res->script);
+	f->line = int_of(o, "lineno");
+	snprintf(f->cmd, sizeof f->cmd, "%s", str_of(o, "cmd") ? str_of(o, "cmd") : "");
+	snprintf(f->message, sizeof f->message, "%s", str_of(o, "error") ? str_of(o, "error") : "failed");
+}
+
+void result_read(struct result *res)
+{
+	FILE *f = fopen(res->out_path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	while (f && getline(&line, &cap, f) > 0) {
+		cJSON *o = cJSON_Parse(line);
+		if (!o)
+			continue;
+		const cJSON *sum = cJSON_GetObjectItemCaseSensitive(o, "summary");
+		if (cJSON_IsObject(sum)) {
+			res->have_summary = true;
+			res->passed = int_of(sum, "passed");
+			res->failed = int_of(sum, "failed");
+			res->errors = int_of(sum, "errors") + int_of(sum, "check_errors");
+			res->commands = int_of(sum, "commands");
+			res->summary_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "ok"));
+		} else {
+			const char *cmd = str_of(o, "cmd");
+			bool assertion = cmd && (!strcmp(cmd, "assert") || !strcmp(cmd, "expect"));
+			bool ok = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "ok"));
+			if (assertion)
+				res->nasserts++;
+			if (!ok)
+				add_failure(res, o);
+			struct cmdrec *c = realloc(res->cmds, (res->ncmds + 1) * sizeof *c);
+			if (c) {
+				res->cmds = c;
+				c = &c[res->ncmds++];
+				memset(c, 0, sizeof *c);
+				c->line = int_of(o, "lineno");
+				snprintf(c->cmd, sizeof c->cmd, "%s", cmd ? cmd : "");
+				c->ok = ok;
+				const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "result");
+				const cJSON *pv = r ? cJSON_GetObjectItemCaseSensitive(r, "passed") : NULL;
+				c->passed = assertion && cJSON_IsBool(pv) ? (cJSON_IsTrue(pv) ? 1 : 0) : -1;
+			}
+		}
+		cJSON_Delete(o);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	/* The verdict. */
+	bool ok = res->have_summary && res->summary_ok && !res->nfail;
+	if (res->exit_code > 0 && res->exit_code != -1)
+		ok = false;
+	if (res->timed_out) {
+		snprintf(res->message, sizeof res->message, "rank %u timed out and was killed (script %s)",
+			 res->rank, res->script);
+		res->status = ST_FAILED;
+		return;
+	}
+	if (!res->have_summary) {
+		snprintf(res->message, sizeof res->message,
+			 "rank %u did not finish %s (no summary in its output%s)", res->rank, res->script,
+			 res->exit_code > 128 ? ", killed by a signal" : "");
+		res->status = ST_FAILED;
+		return;
+	}
+	res->status = ok ? ST_PASSED : ST_FAILED;
+	if (!ok && res->nfail)
+		snprintf(res->message, sizeof res->message, "rank %u: %s:%d: %s: %s", res->rank,
+			 res->fail[0].file, res->fail[0].line, res->fail[0].cmd, res->fail[0].message);
+	else if (!ok)
+		snprintf(res->message, sizeof res->message, "rank %u: %s failed (exit status %d)", res->rank,
+			 res->script, res->exit_code);
+}
+
+void result_free(struct result *res)
+{
+	free(res->fail);
+	free(res->cmds);
+	res->fail = NULL;
+	res->cmds = NULL;
+	res->nfail = res->ncmds = 0;
+}

@@ -1,0 +1,105 @@
+/* dsh-run: one dsh per rank, every script on every rank, one report.
+ * Internal declarations shared by the files of dsh/run/.
+ *
+ *   main.c    options, the node table, the run loop, progress, exit status
+ *   launch.c  starting ranks (local, mpirun, srun, pdsh) and dnetd, timeouts,
+ *             killing everything started on any exit
+ *   result.c  reading each rank's JSON Lines output into a test result
+ *   report.c  CTRF JSON (libcjson) and JUnit XML
+ */
+#ifndef DSH_RUN_H
+#define DSH_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RUN_MAX_RANKS 480   /* dsh's signal words (DSH_SYNC_MAX_RANKS) */
+
+enum launcher { L_LOCAL, L_MPIRUN, L_SRUN, L_PDSH };
+
+/* One line of the node table. */
+struct rank_node {
+	char host[128];
+	char backend[512];     /* "" = the private dnetd */
+	unsigned clid, wid, pgid;
+	bool has_pgid;
+};
+
+/* The outcome of one script on one rank (a CTRF test). */
+enum status { ST_PASSED, ST_FAILED, ST_SKIPPED, ST_OTHER };
+struct failure {
+	char file[256];
+	int line;
+	char cmd[64];
+	char message[512];
+};
+/* One command of a rank's run, for the report's per-command detail. */
+struct cmdrec {
+	int line;
+	char cmd[24];
+	bool ok;
+	signed char passed;    /* assertions: 1 held, 0 did not; -1 not an assertion */
+};
+struct result {
+	unsigned rank;
+	const char *script;
+	enum status status;
+	char message[1200];    /* first failure, or why the rank did not finish */
+	int exit_code;         /* -1 unknown (launcher), 128+N killed */
+	bool timed_out;
+	uint64_t start_ms, stop_ms;
+	/* from the rank's summary object */
+	int passed, failed, errors, commands;
+	bool have_summary, summary_ok;
+	struct cmdrec *cmds;   /* every command object, in order */
+	unsigned ncmds;
+	struct failure *fail;  /* every failed command and assertion */
+	unsigned nfail;
+	unsigned nasserts;     /* assertions seen */
+	char out_path[4400], err_path[4400];
+};
+
+struct run {
+	unsigned n;                     /* ranks */
+	enum launcher launcher;
+	const char *backend;            /* -b for every rank, NULL = private dnetd */
+	struct rank_node *table;        /* [n] or NULL */
+	const char *table_path;
+	uint64_t timeout_ms;            /* per script */
+	uint64_t total_timeout_ms;      /* 0 = none */
+	const char *report, *junit;
+	const char *dsh, *dnetd;        /* programs */
+	char tmp[4096];                 /* private directory */
+	char sock[4200];
+	pid_t dnetd_pid;
+	bool progress;                  /* stderr is a terminal */
+	bool verbose;
+	const char **scripts;
+	unsigned nscripts;
+	struct result *res;             /* [nscripts * n] */
+	uint64_t start_ms, stop_ms;
+	char cmdline[2048];
+	uint32_t run_base;              /* run ids: run_base + script index */
+	int signal;                     /* caught */
+};
+
+/* launch.c */
+uint64_t now_ms(void);
+void run_signals_install(void);
+int run_signal_caught(void);
+int dnetd_start(struct run *r);
+void dnetd_stop(struct run *r);
+/* Run script s on every rank; fills r->res[s * n + k]. */
+int run_script(struct run *r, unsigned s);
+void kill_all(struct run *r);
+
+/* result.c */
+void result_read(struct result *res);
+void result_free(struct result *res);
+
+/* report.c */
+int report_ctrf(const struct run *r, const char *path);
+int report_junit(const struct run *r, const char *path);
+
+#endif
