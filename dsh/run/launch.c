@@ -248,6 +248,36 @@ static void progress(const struct run *r, unsigned s, unsigned done, unsigned fa
 	fflush(stderr);
 }
 
+/* PGIDs of a node table are set before any rank runs: a rank that set its
+ * PGID while a faster peer already sent to it would drop that packet. */
+int pgid_setup(struct run *r)
+{
+	char *rm = r->table ? rankmap(r) : NULL;
+	for (unsigned k = 0; r->table && k < r->n; k++) {
+		if (!r->table[k].has_pgid)
+			continue;
+		char backend_buf[4400], errf[4400];
+		const char *b = rank_backend(r, k) ? rank_backend(r, k)
+						   : private_backend(r, backend_buf, sizeof backend_buf);
+		char *env[5] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
+				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), rm, NULL };
+		snprintf(errf, sizeof errf, "%s/pgid.rank%u.err", r->tmp, k);
+		char *argv[] = { (char *)r->dsh, (char *)"-b", (char *)b, (char *)"-c", (char *)"info", NULL };
+		pid_t p = spawn(argv, "/dev/null", errf, env, rm ? 4 : 3);
+		int st = 0;
+		for (unsigned i = 0; i < 3; i++)
+			free(env[i]);
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "dsh-run: could not set PGID %u of rank %u (CLID %u, WID %u); see %s\n",
+				r->table[k].pgid, k, r->table[k].clid, r->table[k].wid, errf);
+			free(rm);
+			return -1;
+		}
+	}
+	free(rm);
+	return 0;
+}
+
 int run_script(struct run *r, unsigned s)
 {
 	unsigned n = r->n;
@@ -285,8 +315,6 @@ int run_script(struct run *r, unsigned s)
 				renv[m++] = env[i];
 			renv[m++] = envf("DSH_RANK=%lu", NULL, k);
 			renv[m++] = envf("DSH_SIZE=%lu", NULL, n);
-			if (r->table && r->table[k].has_pgid)
-				renv[m++] = envf("DSH_PGID=%lu", NULL, r->table[k].pgid);
 			const char *b = rank_backend(r, k) ? rank_backend(r, k) : backend;
 			dsh_argv(r, b, r->scripts[s], out_pat, argv);
 			res[k].start_ms = start;

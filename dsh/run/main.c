@@ -283,6 +283,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (need_dnetd && dnetd_start(r) < 0)
 		rc = 2;
+	if (!rc && pgid_setup(r) < 0)
+		rc = 2;
 	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++)
 		if (run_script(r, s) < 0)
 			rc = 2;

@@ -90,6 +90,7 @@ void run_signals_install(void);
 int run_signal_caught(void);
 int dnetd_start(struct run *r);
 void dnetd_stop(struct run *r);
+int pgid_setup(struct run *r);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 void kill_all(struct run *r);
