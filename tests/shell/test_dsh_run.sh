@@ -155,6 +155,12 @@ expect_status "flag area protected" 1 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1
 expect_status "flag area with force" 0 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1 val=1 force'
 expect_status "rllcm into the flag area" 1 "$BIN/dsh" -c 'rllcm_write 2 0x7ff8 1'
 
+# ---- every option of --help is in dsh-run(1) ---------------------------------------------
+for opt in $("$RUN" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+	pat=${opt//-/\\-}
+	if grep -qF -- "$pat" "$ROOT/man/dsh-run.1"; then pass; else fail "man/dsh-run.1 lacks $opt"; fi
+done
+
 # ---- 64 ranks on one machine ----------------------------------------------------------------
 printf 'repeat 20\nbarrier\nend\n' >"$S/b64.dsh"
 expect_status "64 ranks, 20 barriers" 0 tmo "$RUN" -n 64 -t 60s "$S/b64.dsh"
