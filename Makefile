@@ -21,6 +21,15 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include -Ibackends $(PKG
 CFLAGS  ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# Quiet by default: one short line per step; V=1 prints the full commands.
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 # Build variant: plain (build/) or sanitized (build-san/, make SAN=1).
 ifeq ($(SAN),1)
   B := build-san
@@ -63,31 +72,39 @@ all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN)
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -c $< -o $@
 $(B)/pic/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -fPIC -c $< -o $@
+	$(call say,CC,$< [pic])
+	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -fPIC -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
 $(LIBSO): $(LIB_PIC)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libdnet.so.0 $(VLDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 $(VLDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
 $(OUT_BIN)/dnetd: $(DNETD_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(LIBA) $(PKG_LIBS) -lm
 $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
 
 deps:
 	@scripts/install-deps.sh

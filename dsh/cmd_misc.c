@@ -24,9 +24,14 @@ int cmd_version(struct dsh *d, struct dsh_args *a)
 
 int cmd_quit(struct dsh *d, struct dsh_args *a)
 {
-	if (a->argc > 1)
-		return dsh_error(d, "usage: quit");
+	uint64_t code = 0;
+	if (a->argc > 2)
+		return dsh_error(d, "usage: quit [N] (N: exit status 0-255)");
+	if (a->argc == 2 && dsh_num(d, a, 1, 255, "exit status", &code) < 0)
+		return -1;
 	d->quit = true;
+	if (a->argc == 2)
+		d->quit_code = (int)code;
 	return 0;
 }
 

@@ -45,9 +45,10 @@ static const struct dsh_cmd cmds[] = {
 	  "Prefetch Window Read", "pw_read 0 64", NULL, 0,
 	  "Dump Size bytes (multiple of 8, at most 512; default 512) of Prefetch Window PW#.\n"
 	  "The lines are flushed before reading (write-back region)." },
-	{ "quit", { "q", "exit" }, cmd_quit, "quit", "Quit dsh", "q", NULL, NODEV,
+	{ "quit", { "q", "exit" }, cmd_quit, "quit [N]", "Quit dsh", "q", NULL, NODEV,
 	  "Ends the session, or the whole run in a script (also from a sourced file or a repeat block).\n"
-	  "The exit status still reports earlier failures. Ctrl-D at the prompt does the same." },
+	  "Without N the exit status still reports earlier failures; with N (0-255) it is N.\n"
+	  "Ctrl-D at the prompt does the same as quit." },
 	{ "rllcm_write", { 0 }, cmd_rllcm_write, "rllcm_write [Dclid] [Offset] [Value] [dw=] [ww=] [ef=]",
 	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
 	  "Write the 64-bit Value into the LLCM of process dw= (default 0) on the node with CLID Dclid, at\n"

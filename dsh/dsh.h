@@ -105,6 +105,7 @@ struct dsh {
 	const char *spec;
 	unsigned nodes_opt;
 	bool json;
+	bool pretty;        /* --pretty: indented JSON */
 	bool echo;
 	bool bail;          /* -e / set -e */
 	bool interactive;
@@ -133,6 +134,7 @@ struct dsh {
 	bool stop;          /* bail-out requested */
 	int failures;       /* failed commands */
 	int errors;         /* failed commands other than a failed assertion */
+	int quit_code;      /* exit N: the exit status; -1 none */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;

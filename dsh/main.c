@@ -25,20 +25,25 @@ static void usage(FILE *f)
 		fprintf(f, "                         %-28s %s\n", b[i].synopsis, b[i].help);
 	fprintf(f,
 		"  -N, --nodes N        nodes of the embedded emulator (default 2)\n"
-		"  -c 'COMMANDS'        run commands (separated by newlines or ';') and exit\n"
-		"  -f FILE              run a script (also: a FILE.dsh argument, or a non-terminal stdin)\n"
-		"  -e                   stop at the first failed command or assertion (set -e)\n"
-		"  -n, --check          read and check the script or -c commands, run nothing (like sh -n)\n"
+		"  -c, --command 'CMDS' run commands (separated by newlines or ';'); may be repeated\n"
+		"  -f, --file FILE      run a script (- is standard input); may be repeated; -c and -f run\n"
+		"                       in the order given, then a FILE argument\n"
+		"  -i, --interactive    stay interactive (the prompt) after the commands and scripts\n"
+		"  -e, --errexit        stop at the first failed command or assertion (set -e)\n"
+		"  -n, --check          read and check the scripts and -c commands, run nothing (like sh -n)\n"
+		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
+		"      --pretty         with --json: indented objects\n"
 		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
 		"      --summary        always end with the summary line (or object), also when all passed\n"
-		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
+		"      --norc           do not read ~/.dshrc at an interactive start\n"
 		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
 		"      --base ADDR      address printed for device offset 0 (default 0x4213c000)\n"
 		"      --timeout DUR    default timeout of waits (default 1s)\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
-		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error, 3 backend not opened.\n");
+		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
+		"pass the check, 3 backend not opened, N after 'exit N', 128+N a signal.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -53,6 +58,71 @@ static bool ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+#define DSH_MAX_SOURCES 64
+
+/* A -c string or a script, read whole before anything runs. */
+struct source {
+	bool file;
+	const char *arg;
+	const char *name;   /* "-c", the path, "<stdin>" */
+	char *text;
+	size_t len;
+};
+
+static int load_source(struct dsh *d, struct source *s)
+{
+	if (!s->file) {
+		s->name = "-c";
+		s->len = strlen(s->arg);
+		s->text = strdup(s->arg);
+		if (!s->text) {
+			fprintf(stderr, "dsh: out of memory\n");
+			return -1;
+		}
+		return 0;
+	}
+	bool in = strcmp(s->arg, "-") == 0;
+	s->name = in ? "<stdin>" : s->arg;
+	FILE *f = in ? stdin : fopen(s->arg, "r");
+	if (!f) {
+		fprintf(stderr, "dsh: cannot open script '%s': %s\n", s->arg, strerror(errno));
+		return -1;
+	}
+	int rc = dsh_load_script(d, s->name, f, &s->text, &s->len);
+	if (!in)
+		fclose(f);
+	return rc;
+}
+
+static void free_sources(struct source *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(s[i].text);
+		s[i].text = NULL;
+	}
+}
+
+/* ~/.dshrc (an interactive start, unless --norc): put before the others. */
+static void load_rc(struct dsh *d, struct source *src, unsigned *nsrc)
+{
+	const char *home = getenv("HOME");
+	static char path[4096];
+	if (!home || !*home || *nsrc == DSH_MAX_SOURCES)
+		return;
+	snprintf(path, sizeof path, "%s/.dshrc", home);
+	if (access(path, F_OK) != 0)
+		return;
+	memmove(src + 1, src, *nsrc * sizeof *src);
+	memset(src, 0, sizeof *src);
+	src->file = true;
+	src->arg = path;
+	if (load_source(d, src) < 0) {
+		memmove(src, src + 1, *nsrc * sizeof *src);
+		return;
+	}
+	(*nsrc)++;
 }
 
 /* -o FILE: standard output goes to FILE, "%r" replaced by the rank (one
@@ -115,11 +185,11 @@ int main(int argc, char **argv)
 	d->base = DSH_DEFAULT_BASE;
 	d->timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
 	d->nprocs = 1;
-	const char *cmds = NULL, *file = NULL;
+	d->quit_code = -1;
 	static char specbuf[512];
 	uint64_t nodes = 0;
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
@@ -127,14 +197,19 @@ int main(int argc, char **argv)
 		{ "gap", required_argument, NULL, O_GAP }, { "base", required_argument, NULL, O_BASE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "check", no_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' }, { "summary", no_argument, NULL, O_SUMMARY },
+		{ "command", required_argument, NULL, 'c' }, { "file", required_argument, NULL, 'f' },
+		{ "errexit", no_argument, NULL, 'e' }, { "interactive", no_argument, NULL, 'i' },
+		{ "pretty", no_argument, NULL, O_PRETTY }, { "norc", no_argument, NULL, O_NORC },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
 	int o;
 	opterr = 0;
-	bool check_only = false, want_summary = false;
+	bool check_only = false, want_summary = false, stay = false, norc = false;
 	const char *outfile = NULL;
-	while ((o = getopt_long(argc, argv, "b:N:c:f:ejno:xhV", lo, NULL)) != -1) {
+	static struct source src[DSH_MAX_SOURCES];
+	unsigned nsrc = 0;
+	while ((o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1) {
 		switch (o) {
 		case 'b': d->spec = optarg; break;
 		case 'N':
@@ -142,15 +217,15 @@ int main(int argc, char **argv)
 				return usage_error("-N: %s", e.msg[0] ? e.msg : "at least 1 node");
 			break;
 		case 'c':
-			if (cmds)
-				return usage_error("%s", "-c given twice");
-			cmds = optarg;
-			break;
 		case 'f':
-			if (file)
-				return usage_error("%s", "-f given twice");
-			file = optarg;
+			if (nsrc == DSH_MAX_SOURCES)
+				return usage_error("more than %s -c and -f options", "64");
+			src[nsrc].file = o == 'f';
+			src[nsrc++].arg = optarg;
 			break;
+		case 'i': stay = true; break;
+		case O_PRETTY: d->pretty = true; break;
+		case O_NORC: norc = true; break;
 		case 'e': d->bail = true; break;
 		case 'n': check_only = true; break;
 		case 'o': outfile = optarg; break;
@@ -159,7 +234,7 @@ int main(int argc, char **argv)
 		case 'x': d->echo = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
-			printf("%s\ndsh %s, libdnet %s\n", DSH_ORIG_VERSION, DSH_VERSION, dnet_version());
+			printf("dsh %s (libdnet %s)\n%s\n", DSH_VERSION, dnet_version(), DSH_ORIG_VERSION);
 			return 0;
 		case O_GAP:
 			if (dnet_parse_duration(optarg, &d->gap_ns, "--gap", &e) < 0)
@@ -183,13 +258,12 @@ int main(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	/* positional: [NPROCS PID WID] [FILE.dsh] */
+	/* positional: [NPROCS PID WID] [FILE|-] */
+	const char *file = NULL;
 	int np = argc - optind;
 	/* The script is the last positional: any file (not only *.dsh), or
 	 * "-" for standard input; NPROCS PID WID come before it. */
 	if (np == 1 || np == 4 || (np > 0 && ends_with(argv[argc - 1], ".dsh"))) {
-		if (file)
-			return usage_error("%s", "both -f and a script argument given");
 		file = argv[argc - 1];
 		np--;
 	}
@@ -209,8 +283,17 @@ int main(int argc, char **argv)
 		d->pid = (unsigned)v[1];
 		d->wid = (unsigned)v[2];
 	}
-	if (cmds && file)
-		return usage_error("%s", "-c and a script are exclusive");
+	if (file) {
+		if (nsrc == DSH_MAX_SOURCES)
+			return usage_error("more than %s -c and -f options", "64");
+		src[nsrc].file = true;
+		src[nsrc++].arg = file;
+	}
+	unsigned nstdin = 0;
+	for (unsigned i = 0; i < nsrc; i++)
+		nstdin += src[i].file && strcmp(src[i].arg, "-") == 0;
+	if (nstdin > 1)
+		return usage_error("%s", "standard input (-) given more than once");
 
 	/* backend spec */
 	const char *spec = d->spec;
@@ -228,18 +311,13 @@ int main(int argc, char **argv)
 	} else if (is_sim && nodes) {
 		return usage_error("%s", "-N and nodes= in the backend spec are both given");
 	}
-	FILE *script = NULL;
-	if (file) {
-		script = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
-		if (!script) {
-			fprintf(stderr, "dsh: cannot open script '%s': %s\n", file, strerror(errno));
+	/* Every script and -c string is read before the backend opens. */
+	for (unsigned i = 0; i < nsrc; i++)
+		if (load_source(d, &src[i]) < 0)
 			return DSH_EXIT_USAGE;
-		}
-	}
 	if (dnet_open(spec, &d->dev, &e) < 0 || !d->dev) {
 		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", spec, e.msg);
-		if (script && script != stdin)
-			fclose(script);
+		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}
 	d->spec = spec;
@@ -270,32 +348,39 @@ int main(int argc, char **argv)
 		return DSH_EXIT_BACKEND;
 	}
 
-	if (!isatty(STDIN_FILENO) || cmds || script)
+	bool tty = isatty(STDIN_FILENO);
+	bool interactive = (nsrc == 0 && tty) || (stay && tty);
+	if (!interactive)
 		dsh_batch_signals();
-	if (check_only && !cmds && !script)
-		return usage_error("%s", "-n checks a script or -c commands: give one");
-	if (cmds) {
-		/* -c commands are checked whole too, before any of them runs. */
-		int nerr = dsh_check_text(d, cmds, strlen(cmds), "-c");
-		if (nerr) {
-			dsh_not_run(d, "-c", nerr);
-			cleanup(d);
-			return DSH_EXIT_USAGE;
-		}
-		if (!check_only)
-			dsh_run_string(d, cmds, "-c");
-	} else if (script) {
-		int rc = dsh_run_checked(d, script, file, check_only);
-		if (script != stdin)
-			fclose(script);
-		if (rc == DSH_NOT_RUN) {
-			cleanup(d);
-			return DSH_EXIT_USAGE;
-		}
-	} else if (isatty(STDIN_FILENO)) {
+	if (check_only && !nsrc) {
+		cleanup(d);
+		return usage_error("%s", "-n checks scripts or -c commands: give one");
+	}
+	if (stay && !tty) {
+		cleanup(d);
+		return usage_error("%s", "-i needs a terminal on standard input");
+	}
+	/* The rc file of an interactive start runs first; it is checked too. */
+	if (interactive && !norc && !check_only)
+		load_rc(d, src, &nsrc);
+	/* All checked before any runs (issue: half a script applied is worse
+	 * than none). */
+	int nerr = 0;
+	for (unsigned i = 0; i < nsrc; i++)
+		nerr += dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+	if (nerr) {
+		dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
+		free_sources(src, nsrc);
+		cleanup(d);
+		return DSH_EXIT_USAGE;
+	}
+	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal(); i++)
+		dsh_run_string(d, src[i].text, src[i].name);
+	free_sources(src, nsrc);
+	if (interactive && !check_only && !d->quit && !d->stop) {
 		d->interactive = true;
 		dsh_interactive(d);
-	} else {
+	} else if (!nsrc && !tty && !check_only) {
 		dsh_run_stream(d, stdin, "<stdin>");
 	}
 	int sig = dsh_term_signal();
@@ -307,6 +392,8 @@ int main(int argc, char **argv)
 	int rc = DSH_EXIT_OK;
 	if (!d->interactive && (d->failures > 0 || d->asserts_fail > 0))
 		rc = DSH_EXIT_FAIL;
+	if (d->quit_code >= 0)
+		rc = d->quit_code; /* exit N / quit N */
 	cleanup(d);
 	if (sig) {
 		signal(sig, SIG_DFL);

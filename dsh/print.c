@@ -261,7 +261,7 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	} else {
 		cJSON_AddObjectToObject(o, "result");
 	}
-	char *s = cJSON_PrintUnformatted(o);
+	char *s = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
@@ -304,7 +304,7 @@ void out_json_summary(struct dsh *d)
 		cJSON_AddNumberToObject(s, "signal", dsh_term_signal());
 	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0 && !d->check_errors &&
 				   !dsh_term_signal());
-	char *t = cJSON_PrintUnformatted(o);
+	char *t = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 	if (t) {
 		puts(t);
 		fflush(stdout);

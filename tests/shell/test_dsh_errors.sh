@@ -95,7 +95,17 @@ expect_status "bad WID" 2 "$DSH" 2 1 2 -c v
 expect_status "55ff positional" 2 "$DSH" 55ff 1 0 -c v
 expect_status "-N 0" 2 "$DSH" -N 0 -c v
 expect_status "missing script" 2 "$DSH" -f "$T_TMP/none.dsh"
-expect_status "-c and -f" 2 "$DSH" -c v -f "$T_TMP/bad.dsh"
+# -c and -f may be repeated and run in order (checked whole first).
+printf 'echo f1\n' >"$T_TMP/f1.dsh"
+expect_eq "-c and -f in order" "c1
+f1
+c2" "$("$DSH" -c 'echo c1' -f "$T_TMP/f1.dsh" --command 'echo c2')"
+expect_status "a bad -f stops all before anything runs" 2 "$DSH" -c 'echo c1' -f "$T_TMP/f1.dsh" -c 'nosuch'
+expect_eq "nothing ran" "" "$(cat "$T_TMP/out")"
+expect_status "exit N sets the status" 3 "$DSH" -c 'echo a; exit 3; echo b'
+expect_status "quit 256 refused" 1 "$DSH" -c 'quit 256'
+expect_match "--version starts with dsh" "^dsh [0-9]+\.[0-9]+\.[0-9]+ " "$("$DSH" --version | head -n 1)"
+expect_status "stdin twice" 2 "$DSH" -f - -f -
 expect_status "bad backend" 3 "$DSH" -b nosuch -c v
 expect_match "bad backend message" "cannot open backend 'nosuch'" "$(cat "$T_TMP/err")"
 expect_status "ok" 0 "$DSH" -c v

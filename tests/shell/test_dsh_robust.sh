@@ -206,7 +206,6 @@ done <<'OPTS'
 0 0 0 -c v
 2 1 2 -c v
 x y z -c v
--c v -c v
 -f a.dsh -f b.dsh
 -c v /nonexistent.dsh
 -f /nonexistent/file.dsh
