@@ -110,8 +110,8 @@ deps:
 	@scripts/install-deps.sh
 
 run: deps
-	@$(MAKE) --no-print-directory all
-	./bin/dsh
+	@$(MAKE) --no-print-directory $(OUT_BIN)/dsh
+	@./bin/dsh
 
 # Plain build first, then the same suite under AddressSanitizer + UBSan.
 test: deps

@@ -135,6 +135,7 @@ struct dsh {
 	int failures;       /* failed commands */
 	int errors;         /* failed commands other than a failed assertion */
 	int quit_code;      /* exit N: the exit status; -1 none */
+	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;

@@ -253,11 +253,64 @@ static char **complete(const char *text, int start, int end)
 	return NULL;
 }
 
+/* The prompt names the node when it is not the one the shell started on
+ * (transcripts with -x keep the thesis's "dsh > "). */
+static const char *prompt(bool cont)
+{
+	static char p[32];
+	if (cont)
+		return "... > ";
+	unsigned n = g_d && g_d->dev ? dnet_node(g_d->dev) : 0;
+	if (!n || n == g_d->home_node)
+		return "dsh > ";
+	snprintf(p, sizeof p, "dsh@%u > ", n);
+	return p;
+}
+
+/* One line on start: what this is, what it drives, how to get help. */
+static void banner(struct dsh *d)
+{
+	unsigned caps = d->caps, n = dnet_node_count(d->dev);
+	const char *what = (caps & DNET_CAP_VIRTUAL_TIME) && (caps & DNET_CAP_REMOTE)
+				   ? "emulator in virtual time, through dnetd"
+			   : (caps & DNET_CAP_VIRTUAL_TIME) ? "embedded emulator in virtual time"
+			   : (caps & DNET_CAP_REMOTE) ? "through dnetd"
+			   : (caps & DNET_CAP_REAL_HW) ? "real hardware" : "mapped window";
+	printf("dsh %s: DIMMnet-2 shell on %s (%s; %u node%s, on node %u, WID %u). "
+	       "'help' lists the commands, Ctrl-D quits.\n",
+	       DSH_VERSION, dnet_dev_spec(d->dev), what, n, n == 1 ? "" : "s", dnet_node(d->dev), d->wid);
+	fflush(stdout);
+}
+
+/* Under a parent that shares our process group (make run), a Ctrl-C at the
+ * prompt would also reach the parent, which then fails once we exit: take
+ * the terminal in a process group of our own, and give it back at the end. */
+static pid_t g_old_fg = -1;
+
+static void own_terminal(void)
+{
+	if (getpgrp() == getpid() || !isatty(STDIN_FILENO))
+		return;
+	pid_t fg = tcgetpgrp(STDIN_FILENO);
+	if (fg != getpgrp())
+		return;
+	signal(SIGTTOU, SIG_IGN);
+	if (setpgid(0, 0) == 0 && tcsetpgrp(STDIN_FILENO, getpid()) == 0)
+		g_old_fg = fg;
+}
+
+static void give_back_terminal(void)
+{
+	if (g_old_fg > 0)
+		tcsetpgrp(STDIN_FILENO, g_old_fg);
+	g_old_fg = -1;
+}
+
 static char *read_interactive(void *ctx, bool cont)
 {
 	(void)ctx;
 	g_sigint = 0;
-	char *l = readline(cont ? "... > " : "dsh > ");
+	char *l = readline(prompt(cont));
 	if (!l)
 		return NULL;
 	const char *p = l;
@@ -294,7 +347,10 @@ int dsh_interactive(struct dsh *d)
 	stifle_history(HISTORY_MAX);
 	if (path[0])
 		read_history(path);
+	own_terminal();
+	banner(d);
 	int rc = dsh_run_reader(d, read_interactive, NULL, NULL);
+	give_back_terminal();
 	if (!d->quit)
 		putchar('\n');
 	if (path[0])

@@ -348,6 +348,7 @@ int main(int argc, char **argv)
 		return DSH_EXIT_BACKEND;
 	}
 
+	d->home_node = dnet_node(d->dev);
 	bool tty = isatty(STDIN_FILENO);
 	bool interactive = (nsrc == 0 && tty) || (stay && tty);
 	if (!interactive)

@@ -30,6 +30,13 @@ tm new-session -d -s dsh -x 150 -y 40 \
 	"env HOME='$H' TERM=xterm '$DSH' 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
 # (capture-pane drops trailing blanks: "dsh > " shows as "dsh >")
 wait_screen "prompt" '^dsh >$' || { finish; exit 1; }
+wait_screen "banner: program, version, backend, help" \
+	"^dsh [0-9.]+: DIMMnet-2 shell on sim:nodes=2 \(embedded emulator in virtual time; 2 nodes, on node 1, WID 0\)\. 'help' lists"
+# the prompt names the node when it is not the starting one
+tm send-keys -t dsh 'node 2' Enter
+wait_screen "prompt names node 2" '^dsh@2 >$'
+tm send-keys -t dsh 'node 1' Enter
+wait_screen "prompt back to default" '^dsh >$' 
 # completion of a command name
 tm send-keys -t dsh 'llcm_re' Tab
 wait_screen "complete command" '^dsh > llcm_read$'
@@ -64,4 +71,33 @@ expect_eq "Ctrl-D exits 0" "EXIT=0" "$(cat "$T_TMP/exit" 2>/dev/null)"
 hist=$(cat "$H/.dsh_history" 2>/dev/null)
 expect_match "history written" "^echo still-here$" "$hist"
 if grep -q '^prim VS' <<<"$hist"; then fail "abandoned line in history"; else pass; fi
+
+# ~/.dshrc runs at an interactive start; -i stays interactive after -c
+printf 'set greeting hello-from-rc\n' >"$H/.dshrc"
+tm kill-server >/dev/null 2>&1
+rm -f "$T_TMP/exit"
+tm new-session -d -s dsh -x 150 -y 40 \
+	"env HOME='$H' TERM=xterm '$DSH' -i -c 'echo from-c' 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
+wait_screen "-c ran before the prompt" '^from-c$'
+tm send-keys -t dsh 'echo $greeting' Enter
+wait_screen "rc file ran" '^hello-from-rc$'
+tm send-keys -t dsh 'exit 4' Enter
+for i in $(seq 100); do [ -s "$T_TMP/exit" ] && break; sleep 0.1; done
+expect_eq "exit 4 at the prompt" "EXIT=4" "$(cat "$T_TMP/exit" 2>/dev/null)"
+
+# make run: Ctrl-C at the prompt reaches dsh only; make does not fail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+tm kill-server >/dev/null 2>&1
+rm -f "$T_TMP/exit"
+tm new-session -d -s dsh -x 150 -y 40 \
+	"cd '$ROOT' && env HOME='$H' TERM=xterm make --no-print-directory run 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
+if wait_screen "make run: prompt" '^dsh >$'; then
+	tm send-keys -t dsh C-c
+	tm send-keys -t dsh 'echo after-ctrl-c' Enter
+	wait_screen "make run: shell alive after Ctrl-C" '^after-ctrl-c$'
+	tm send-keys -t dsh C-d
+	for i in $(seq 100); do [ -s "$T_TMP/exit" ] && break; sleep 0.1; done
+	expect_eq "make run: make exits 0 after Ctrl-C" "EXIT=0" "$(cat "$T_TMP/exit" 2>/dev/null)"
+	if screen | grep -q 'Interrupt'; then fail "make reported an interrupt"; else pass; fi
+fi
 finish
