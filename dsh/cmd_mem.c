@@ -217,9 +217,14 @@ static int dump_region(struct dsh *d, enum dnet_region reg, uint32_t off, uint32
 		uint32_t addr = ri->base[d->wid] + off;
 		if (reg == DNET_REG_WW) {
 			jbool(out_res(d), "shadow", true);
-			out_text(d, "# Write Window: host-side shadow of what dsh wrote (the window is write-only)\n");
+			out_text(d, "# Write Window: host-side shadow of what dsh wrote (the window is write-only;"
+				 " ? = not written by this shell)\n");
+			struct dsh_shadow *s = dsh_shadow(d);
+			out_dump_known(d, ri->name, d->wid, addr, off, buf, len,
+				       s ? &s->ww_known[d->wid][off / 8] : NULL);
+		} else {
+			out_dump(d, ri->name, d->wid, addr, off, buf, len);
 		}
-		out_dump(d, ri->name, d->wid, addr, off, buf, len);
 	}
 	free(buf);
 	return rc;

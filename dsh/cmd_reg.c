@@ -1,6 +1,7 @@
 /* dsh: registers -- ureg_read/ureg_write/sreg_read/sreg_write (the original
  * formats and banners) and reg (by name, field decode, read-modify-write).
  */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,10 +213,59 @@ static void trim(char *s)
 	memmove(s, s + k, n - k + 1);
 }
 
+/* reg PATTERN: every register whose name matches the shell pattern
+ * (fnmatch(3): ctl_*, 'status_*', '*counter*'), one line each; write-only
+ * registers show dsh's shadow, a read that acts is not done. */
+static int reg_glob(struct dsh *d, const char *pat)
+{
+	cJSON *arr = d->json ? cJSON_AddArrayToObject(out_res(d), "registers") : NULL;
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->nregs; i++) {
+		const struct dnet_reg *r = &d->regs[i];
+		if (fnmatch(pat, r->name, 0) != 0)
+			continue;
+		n++;
+		cJSON *o = arr ? cJSON_CreateObject() : NULL;
+		jstr(o, "register", r->name);
+		jhex(o, "device_offset", dnet_reg_addr(r, d->wid));
+		uint64_t v = 0;
+		bool sh = false;
+		const char *note = NULL;
+		if (r->flags & DNET_RF_READ_EFFECT) {
+			note = "not read: a read acts";
+		} else if (!(r->access & DNET_ACC_R) && !dsh_shadow_of(d, r->name, &v)) {
+			note = "write-only, not written by dsh";
+		} else if (dsh_reg_read(d, r, &v, &sh) < 0) {
+			if (arr)
+				cJSON_Delete(o);
+			return -1;
+		}
+		if (note) {
+			if (o) {
+				cJSON_AddNullToObject(o, "value");
+				jstr(o, "note", note);
+			}
+			out_text(d, "%-22s %-36s (%s)\n", r->name, r->title, note);
+		} else {
+			jhex(o, "value", v);
+			jbool(o, "shadow", sh);
+			out_text(d, "%-22s %-36s = 0x%016" PRIx64 "%s\n", r->name, r->title, v,
+				 sh ? "  [shadow]" : "");
+		}
+		if (arr)
+			cJSON_AddItemToArray(arr, o);
+	}
+	if (!n)
+		return dsh_error(d, "no register matches '%s' ('reg' lists them)", pat);
+	return 0;
+}
+
 int cmd_reg(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc == 1)
 		return reg_list(d);
+	if (a->argc == 2 && strpbrk(a->argv[1], "*?[") && !strchr(a->argv[1], '='))
+		return reg_glob(d, a->argv[1]);
 	char line[512] = "";
 	for (int i = 1; i < a->argc; i++) {
 		if (strlen(line) + strlen(a->argv[i]) + 2 >= sizeof(line))

@@ -83,7 +83,8 @@ static const struct dsh_cmd cmds[] = {
 	/* ---- extensions ---- */
 	{ "dump", { "x" }, cmd_dump, "dump REGION [Offset] [Size]",
 	  "Dump a region", "dump llcm 0x100 32", NULL, DSH_C_REGION,
-	  "REGION: ww (host-side shadow of what dsh wrote: the window is write-only), pw, llcm, lhb,\n"
+	  "REGION: ww (host-side shadow of what dsh wrote: the window is write-only; words it did not\n"
+	  "write show as ????????????????), pw, llcm, lhb,\n"
 	  "ureg and sreg (every register: readable ones read, write-only ones from dsh's shadow, marked),\n"
 	  "sodimm (the current WID's SO-DIMM area: through the emulator's backdoor when the backend has\n"
 	  "one, otherwise by VL into Prefetch Window 3, which it overwrites). Offset/Size multiples of 8." },
@@ -92,12 +93,13 @@ static const struct dsh_cmd cmds[] = {
 	  "Read or write the current WID's SO-DIMM area (64-bit words). Uses the emulator backdoor when\n"
 	  "available; otherwise reads by VL into PW#3 and writes through WW#3 + VS (both clobbered).\n"
 	  "read: SIZE defaults to 64, at most 65536. OFF and SIZE are multiples of 8." },
-	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE]]",
+	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE] | PATTERN]",
 	  "Register read/write by name with field decode", "reg ctl_status.status_empty", NULL, DSH_C_REG,
 	  "Without arguments: list every register. NAME: read (full bit-field decode). NAME.FIELD: that\n"
 	  "field. NAME = V writes the register; NAME.FIELD = V does read-modify-write of the field (the\n"
 	  "base is the shadow for write-only registers) and reads back. Write-only registers show dsh's\n"
-	  "shadow of the last value it wrote, marked as such." },
+	  "shadow of the last value it wrote, marked as such. PATTERN (with * ? [...], quoted or not):\n"
+	  "every matching register on one line each, e.g. reg ctl_* or reg '*counter*'." },
 	{ "snapshot", { "snap" }, cmd_snapshot, "snapshot NAME",
 	  "Save all readable registers", "snapshot before", NULL, 0,
 	  "Reads every readable register (User Register of the current WID and System Register) of the\n"
@@ -144,6 +146,16 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
+	{ "peek", { 0 }, cmd_peek, "peek REGION OFFSET [8|16|32|64]",
+	  "Read one value (like devmem)", "peek ureg 0x200 64", NULL, 0,
+	  "One read of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (pw llcm lhb ureg sreg) of\n"
+	  "the current WID, aligned to its width. A register that cannot be read (write-only) or whose read\n"
+	  "acts (Controller Reset) is refused, as by 'reg'; the Write Window is write-only. Sets last." },
+	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [8|16|32|64] [force]",
+	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, 0,
+	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
+	  "must fit the width, and a whole register's implemented bits; read-only registers, the Prefetch\n"
+	  "Window and the LH Buffer are refused; the LLCM flag area 0x7000-0x7fff needs 'force'." },
 	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
 	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
 	  "wait: until the current node has nothing in flight; wait all: every node. With a condition\n"

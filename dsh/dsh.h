@@ -204,6 +204,8 @@ void out_dump_header(struct dsh *d);
 /* A hex dump of len bytes (multiple of 8) whose first byte is at device offset devoff. */
 void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
 	      const uint8_t *buf, size_t len);
+void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
+		    const uint8_t *buf, size_t len, const uint8_t *known);
 /* A register word line. */
 void out_regword(struct dsh *d, uint32_t devoff, uint64_t v);
 void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only);
@@ -384,6 +386,8 @@ int cmd_source(struct dsh *d, struct dsh_args *a);
 int cmd_repeat(struct dsh *d, struct dsh_args *a);
 int cmd_end(struct dsh *d, struct dsh_args *a);
 int cmd_barrier(struct dsh *d, struct dsh_args *a);
+int cmd_peek(struct dsh *d, struct dsh_args *a);
+int cmd_poke(struct dsh *d, struct dsh_args *a);
 int cmd_signal(struct dsh *d, struct dsh_args *a);
 int cmd_waitfor(struct dsh *d, struct dsh_args *a);
 

@@ -141,6 +141,16 @@ static uint64_t le64(const uint8_t *p)
 void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
 	      const uint8_t *buf, size_t len)
 {
+	out_dump_known(d, region, wid, devoff, regoff, buf, len, NULL);
+}
+
+/* known (may be NULL): one flag per 8-byte word of buf; a word not known
+ * (the Write Window: this shell did not write it) is shown as unknown --
+ * "????????????????" in text, null in JSON words, "??" in JSON bytes --
+ * never as a zero the device may not hold. */
+void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
+		    const uint8_t *buf, size_t len, const uint8_t *known)
+{
 	if (d->json) {
 		cJSON *r = d->res;
 		jstr(r, "region", region);
@@ -153,12 +163,12 @@ void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, 
 		char b[24];
 		for (size_t i = 0; i + 8 <= len; i += 8) {
 			snprintf(b, sizeof(b), "0x%016" PRIx64, le64(buf + i));
-			cJSON_AddItemToArray(w, cJSON_CreateString(b));
+			cJSON_AddItemToArray(w, !known || known[i / 8] ? cJSON_CreateString(b) : cJSON_CreateNull());
 		}
 		char *hex = malloc(len * 2 + 1);
 		if (hex) {
 			for (size_t i = 0; i < len; i++)
-				snprintf(hex + 2 * i, 3, "%02x", buf[i]);
+				snprintf(hex + 2 * i, 3, known && !known[i / 8] ? "??" : "%02x", buf[i]);
 			hex[len * 2] = 0;
 			jstr(r, "bytes", hex);
 			free(hex);
@@ -168,11 +178,18 @@ void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, 
 	out_dump_header(d);
 	for (size_t i = 0; i < len; i += 16) {
 		uint32_t addr = d->base + devoff + (uint32_t)i;
+		char w0[20], w1[20];
+		for (size_t k = 0; k < 2 && i + 8 * k < len; k++) {
+			char *o = k ? w1 : w0;
+			if (known && !known[i / 8 + k])
+				snprintf(o, 20, "????????????????");
+			else
+				snprintf(o, 20, "%016" PRIx64, le64(buf + i + 8 * k));
+		}
 		if (i + 16 <= len)
-			printf("#%08" PRIx32 ": %016" PRIx64 " %016" PRIx64 "\n", addr,
-			       le64(buf + i), le64(buf + i + 8));
+			printf("#%08" PRIx32 ": %s %s\n", addr, w0, w1);
 		else
-			printf("#%08" PRIx32 ": %016" PRIx64 "\n", addr, le64(buf + i));
+			printf("#%08" PRIx32 ": %s\n", addr, w0);
 	}
 }
 

@@ -64,7 +64,7 @@ static const struct dnet_field f_pkt_counter[] = {
 	F("count", 0, 64, "packets received by this process"),
 };
 static const struct dnet_field f_ipush_area[] = {
-	F("size", 0, 16, "SO-DIMM area for IPUSH reception (unit not given, OQ-12)"),
+	F("size", 0, 16, "size of every IPUSH receive ring, 4 KB units (D-SIM-IPUSH-AREA)"),
 };
 static const struct dnet_field f_lhb_tail[] = {
 	F("tail", 0, 12, "LH Buffer Next Write Address (controller)"),

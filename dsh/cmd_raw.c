@@ -1,0 +1,141 @@
+/* dsh: raw access as devmem users expect -- peek and poke one value of 8,
+ * 16, 32 or 64 bits at a region offset, with the checks a named register
+ * gets: no read of a write-only register or of one whose read acts
+ * (Controller Reset), no write of a read-only one or of the host-read-only
+ * Prefetch Window and LH Buffer, values that fit the width (and, for a whole
+ * register, its implemented bits), the flag area of LLCM protected.
+ *
+ *   peek REGION OFFSET [8|16|32|64]          poke REGION OFFSET VALUE [8|16|32|64] [force]
+ */
+#include <inttypes.h>
+#include <string.h>
+#include "dsh.h"
+
+struct raw {
+	enum dnet_region region;
+	const struct dnet_region_info *ri;
+	uint32_t off, addr;
+	unsigned width;        /* bytes */
+	const struct dnet_reg *reg;
+};
+
+static int raw_args(struct dsh *d, struct dsh_args *a, int wpos, bool write, struct raw *r)
+{
+	memset(r, 0, sizeof *r);
+	r->ri = dnet_region_by_name(a->argv[1]);
+	if (!r->ri)
+		return dsh_error(d, "argument 1: unknown region '%s' (ww pw llcm lhb ureg sreg)", a->argv[1]);
+	r->region = r->ri->id;
+	uint64_t off, w = 64;
+	if (dsh_num(d, a, 2, UINT32_MAX, "offset", &off) < 0)
+		return -1;
+	if (a->argc > wpos && dsh_num(d, a, wpos, 64, "width (bits)", &w) < 0)
+		return -1;
+	if (w != 8 && w != 16 && w != 32 && w != 64)
+		return dsh_error(d, "argument %d: width %" PRIu64 " is not 8, 16, 32 or 64 bits", wpos, w);
+	r->width = (unsigned)(w / 8);
+	if (off % r->width)
+		return dsh_error(d, "argument 2: offset 0x%" PRIx64 " is misaligned for a %" PRIu64 "-bit access", off, w);
+	if (off + r->width > r->ri->size)
+		return dsh_error(d, "argument 2: offset 0x%" PRIx64 " outside %s (0x%" PRIx32 " bytes)", off,
+				 r->ri->name, r->ri->size);
+	r->off = (uint32_t)off;
+	struct dnet_err e = { 0 };
+	if (dnet_region_addr(r->region, d->wid, r->off, r->width, &r->addr, &e) < 0)
+		return dsh_derr(d, &e);
+	if (r->region == DNET_REG_UREG || r->region == DNET_REG_SREG) {
+		enum dnet_reg_block blk = r->region == DNET_REG_UREG ? DNET_BLK_USER : DNET_BLK_SYSTEM;
+		r->reg = dsh_reg_at(blk, r->off & ~7u, write ? DNET_ACC_W : DNET_ACC_R);
+		if (!r->reg) {
+			const struct dnet_reg *other = dsh_reg_at(blk, r->off & ~7u, write ? DNET_ACC_R : DNET_ACC_W);
+			if (other)
+				return dsh_error(d, "%s 0x%" PRIx32 " is %s (%s): it cannot be %s", r->ri->name,
+						 r->off, other->name, write ? "read-only" : "write-only",
+						 write ? "written" : "read");
+			return dsh_error(d, "%s 0x%" PRIx32 ": no register there", r->ri->name, r->off);
+		}
+		if (!write && (r->reg->flags & DNET_RF_READ_EFFECT))
+			return dsh_error(d, "%s 0x%" PRIx32 " is %s: reading it acts (App. B); use reg %s with "
+					 "its confirmation", r->ri->name, r->off, r->reg->name, r->reg->name);
+	}
+	return 0;
+}
+
+int cmd_peek(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc < 3 || a->argc > 4)
+		return dsh_error(d, "usage: peek REGION OFFSET [8|16|32|64]");
+	struct raw r;
+	if (raw_args(d, a, 3, false, &r) < 0)
+		return -1;
+	if (r.region == DNET_REG_WW)
+		return dsh_error(d, "the Write Window cannot be read (write-only for the host); 'dump ww' shows "
+				 "what this shell wrote");
+	struct dnet_err e = { 0 };
+	uint64_t v = 0;
+	if (r.region == DNET_REG_PW || r.region == DNET_REG_LHB) {
+		/* Write-back regions: flush the line first (D-WB-READ). */
+		if (dnet_cache_flush(d->dev, r.addr & ~63u, 64, &e) < 0)
+			return dsh_derr(d, &e);
+	}
+	if (dnet_read(d->dev, r.addr, &v, r.width, &e) < 0)
+		return dsh_derr(d, &e);
+	cJSON *o = out_res(d);
+	jstr(o, "region", r.ri->name);
+	jhex(o, "offset", r.off);
+	jhex(o, "device_offset", r.addr);
+	jnum(o, "width", r.width * 8);
+	jhex(o, "value", v);
+	if (r.reg)
+		jstr(o, "register", r.reg->name);
+	out_text(d, "%s 0x%" PRIx32 "%s%s%s = 0x%0*" PRIx64 "\n", r.ri->name, r.off, r.reg ? " (" : "",
+		 r.reg ? r.reg->name : "", r.reg ? ")" : "", (int)r.width * 2, v);
+	dsh_set_last(d, v);
+	return 0;
+}
+
+int cmd_poke(struct dsh *d, struct dsh_args *a)
+{
+	bool force = dsh_take_word(a, 3, "force");
+	if (a->argc < 4 || a->argc > 5)
+		return dsh_error(d, "usage: poke REGION OFFSET VALUE [8|16|32|64] [force]");
+	struct raw r;
+	if (raw_args(d, a, 4, true, &r) < 0)
+		return -1;
+	if (r.region == DNET_REG_PW || r.region == DNET_REG_LHB)
+		return dsh_error(d, "the %s is read-only for the host (the controller writes it)", r.ri->title);
+	uint64_t v;
+	uint64_t max = r.width == 8 ? UINT64_MAX : (1ull << (8 * r.width)) - 1;
+	if (dsh_num(d, a, 3, max, "value", &v) < 0)
+		return -1;
+	if (r.reg && r.width == 8 && (v & ~r.reg->valid_mask))
+		return dsh_error(d, "argument 3: value 0x%" PRIx64 " has bits outside %s (implemented bits 0x%"
+				 PRIx64 ")", v, r.reg->name, r.reg->valid_mask);
+	if (r.region == DNET_REG_LLCM && !force && dsh_sync_area_guard(d, r.off, r.width) < 0)
+		return -1;
+	struct dnet_err e = { 0 };
+	if (r.reg && r.width == 8) {
+		/* A whole register: through the register path, which keeps dsh's
+		 * shadow of write-only registers. */
+		if (dsh_reg_write(d, r.reg, v) < 0)
+			return -1;
+	} else if (dnet_write(d->dev, r.addr, &v, r.width, &e) < 0) {
+		return dsh_derr(d, &e);
+	}
+	if (r.region == DNET_REG_WW) {
+		struct dsh_shadow *s = dsh_shadow(d);
+		if (s) {
+			memcpy(&s->ww[d->wid][r.off], &v, r.width);
+			s->ww_known[d->wid][r.off / 8] = 1;
+		}
+	}
+	cJSON *o = out_res(d);
+	jstr(o, "region", r.ri->name);
+	jhex(o, "offset", r.off);
+	jhex(o, "device_offset", r.addr);
+	jnum(o, "width", r.width * 8);
+	jhex(o, "value", v);
+	if (r.reg)
+		jstr(o, "register", r.reg->name);
+	return 0;
+}
