@@ -84,7 +84,7 @@ static const struct dsh_cmd cmds[] = {
 	{ "dump", { "x" }, cmd_dump, "dump REGION [Offset] [Size]",
 	  "Dump a region", "dump llcm 0x100 32", NULL, DSH_C_REGION,
 	  "REGION: ww (host-side shadow of what dsh wrote: the window is write-only; words it did not\n"
-	  "write show as ????????????????), pw, llcm, lhb,\n"
+	  "write show as question marks), pw, llcm, lhb,\n"
 	  "ureg and sreg (every register: readable ones read, write-only ones from dsh's shadow, marked),\n"
 	  "sodimm (the current WID's SO-DIMM area: through the emulator's backdoor when the backend has\n"
 	  "one, otherwise by VL into Prefetch Window 3, which it overwrites). Offset/Size multiples of 8." },
