@@ -87,13 +87,19 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 	jnum(res, "gap_ns", d->gap_ns);
 	jhex(res, "base", d->base);
 	jnum(res, "timeout_ns", d->timeout_ns);
-	out_text(d, "backend  %s (%s)\ncaps     %s\nnodes    %u (current %u)\nprocess  nprocs %u pid %u wid %u\n"
-		 "gap      %" PRIu64 " ns%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\n"
-		 "timeout  %" PRIu64 " ns\n",
+	jnum(res, "rank", d->rank);
+	jnum(res, "size", d->size);
+	/* Durations in the units the options take (set gap 10us), so that
+	 * what info prints can be typed back. */
+	char gap[24], tmo[24];
+	out_text(d, "backend  %s (%s)\ncaps     %s\nnodes    %u (current %u)\nprocess  nprocs %u pid %u wid %u"
+		 " (rank %u of %u)\ngap      %s%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\n"
+		 "timeout  %s\n",
 		 dnet_dev_backend(d->dev), dnet_dev_spec(d->dev), caps[0] ? caps : "-", dnet_node_count(d->dev),
-		 dnet_node(d->dev), d->nprocs, d->pid, d->wid, d->gap_ns,
+		 dnet_node(d->dev), d->nprocs, d->pid, d->wid, d->rank, d->size,
+		 dnet_format_duration(d->gap_ns, gap, sizeof gap),
 		 (d->caps & DNET_CAP_VIRTUAL_TIME) ? " of virtual time after each command" : " (not used: real time)",
-		 d->base, d->timeout_ns);
+		 d->base, dnet_format_duration(d->timeout_ns, tmo, sizeof tmo));
 	return 0;
 }
 

@@ -220,8 +220,9 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 			jhex(o, "value", v);
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			printf("%c t=+%.3fus %s%s%s = 0x%" PRIx64 "\n", (i && v != prev) ? '*' : ' ',
-			       (double)(t - t0) / 1000.0, r->name, f ? "." : "", f ? f->name : "", v);
+			char ts[24];
+			printf("%c t=+%s %s%s%s = 0x%" PRIx64 "\n", (i && v != prev) ? '*' : ' ',
+			       dnet_format_time(t - t0, ts, sizeof ts), r->name, f ? "." : "", f ? f->name : "", v);
 			fflush(stdout);
 		}
 		prev = v;

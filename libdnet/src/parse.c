@@ -142,3 +142,30 @@ int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dn
 	*ns = x * mult;
 	return 0;
 }
+
+const char *dnet_format_duration(uint64_t ns, char *buf, size_t n)
+{
+	static const struct { uint64_t div; const char *unit; } u[] = {
+		{ 1000000000ull, "s" }, { 1000000ull, "ms" }, { 1000ull, "us" },
+	};
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+		if (ns && ns % u[i].div == 0) {
+			snprintf(buf, n, "%llu%s", (unsigned long long)(ns / u[i].div), u[i].unit);
+			return buf;
+		}
+	snprintf(buf, n, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+const char *dnet_format_time(uint64_t ns, char *buf, size_t n)
+{
+	if (ns < 1000ull)
+		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000ull)
+		snprintf(buf, n, "%.3fus", (double)ns / 1e3);
+	else if (ns < 1000000000ull)
+		snprintf(buf, n, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3fs", (double)ns / 1e9);
+	return buf;
+}

@@ -13,6 +13,7 @@
 #ifndef DNET_PARSE_H
 #define DNET_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "dnet/error.h"
 
@@ -30,6 +31,11 @@ int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 /* A signed-free duration: "100" (ns), "5ns", "3us", "2ms", "1s". */
 int dnet_parse_duration(const char *s, uint64_t *ns, const char *what,
 			struct dnet_err *err);
+/* The exact duration in the largest unit that divides it ("10us", "1s",
+ * "1500ns"), which dnet_parse_duration reads back; buf of >= 24 bytes. */
+const char *dnet_format_duration(uint64_t ns, char *buf, size_t n);
+/* A time stamp scaled for reading: "850ns", "12.345us", "3.002ms", "1.500s". */
+const char *dnet_format_time(uint64_t ns, char *buf, size_t n);
 
 #ifdef __cplusplus
 }
