@@ -138,6 +138,14 @@ install: all
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: libdnet\nDescription: DIMMnet-2 host library\nVersion: %s\nRequires.private: libcjson libpci\nLibs: -L$${libdir} -ldnet\nLibs.private: -lm\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' "$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdnet.pc
 	for s in 1 3 5 8; do for f in man/*.$$s; do [ -e "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/; done; done; true
+	install -d $(DESTDIR)$(PREFIX)/share/doc/dimmnet $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/dimmnet/
+	install -m 644 tests/schemas/* $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas/
+	install -m 644 scripts/service/dsh.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh
+	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh-run
+	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dnetd
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/service/dnetd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/dnetd.service
 
 clean:
 	rm -rf build build-san bin lib

@@ -62,21 +62,13 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc > 1)
 		return dsh_error(d, "usage: info");
-	static const struct { unsigned bit; const char *name; } capn[] = {
-		{ DNET_CAP_MULTINODE, "multinode" }, { DNET_CAP_VIRTUAL_TIME, "virtual_time" },
-		{ DNET_CAP_BACKDOOR, "backdoor" }, { DNET_CAP_PRIVILEGED, "privileged" },
-		{ DNET_CAP_REAL_HW, "real_hw" }, { DNET_CAP_REMOTE, "remote" },
-	};
-	char caps[128] = "";
+	char caps[128];
+	dnet_caps_format(d->caps, " ", caps, sizeof caps);
 	cJSON *res = out_res(d);
 	cJSON *ca = res ? cJSON_AddArrayToObject(res, "caps") : NULL;
-	for (unsigned i = 0; i < sizeof(capn) / sizeof(capn[0]); i++)
-		if (d->caps & capn[i].bit) {
-			strncat(caps, caps[0] ? " " : "", sizeof(caps) - strlen(caps) - 1);
-			strncat(caps, capn[i].name, sizeof(caps) - strlen(caps) - 1);
-			if (ca)
-				cJSON_AddItemToArray(ca, cJSON_CreateString(capn[i].name));
-		}
+	for (unsigned bit = 1; ca && bit; bit <<= 1)
+		if ((d->caps & bit) && dnet_cap_name(bit))
+			cJSON_AddItemToArray(ca, cJSON_CreateString(dnet_cap_name(bit)));
 	jstr(res, "backend", dnet_dev_backend(d->dev));
 	jstr(res, "spec", dnet_dev_spec(d->dev));
 	jnum(res, "nodes", dnet_node_count(d->dev));

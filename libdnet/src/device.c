@@ -2,6 +2,7 @@
  * and the fallbacks for optional backend entries. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -470,4 +471,32 @@ int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *
 			return dnet_seterr(err, DNET_EINVAL, "trailing ',' in '%s'", args);
 	}
 	return 0;
+}
+
+static const struct { unsigned bit; const char *name; } cap_names[] = {
+	{ DNET_CAP_MULTINODE, "multinode" }, { DNET_CAP_VIRTUAL_TIME, "virtual_time" },
+	{ DNET_CAP_BACKDOOR, "backdoor" }, { DNET_CAP_PRIVILEGED, "privileged" },
+	{ DNET_CAP_REAL_HW, "real_hw" }, { DNET_CAP_REMOTE, "remote" },
+};
+
+const char *dnet_cap_name(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof cap_names / sizeof cap_names[0]; i++)
+		if (cap_names[i].bit == bit)
+			return cap_names[i].name;
+	return NULL;
+}
+
+const char *dnet_caps_format(unsigned caps, const char *sep, char *buf, size_t n)
+{
+	size_t l = 0;
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof cap_names / sizeof cap_names[0]; i++)
+		if ((caps & cap_names[i].bit) && l < n) {
+			int w = snprintf(buf + l, n - l, "%s%s", l ? sep : "", cap_names[i].name);
+			if (w > 0)
+				l += (size_t)w;
+		}
+	return buf;
 }

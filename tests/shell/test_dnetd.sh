@@ -63,7 +63,7 @@ expect_match "announces itself" "^dnetd: serving sim:nodes=3 \(3 nodes\) on unix
 expect_eq "socket mode" "600" "$(stat -c %a "$SOCK")"
 expect_eq "pid file" "$DPID" "$(cat "$T_TMP/pid" 2>/dev/null)"
 out=$(tmo "$DNETD" --ping "unix:$SOCK" 2>&1)
-expect_match "ping" "^dnetd at unix:$SOCK: 3 nodes, caps multinode,virtual-time,backdoor,privileged,remote" "$out"
+expect_match "ping" "^dnetd at unix:$SOCK: 3 nodes, caps multinode,virtual_time,backdoor,privileged,remote" "$out"
 
 # Many clients at once.
 pids=()
@@ -224,5 +224,27 @@ expect_match "devmem ping" "1 node, caps privileged,remote" "$out"
 kill -TERM "$MPID"
 wait_gone "$MPID" 50
 expect_eq "devmem daemon exit status" 0 "$GONE_STATUS"
+
+# ---- as a service: time-stamped log lines, a locked pid file, --ping's default ----
+export XDG_RUNTIME_DIR="$T_TMP/xdg"
+mkdir -p "$XDG_RUNTIME_DIR"
+"$DNETD" --sim -v --pidfile "$T_TMP/d.pid" >"$T_TMP/s.out" 2>"$T_TMP/s.err" &
+SPID=$!
+T_PIDS+=("$SPID")
+wait_for_line "$T_TMP/s.out" "serving" 50
+expect_eq "pid file holds the pid" "$SPID" "$(cat "$T_TMP/d.pid")"
+expect_status "second dnetd with the same pid file refused" 1 tmo "$DNETD" --sim --listen "unix:$T_TMP/s2.sock" --pidfile "$T_TMP/d.pid"
+expect_match "refusal names the holder" "pid file .*d.pid is locked by a running dnetd \(pid $SPID\)" "$(cat "$T_TMP/err")"
+expect_eq "pid file untouched" "$SPID" "$(cat "$T_TMP/d.pid")"
+out=$(tmo "$DNETD" --ping 2>&1)
+expect_match "--ping without address uses the default socket" "^dnetd at unix:$XDG_RUNTIME_DIR/dnetd.sock: 2 nodes" "$out"
+out=$(tmo "$BIN/dsh" -b remote -c 'info' 2>&1)
+expect_match "-b remote reaches the same daemon" "nodes +2" "$out"
+sleep 0.2
+expect_match "log lines carry a UTC time stamp" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z dnetd\[$SPID\]: " "$(head -n 1 "$T_TMP/s.err")"
+kill -TERM "$SPID"
+wait_gone "$SPID" 50
+expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
+unset XDG_RUNTIME_DIR
 
 finish

@@ -8,6 +8,9 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <fcntl.h>
+#include <syslog.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +53,12 @@ static void usage(FILE *f)
 		"      --token-file F    read the token from the first line of F\n"
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
-		"      --pidfile F       write the daemon's pid to F (removed at exit)\n"
+		"      --pidfile F       write the daemon's pid to F and hold a lock on it (a second\n"
+		"                        dnetd with the same F refuses to start); removed at exit\n"
+		"      --syslog          log to syslog (facility daemon) instead of stderr\n"
 		"      --foreground      stay in the foreground (the default; there is no other mode)\n"
-		"      --ping ADDR       connect to the dnetd at ADDR as a client, print what it\n"
+		"      --ping[=ADDR]     connect to the dnetd at ADDR (default: the socket a plain\n"
+		"                        dnetd and `-b remote` use) as a client, print what it\n"
 		"                        serves and exit (0 if it answered); uses --token/--token-file\n"
 		"                        or $DNET_TOKEN\n"
 		"  -v, --verbose         log connections (-v) and every request (-vv) to stderr\n"
@@ -75,10 +81,54 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static void log_stderr(void *ctx, int level, const char *msg)
+/* Log lines carry a UTC time stamp (ms) on stderr; with --syslog they go
+ * to syslog(3) instead, which stamps them itself. */
+static bool use_syslog;
+
+static void log_line(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "dnetd: %s%s\n", level == DNET_SRV_LOG_ERR ? "error: " : "", msg);
+	if (use_syslog) {
+		syslog(level == DNET_SRV_LOG_ERR ? LOG_ERR : LOG_INFO, "%s", msg);
+		return;
+	}
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "%s.%03ldZ dnetd[%ld]: %s%s\n", when, ts.tv_nsec / 1000000L, (long)getpid(),
+		level == DNET_SRV_LOG_ERR ? "error: " : "", msg);
+}
+
+/* The pid file is created, locked (lockf) and kept open: a second dnetd
+ * with the same pid file refuses to start instead of overwriting it. */
+static int pidfile_lock(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "dnetd: cannot open pid file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (lockf(fd, F_TLOCK, 0) != 0) {
+		char old[32] = "";
+		ssize_t n = pread(fd, old, sizeof old - 1, 0);
+		old[n > 0 ? n : 0] = 0;
+		old[strcspn(old, "\n")] = 0;
+		fprintf(stderr, "dnetd: pid file %s is locked by a running dnetd (pid %s)\n", path,
+			old[0] ? old : "?");
+		close(fd);
+		return -1;
+	}
+	char buf[32];
+	int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) {
+		fprintf(stderr, "dnetd: cannot write pid file %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int read_token_file(const char *path, char *tok, size_t len)
@@ -114,11 +164,6 @@ static int read_token_file(const char *path, char *tok, size_t len)
 /* Client mode: connect, say what the daemon serves, disconnect. */
 static int do_ping(const char *addr, const char *token)
 {
-	static const struct { unsigned bit; const char *name; } capnames[] = {
-		{DNET_CAP_MULTINODE, "multinode"}, {DNET_CAP_VIRTUAL_TIME, "virtual-time"},
-		{DNET_CAP_BACKDOOR, "backdoor"}, {DNET_CAP_PRIVILEGED, "privileged"},
-		{DNET_CAP_REAL_HW, "real-hw"}, {DNET_CAP_REMOTE, "remote"},
-	};
 	char spec[DNET_SPEC_MAX];
 	int n = snprintf(spec, sizeof spec, "remote:%s,timeout=5000%s%s", addr, token[0] ? ",token=" : "",
 			 token);
@@ -131,14 +176,9 @@ static int do_ping(const char *addr, const char *token)
 		return 1;
 	}
 	unsigned caps = dnet_dev_caps(dev);
-	printf("dnetd at %s: %u node%s, caps", addr, dnet_node_count(dev),
-	       dnet_node_count(dev) == 1 ? "" : "s");
-	const char *sep = " ";
-	for (unsigned i = 0; i < sizeof capnames / sizeof capnames[0]; i++)
-		if (caps & capnames[i].bit) {
-			printf("%s%s", sep, capnames[i].name);
-			sep = ",";
-		}
+	char names[128];
+	printf("dnetd at %s: %u node%s, caps %s", addr, dnet_node_count(dev),
+	       dnet_node_count(dev) == 1 ? "" : "s", dnet_caps_format(caps, ",", names, sizeof names));
 	uint64_t now = 0;
 	if (dnet_now(dev, &now, &err) == 0 && (caps & DNET_CAP_VIRTUAL_TIME))
 		printf(", virtual time %llu ns", (unsigned long long)now);
@@ -150,7 +190,7 @@ static int do_ping(const char *addr, const char *token)
 int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
-	       O_PIDFILE, O_FOREGROUND, O_PING };
+	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -165,7 +205,8 @@ int main(int argc, char **argv)
 		{"once", no_argument, NULL, O_ONCE},
 		{"pidfile", required_argument, NULL, O_PIDFILE},
 		{"foreground", no_argument, NULL, O_FOREGROUND},
-		{"ping", required_argument, NULL, O_PING},
+		{"ping", optional_argument, NULL, O_PING},
+		{"syslog", no_argument, NULL, O_SYSLOG},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -204,7 +245,13 @@ int main(int argc, char **argv)
 		case O_ONCE: once = true; break;
 		case O_PIDFILE: pidfile = optarg; break;
 		case O_FOREGROUND: break;
-		case O_PING: ping = optarg; break;
+		case O_PING:
+			/* --ping ADDR and --ping=ADDR; alone: the default socket. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			ping = optarg ? optarg : "";
+			break;
+		case O_SYSLOG: use_syslog = true; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
@@ -225,6 +272,12 @@ int main(int argc, char **argv)
 			snprintf(tok, sizeof tok, "%s", token_arg);
 		else if (token_file && read_token_file(token_file, tok, sizeof tok) != 0)
 			return EXIT_USAGE;
+		/* Without an address: the socket `-b remote` and a plain dnetd use. */
+		char defping[160];
+		if (!*ping) {
+			dnet_sockspec_default(defping, sizeof defping);
+			ping = defping;
+		}
 		return do_ping(ping, tok);
 	}
 	if (sim == (backend != NULL))
@@ -281,6 +334,8 @@ int main(int argc, char **argv)
 		snprintf(spec, sizeof spec, "%s", backend);
 	}
 
+	if (use_syslog)
+		openlog("dnetd", LOG_PID, LOG_DAEMON);
 	struct dnet_dev *dev = NULL;
 	if (dnet_open(spec, &dev, &err) != 0) {
 		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", spec, err.msg);
@@ -315,38 +370,37 @@ int main(int argc, char **argv)
 		.once = once,
 		.sigmask = &orig,
 		.stop = &stop_flag,
-		.log = log_stderr,
+		.log = log_line,
 		.verbose = verbose,
 	};
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
-		fprintf(stderr, "dnetd: %s\n", err.msg);
+		log_line(NULL, DNET_SRV_LOG_ERR, err.msg);
 		dnet_close(dev);
 		return 1;
 	}
 	int status = 0;
-	if (pidfile) {
-		FILE *f = fopen(pidfile, "w");
-		if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "dnetd: cannot write pid file %s: %s\n", pidfile, strerror(errno));
-			dnet_srv_close(srv);
-			dnet_close(dev);
-			return 1;
-		}
+	int pidfd = -1;
+	if (pidfile && (pidfd = pidfile_lock(pidfile)) < 0) {
+		dnet_srv_close(srv);
+		dnet_close(dev);
+		return 1;
 	}
 	printf("dnetd: serving %s (%u node%s) on %s\n", spec, dnet_node_count(dev),
 	       dnet_node_count(dev) == 1 ? "" : "s", dnet_srv_address(srv));
 	fflush(stdout);
 
 	if (dnet_srv_run(srv, &err) != 0) {
-		fprintf(stderr, "dnetd: %s\n", err.msg);
+		log_line(NULL, DNET_SRV_LOG_ERR, err.msg);
 		status = 1;
 	}
 	if (verbose)
-		fprintf(stderr, "dnetd: shutting down\n");
+		log_line(NULL, DNET_SRV_LOG_INFO, "shutting down");
 	dnet_srv_close(srv);
 	dnet_close(dev);
-	if (pidfile)
+	if (pidfd >= 0) {
 		unlink(pidfile);
+		close(pidfd);
+	}
 	return status;
 }

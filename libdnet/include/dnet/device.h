@@ -37,6 +37,13 @@ struct dnet_dev;
 #define DNET_CAP_REAL_HW      0x10u /* real hardware behind it */
 #define DNET_CAP_REMOTE       0x20u /* through a socket */
 
+/* The capability names, one spelling everywhere (dsh info, dnetd --ping,
+ * JSON): "multinode", "virtual_time", "backdoor", "privileged", "real_hw",
+ * "remote".  dnet_cap_name of one bit, NULL for an unknown bit;
+ * dnet_caps_format writes the names of caps separated by sep. */
+const char *dnet_cap_name(unsigned bit);
+const char *dnet_caps_format(unsigned caps, const char *sep, char *buf, size_t n);
+
 /* Open by spec string "NAME[:ARGS]".  On failure *dev is NULL and err says
  * why (unknown backend, bad argument, permission, ...). */
 int dnet_open(const char *spec, struct dnet_dev **dev, struct dnet_err *err);
