@@ -23,7 +23,7 @@ static const struct dsh_cmd cmds[] = {
 	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
 	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
 	{ "prim", { 0 }, cmd_prim,
-	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [timeout=] [allow=FLAG,...] [force] [wait]",
+	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [wwsize= wwaddr=] [timeout=] [allow=FLAG,...] [force] [wait]",
 	  "Issue a primitive", "prim VS dt=0 it=0 dw=0 dl=0 ef=0 size=0x200 src=0x400 dst=0x600",
 	  "dt= it= dw= dl= ef= size= src= dst= rf= xot= xdt= xit= xsize= ww= wwsize= wwaddr= timeout= allow= force wait", DSH_C_PRIM,
 	  "PRIM is one of NOP BOTF VL VLS VLI VS VSS VSI RVL RVLS RVLI RVS RVSS RVSI IPUSH LHSv1 LHSv2.\n"
