@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dnet/bytes.h"
 #include "dsh.h"
 
 #define JSON_SAFE_BITS 53
@@ -130,13 +131,6 @@ void out_dump_header(struct dsh *d)
 		printf("# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8\n");
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
 	      const uint8_t *buf, size_t len)
@@ -162,7 +156,7 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 		cJSON *w = cJSON_AddArrayToObject(r, "words");
 		char b[24];
 		for (size_t i = 0; i + 8 <= len; i += 8) {
-			snprintf(b, sizeof(b), "0x%016" PRIx64, le64(buf + i));
+			snprintf(b, sizeof(b), "0x%016" PRIx64, dnet_get64(buf + i));
 			cJSON_AddItemToArray(w, !known || known[i / 8] ? cJSON_CreateString(b) : cJSON_CreateNull());
 		}
 		char *hex = malloc(len * 2 + 1);
@@ -184,7 +178,7 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 			if (known && !known[i / 8 + k])
 				snprintf(o, 20, "????????????????");
 			else
-				snprintf(o, 20, "%016" PRIx64, le64(buf + i + 8 * k));
+				snprintf(o, 20, "%016" PRIx64, dnet_get64(buf + i + 8 * k));
 		}
 		if (i + 16 <= len)
 			printf("#%08" PRIx32 ": %s %s\n", addr, w0, w1);

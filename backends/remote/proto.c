@@ -117,20 +117,13 @@ static void put_value(uint8_t *p, unsigned width, const uint64_t val[2])
 		dnet_put64(p + 8, val[1]);
 		return;
 	}
-	for (unsigned i = 0; i < width; i++)
-		p[i] = (uint8_t)(val[0] >> (8 * i));
+	dnet_put_le(p, val[0], width);
 }
 
 static void get_value(const uint8_t *p, unsigned width, uint64_t val[2])
 {
-	val[0] = val[1] = 0;
-	if (width == 16) {
-		val[0] = dnet_get64(p);
-		val[1] = dnet_get64(p + 8);
-		return;
-	}
-	for (unsigned i = 0; i < width; i++)
-		val[0] |= (uint64_t)p[i] << (8 * i);
+	val[1] = width == 16 ? dnet_get64(p + 8) : 0;
+	val[0] = width == 16 ? dnet_get64(p) : dnet_get_le(p, width);
 }
 
 /* ---- encoder ---- */

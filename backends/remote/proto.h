@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "dnet/bytes.h"
 #include "dnet/error.h"
 
 #define DNET_PROTO_HIDDEN __attribute__((visibility("hidden")))
@@ -156,29 +157,7 @@ DNET_PROTO_HIDDEN int dnet_proto_decode(const uint8_t *frame, size_t len,
 DNET_PROTO_HIDDEN int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,
 					   char out[DNET_PROTO_NAME_MAX + 1]);
 
-/* Little-endian helpers. */
-static inline void dnet_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void dnet_put32(uint8_t *p, uint32_t v)
-{
-	for (unsigned i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void dnet_put64(uint8_t *p, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t dnet_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t dnet_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t dnet_get64(const uint8_t *p)
-{
-	return (uint64_t)dnet_get32(p) | (uint64_t)dnet_get32(p + 4) << 32;
-}
-
-
+/* Little-endian helpers: dnet/bytes.h. */
 
 /* ---- socket addresses (addr.c) ----
  *   unix:PATH          a UNIX stream socket

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "dnet/bytes.h"
 #include "dnet/codes.h"
 #include "dnet/modstate.h"
 #include "dnet/regs.h"
@@ -25,20 +26,6 @@
 #define IPUSH_AREA_UNIT 4096u
 /* The Write Unit writes whole 64-bit lines; a ring advances by 8 bytes. */
 #define RING_UNIT 8u
-
-static uint64_t le64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < 8; i++)
-		v |= (uint64_t)b[i] << (8 * i);
-	return v;
-}
-
-static void put_le64(uint8_t *b, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* Decision D-SIM-IPUSH-WIRE (OQ-15): TYPE 5'b11001 / 5'b11010 on the wire
  * (the §7.2.2 BOTF images) are received as LHS, like IPUSH with lflag = 1. */
@@ -63,7 +50,7 @@ static unsigned amt_lookup(const struct sim_node *n, uint16_t slid, unsigned swi
  * 8 x index, Head in [31:0] (the host's), Tail in [63:32] (ours). */
 static void amt_entry_read(const struct sim_wid *w, unsigned idx, uint32_t *head, uint32_t *tail)
 {
-	uint64_t v = le64(w->llcm + 8u * (idx & 0xfffu));
+	uint64_t v = dnet_get64(w->llcm + 8u * (idx & 0xfffu));
 	*head = (uint32_t)v;
 	*tail = (uint32_t)(v >> 32);
 }
@@ -71,7 +58,7 @@ static void amt_entry_read(const struct sim_wid *w, unsigned idx, uint32_t *head
 static void amt_entry_set_tail(struct sim_wid *w, unsigned idx, uint32_t tail)
 {
 	uint8_t *e = w->llcm + 8u * (idx & 0xfffu);
-	put_le64(e, (le64(e) & 0xffffffffull) | (uint64_t)tail << 32);
+	dnet_put64(e, (dnet_get64(e) & 0xffffffffull) | (uint64_t)tail << 32);
 }
 
 /* ---- rings (Decisions D-SIM-IPUSH-AREA, D-SIM-IPUSH-RING) ---- */
@@ -135,7 +122,7 @@ static bool lhb_full(const struct sim_wid *w)
 static void lh_toggle(struct sim_wid *w, unsigned slot, unsigned bit)
 {
 	uint8_t *line1 = w->lhb + slot * DNET_LHB_ENTRY + 8u;
-	put_le64(line1, le64(line1) ^ (1ull << bit));
+	dnet_put64(line1, dnet_get64(line1) ^ (1ull << bit));
 }
 
 /* Write the entry's first two lines when the message's first packet comes:
@@ -144,12 +131,12 @@ static void lh_toggle(struct sim_wid *w, unsigned slot, unsigned bit)
 static void lh_open(struct sim_wid *w, const struct ipush_msg *m)
 {
 	uint8_t *e = w->lhb + m->lh_slot * DNET_LHB_ENTRY;
-	uint64_t flags = le64(e + 8) & (1ull << DNET_LH_VALID_BIT | 1ull << DNET_LH_COMPLETE_BIT);
+	uint64_t flags = dnet_get64(e + 8) & (1ull << DNET_LH_VALID_BIT | 1ull << DNET_LH_COMPLETE_BIT);
 	uint32_t size = m->total > 8 ? m->total - 8 : 0;
 	uint32_t pointer = m->ring_len ? m->addr : 0;
-	put_le64(e, (uint64_t)pointer << 32 | size);
+	dnet_put64(e, (uint64_t)pointer << 32 | size);
 	memset(e + 8, 0, DNET_LHB_ENTRY - 8);
-	put_le64(e + 8, flags ^ (1ull << DNET_LH_VALID_BIT));
+	dnet_put64(e + 8, flags ^ (1ull << DNET_LH_VALID_BIT));
 }
 
 /* Message bytes [off, off + len) that belong to the entry: envelope (with
@@ -158,10 +145,10 @@ static void lh_fill(struct sim_wid *w, unsigned slot, uint32_t off, const uint8_
 {
 	uint8_t *e = w->lhb + slot * DNET_LHB_ENTRY + 8u;
 	uint64_t fmask = 1ull << DNET_LH_VALID_BIT | 1ull << DNET_LH_COMPLETE_BIT;
-	uint64_t flags = le64(e) & fmask;
+	uint64_t flags = dnet_get64(e) & fmask;
 	for (uint32_t i = 0; i < len && off + i < LH_HEAD_BYTES; i++)
 		e[off + i] = b[i];
-	put_le64(e, (le64(e) & ~fmask) | flags);
+	dnet_put64(e, (dnet_get64(e) & ~fmask) | flags);
 }
 
 /* ---- messages in progress (Decision D-SIM-IPUSH-MSG) ---- */

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "dnet/bytes.h"
 #include "dnet/codes.h"
 #include "dnet/modstate.h"
 #include "dnet/regs.h"
@@ -393,13 +394,6 @@ uint64_t sim_host_cost(const struct sim *s, uint32_t off, unsigned width, bool w
 	}
 }
 
-static uint64_t load_le(const uint8_t *b, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[i] << (8 * i);
-	return v;
-}
 
 int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf, unsigned wd,
 		  bool peek)
@@ -454,7 +448,7 @@ int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_
 		for (unsigned i = 0; i < wd; i += 8) {
 			uint32_t o8 = (o + i) & ~7u;
 			unsigned sh = (o + i) & 7u, len = wd < 8 ? wd : 8;
-			uint64_t v = load_le(buf + i, len) << (8 * sh);
+			uint64_t v = dnet_get_le(buf + i, len) << (8 * sh);
 			if (r == DNET_REG_UREG)
 				ureg_write(s, n, wid, o8, v);
 			else

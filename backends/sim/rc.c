@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "dnet/bytes.h"
 #include "dnet/codes.h"
 #include "dnet/modstate.h"
 #include "dnet/regs.h"
@@ -54,12 +55,6 @@ void ring_config(struct sim_wid *w, int what, uint64_t v)
 		w->st_head = (uint16_t)(v & 0x7fffu);
 		break;
 	}
-}
-
-static void store_le64(uint8_t *b, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---- RC state ---- */
@@ -243,8 +238,8 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	dnet_status_encode(&st, &lo, &hi);
 	/* WRITE1 writes the upper half, WRITE2 the lower and moves the Tail
 	 * (§5.4); Lower at +0, Upper at +8 (OQ-13). */
-	store_le64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);
-	store_le64(w->llcm + (w->st_tail & 0x7fffu), lo);
+	dnet_put64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);
+	dnet_put64(w->llcm + (w->st_tail & 0x7fffu), lo);
 	w->st_tail = ring_next(w, w->st_tail);
 }
 
