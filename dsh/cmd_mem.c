@@ -182,8 +182,18 @@ int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, u
 
 /* Parse [Offset] [Size] at argv[first..] for a region of rsize bytes, both
  * multiples of 8, inside the region. */
+static int off_size_al(struct dsh *d, struct dsh_args *a, int first, uint64_t rsize, uint64_t def_size,
+		       unsigned align, uint64_t *off, uint64_t *size);
+
 static int off_size(struct dsh *d, struct dsh_args *a, int first, uint64_t rsize, uint64_t def_size,
 		    uint64_t *off, uint64_t *size)
+{
+	return off_size_al(d, a, first, rsize, def_size, 8, off, size);
+}
+
+/* Offset and size of a dump: multiples of align (8, or 4 for 'dump'). */
+static int off_size_al(struct dsh *d, struct dsh_args *a, int first, uint64_t rsize, uint64_t def_size,
+		       unsigned align, uint64_t *off, uint64_t *size)
 {
 	*off = 0;
 	*size = def_size;
@@ -196,10 +206,12 @@ static int off_size(struct dsh *d, struct dsh_args *a, int first, uint64_t rsize
 		return -1;
 	if (a->argc > first + 1 && dsh_num(d, a, first + 1, rsize, "size", size) < 0)
 		return -1;
-	if (*off % 8)
-		return dsh_error(d, "argument %d: offset 0x%" PRIx64 " is misaligned (must be a multiple of 8)", first, *off);
-	if (*size == 0 || *size % 8)
-		return dsh_error(d, "argument %d: size %" PRIu64 " must be a positive multiple of 8", first + 1, *size);
+	if (*off % align)
+		return dsh_error(d, "argument %d: offset 0x%" PRIx64 " is misaligned (must be a multiple of %u)",
+				 first, *off, align);
+	if (*size == 0 || *size % align)
+		return dsh_error(d, "argument %d: size %" PRIu64 " must be a positive multiple of %u", first + 1,
+				 *size, align);
 	if (*off + *size > rsize)
 		return dsh_error(d, "offset 0x%" PRIx64 " + size %" PRIu64 " runs past the end of the region (%" PRIu64 " bytes)",
 				 *off, *size, rsize);
@@ -228,6 +240,56 @@ static int dump_region(struct dsh *d, enum dnet_region reg, uint32_t off, uint32
 	}
 	free(buf);
 	return rc;
+}
+
+/* A dump that is 4- but not 8-byte aligned: 32-bit reads and 32-bit words
+ * (as devmem users expect); the Write Window comes from the shadow. */
+static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint32_t off, uint32_t len)
+{
+	struct dnet_err e = { 0 };
+	uint32_t addr;
+	if (dnet_region_addr(ri->id, d->wid, off, len, &addr, &e) < 0)
+		return dsh_derr(d, &e);
+	if (ri->id == DNET_REG_PW || ri->id == DNET_REG_LHB) {
+		uint32_t lo = addr & ~63u, hi = (addr + len + 63) & ~63u;
+		if (dnet_cache_flush(d->dev, lo, hi - lo, &e) < 0)
+			return dsh_derr(d, &e);
+	}
+	struct dsh_shadow *s = ri->id == DNET_REG_WW ? dsh_shadow(d) : NULL;
+	cJSON *res = out_res(d);
+	jstr(res, "region", ri->name);
+	jnum(res, "wid", d->wid);
+	jhex(res, "offset", off);
+	jhex(res, "device_offset", addr);
+	jhex(res, "address", (uint64_t)d->base + addr);
+	jnum(res, "length", len);
+	cJSON *arr = d->json ? cJSON_AddArrayToObject(res, "words32") : NULL;
+	if (!d->json)
+		printf("# ADDR     +0       +4       +8       +c        (32-bit words)\n");
+	for (uint32_t i = 0; i < len; i += 4) {
+		uint32_t v = 0;
+		bool known = true;
+		if (s) {
+			known = s->ww_known[d->wid][(off + i) / 8];
+			memcpy(&v, &s->ww[d->wid][off + i], 4);
+		} else if (dnet_read32(d->dev, addr + i, &v, &e) < 0) {
+			return dsh_derr(d, &e);
+		}
+		char w[12];
+		snprintf(w, sizeof w, known ? "%08" PRIx32 : "????????", v);
+		if (arr) {
+			char h[16];
+			snprintf(h, sizeof h, "0x%08" PRIx32, v);
+			cJSON_AddItemToArray(arr, known ? cJSON_CreateString(h) : cJSON_CreateNull());
+		} else {
+			if (i % 16 == 0)
+				printf("#%08" PRIx32 ":", d->base + addr + i);
+			printf(" %s", w);
+			if (i % 16 == 12 || i + 4 == len)
+				putchar('\n');
+		}
+	}
+	return 0;
 }
 
 int cmd_llcm_read(struct dsh *d, struct dsh_args *a)
@@ -426,8 +488,10 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 	const struct dnet_region_info *ri = dnet_region_by_name(rn);
 	if (!ri)
 		return dsh_error(d, "argument 1: unknown region '%s' (ww pw llcm lhb ureg sreg sodimm)", rn);
-	if (off_size(d, a, 2, ri->size, ri->size < 64 ? ri->size : 64, &off, &size) < 0)
+	if (off_size_al(d, a, 2, ri->size, ri->size < 64 ? ri->size : 64, 4, &off, &size) < 0)
 		return -1;
+	if (off % 8 || size % 8)
+		return dump_region32(d, ri, (uint32_t)off, (uint32_t)size);
 	return dump_region(d, ri->id, (uint32_t)off, (uint32_t)size);
 }
 

@@ -87,7 +87,8 @@ static const struct dsh_cmd cmds[] = {
 	  "write show as question marks), pw, llcm, lhb,\n"
 	  "ureg and sreg (every register: readable ones read, write-only ones from dsh's shadow, marked),\n"
 	  "sodimm (the current WID's SO-DIMM area: through the emulator's backdoor when the backend has\n"
-	  "one, otherwise by VL into Prefetch Window 3, which it overwrites). Offset/Size multiples of 8." },
+	  "one, otherwise by VL into Prefetch Window 3, which it overwrites). Offset/Size multiples of 8; for ww pw\n"
+	  "llcm lhb multiples of 4 give a dump of 32-bit words (32-bit reads)." },
 	{ "sodimm", { 0 }, cmd_sodimm, "sodimm read OFF [SIZE] | sodimm write OFF WORD...",
 	  "SO-DIMM read/write", "sodimm write 0x1000 0x1122334455667788", NULL, 0,
 	  "Read or write the current WID's SO-DIMM area (64-bit words). Uses the emulator backdoor when\n"

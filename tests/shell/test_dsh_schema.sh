@@ -13,6 +13,7 @@ declare -A RUN CMDRE
 r() { RUN[$1]=$2; CMDRE[$1]=$3; }
 r llcm_read 'llcm_read 0 16; evpbuf_read 0 8; pw_read 0 8; dump ww 0 8; dump sodimm 0 8; sodimm read 0 8' 'llcm_read|evpbuf_read|pw_read|dump|sodimm'
 r 'dump ureg/sreg' 'dump ureg; dump sreg' 'dump'
+r 'dump REGION OFF SIZE' 'dump llcm 4 8; dump ww 4 12' 'dump'
 r ureg_read 'ureg_read module_state; ureg_read prim_counter; sreg_read sma_lid' 'ureg_read|sreg_read'
 r ureg_write 'ureg_write prim_counter_reset; sreg_write mtu 8' 'ureg_write|sreg_write'
 r 'sreg_write amt' 'sreg_write amt addr=1 wid=0 lid=2' 'sreg_write'
