@@ -75,6 +75,9 @@ expect_status "VL past the PW window, force" 0 "$DSH" -c 'prim VL size=0x1000 sr
 expect_status "assert & 0" 1 "$DSH" -c 'assert ctl_status & 0 == 0'
 expect_status "repeat 0 body checked" 2 "$DSH" -c 'repeat 0; nosuchcommand; end'
 expect_status "repeat \$n = 0 body checked" 2 "$DSH" -c 'set n 0; repeat $n; nosuchcommand; end'
+expect_status "argument count checked before anything runs" 2 "$DSH" -c 'echo ran; repeat 0; llcm_read 0 8 16; end'
+expect_match "argument count message" "check: llcm_read takes 0 to 2 arguments, got 3" "$(cat "$T_TMP/err")"
+expect_eq "argument count: nothing ran" "" "$(cat "$T_TMP/out")"
 # last is cleared by a failed command.
 expect_status "last cleared" 1 "$DSH" -c 'ureg_read ctl_status; ureg_read nosuch; assert last == 0x12'
 expect_match "last cleared message" "no last result" "$(cat "$T_TMP/err")"
