@@ -96,7 +96,7 @@ for sig in TERM INT HUP; do
 	p=$!
 	sleep 0.3
 	kill -s "$sig" "$p"
-	wait "$p"; rc=$?
+	wait "$p" 2>/dev/null; rc=$?
 	want=$((128 + $(kill -l "$sig")))
 	expect_eq "SIG$sig exit" "$want" "$rc"
 	expect_eq "SIG$sig summary" "false $(kill -l "$sig")" "$(jq -rs 'last.summary | "\(.ok) \(.signal)"' <"$T_TMP/sig.out" 2>/dev/null)"
