@@ -283,7 +283,8 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 	if (off == DNET_SREG_BASE + DNET_SR_CTL_RESET)
 		return dnet_seterr(err, DNET_EINVAL,
 				   "sim: refusing to poll Controller Reset (every read resets)");
-	uint64_t deadline = UINT64_MAX - s->now < timeout_ns ? UINT64_MAX : s->now + timeout_ns;
+	/* A timeout past the end of virtual time ends there (D-SIM-TIME-END). */
+	uint64_t deadline = SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END : s->now + timeout_ns;
 	uint64_t v;
 	for (;;) {
 		/* Side-effect-free look at the register after each event: the
@@ -317,9 +318,15 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 
 static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
-	(void)err;
 	struct sim *s = S(dev);
-	run_until(s, UINT64_MAX - s->now < ns ? UINT64_MAX : s->now + ns);
+	/* Decision D-SIM-TIME-END: virtual time ends at 2^62 ns (146 years), so
+	 * that now + any step the model takes can never wrap; a delay past the
+	 * end is refused and leaves the clock where it was. */
+	if (ns > SIM_TIME_END - s->now)
+		return dnet_seterr(err, DNET_ERANGE,
+				   "sim: a delay of %llu ns would pass the end of virtual time (2^62 ns; now %llu ns)",
+				   (unsigned long long)ns, (unsigned long long)s->now);
+	run_until(s, s->now + ns);
 	return 0;
 }
 

@@ -32,6 +32,9 @@
 #include "sim/timing.h"
 
 #define SIM_MAX_NODES 3072u
+/* The end of virtual time (D-SIM-TIME-END): 2^62 ns leaves 2^62 ns of room
+ * for any step added to the clock. */
+#define SIM_TIME_END (1ull << 62)
 
 /* ---- SO-DIMM (sodimm.c) ---- */
 #define SIM_CHUNK_SHIFT 16u                    /* 64 KB chunks */

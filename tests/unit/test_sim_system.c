@@ -114,6 +114,33 @@ static void test_spec(void)
 	dnet_close(d);
 }
 
+/* D-SIM-TIME-END: a delay past the end of virtual time is refused and the
+ * clock stays; close to the end, primitives still take their time. */
+static uint64_t vs_time(struct dnet_dev *d)
+{
+	uint64_t t0 = stat(d, "vtime_ns");
+	issue(d, 0, DNET_OT_VS, 64, 0, 0x100);
+	CHECK_OK(dnet_wait(d, DNET_UREG_WID(0) + DNET_UR_PRIM_COUNTER, 0x3ffull << 20, DNET_COND_NE, 0,
+			   1000000, NULL, &E), &E);
+	return stat(d, "vtime_ns") - t0;
+}
+
+static void test_time_end(void)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=1");
+	uint64_t first = vs_time(d);
+	CHECK(first > 0 && first < 100000);
+	uint64_t t = stat(d, "vtime_ns");
+	CHECK_EQ(dnet_delay(d, UINT64_MAX, &E), -DNET_ERANGE);
+	CHECK_EQ(stat(d, "vtime_ns"), t);
+	uint64_t end = 1ull << 62;
+	CHECK_OK(dnet_delay(d, end - t - 1000000, &E), &E);
+	CHECK_EQ(stat(d, "vtime_ns"), end - 1000000);
+	ureg_w(d, 0, DNET_UR_PRIM_COUNTER, 0);
+	CHECK_EQ(vs_time(d), first); /* the same duration as at t = 0 */
+	dnet_close(d);
+}
+
 static void test_malformed_rvl(void)
 {
 	struct dnet_dev *d = sim_open("sim:nodes=2");
@@ -200,6 +227,7 @@ int main(void)
 	RUN(test_ctl_reset);
 	RUN(test_spec);
 	RUN(test_malformed_rvl);
+	RUN(test_time_end);
 	RUN(test_determinism);
 	RUN(test_big_cluster);
 	return t_summary("test_sim_system");
