@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -56,7 +57,13 @@ struct dnet_srv {
 	unsigned ncl, maxcl;
 	unsigned served, serial;
 	bool virt;
+	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
+	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
 };
+
+/* Descriptors a server needs besides its clients: stdin/out/err, the
+ * listening socket, the spare, the backend's (a device file, a socket). */
+#define FD_RESERVE 16u
 
 /* ---- logging ---- */
 
@@ -190,7 +197,31 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	s->cfg = *cfg;
 	s->lfd = -1;
+	s->spare_fd = -1;
 	s->maxcl = cfg->max_clients ? cfg->max_clients : DNET_SRV_DEFAULT_MAX_CLIENTS;
+	/* Every client holds one descriptor: --max-clients must fit the
+	 * process's limit (ulimit -n) beside the listening socket, the standard
+	 * streams, the backend's and the spare one. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		uint64_t room = rl.rlim_cur > FD_RESERVE ? rl.rlim_cur - FD_RESERVE : 0;
+		if (room < 1) {
+			free(s);
+			return dnet_seterr(err, DNET_EINVAL, "the file descriptor limit (%llu, ulimit -n) leaves "
+					   "no room for a client", (unsigned long long)rl.rlim_cur);
+		}
+		if (s->maxcl > room) {
+			if (cfg->max_clients) {
+				free(s);
+				return dnet_seterr(err, DNET_EINVAL,
+						   "--max-clients %u needs %u file descriptors, but the limit is %llu "
+						   "(raise ulimit -n or lower --max-clients to %llu)",
+						   cfg->max_clients, cfg->max_clients + FD_RESERVE,
+						   (unsigned long long)rl.rlim_cur, (unsigned long long)room);
+			}
+			s->maxcl = (unsigned)room;
+		}
+	}
 	if (!s->cfg.recheck_us)
 		s->cfg.recheck_us = 1000;
 	if (s->cfg.token && !*s->cfg.token)
@@ -210,6 +241,8 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 		r = dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	if (r == 0)
 		r = s->spec.tcp ? listen_tcp(s, err) : listen_unix(s, err);
+	if (r == 0)
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r) {
 		dnet_srv_close(s);
 		return r;
@@ -252,6 +285,27 @@ static void accept_clients(struct dnet_srv *s)
 {
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && s->spare_fd >= 0) {
+			/* Out of descriptors: the pending connection would keep the
+			 * listening socket readable and the loop spinning.  Give up
+			 * the spare descriptor, take the connection, refuse it. */
+			int e = errno;
+			close(s->spare_fd);
+			s->spare_fd = -1;
+			fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (fd >= 0)
+				reject_busy(s, fd);
+			s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			uint64_t t = mono_ns();
+			if (t - s->fd_log_ns >= 1000000000ull || !s->fd_log_ns) {
+				s->fd_log_ns = t;
+				slog(s, DNET_SRV_LOG_ERR, "accept: %s: refusing clients (raise ulimit -n or "
+				     "lower --max-clients)", strerror(e));
+			}
+			if (fd < 0)
+				return;
+			continue;
+		}
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 				slog(s, DNET_SRV_LOG_ERR, "accept: %s", strerror(errno));
@@ -948,6 +1002,8 @@ void dnet_srv_close(struct dnet_srv *s)
 	free(s->cl);
 	if (s->lfd >= 0)
 		close(s->lfd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	if (s->unlink_path)
 		unlink(s->spec.path);
 	free(s);

@@ -247,4 +247,39 @@ wait_gone "$SPID" 50
 expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
 unset XDG_RUNTIME_DIR
 
+# ---- file descriptors: --max-clients checked against ulimit -n; no spin when out of them ----
+out=$( (ulimit -n 100; "$DNETD" --sim --max-clients 1000 --listen "unix:$T_TMP/f1.sock") 2>&1); rc=$?
+expect_eq "max-clients over the fd limit refused" 1 "$rc"
+expect_match "refusal says why" "--max-clients 1000 needs 1016 file descriptors, but the limit is 100" "$out"
+( ulimit -n 40; exec "$DNETD" --sim --listen "unix:$T_TMP/f2.sock" ) >"$T_TMP/f2.out" 2>&1 &
+FPID=$!
+T_PIDS+=("$FPID")
+wait_for_line "$T_TMP/f2.out" "serving" 50
+got=$(/usr/bin/python3 - "$T_TMP/f2.sock" <<'PY'
+import socket, sys, time
+socks, refused = [], 0
+for i in range(40):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    socks.append(s)
+time.sleep(0.5)
+for s in socks:
+    s.settimeout(0.2)
+    try:
+        d = s.recv(4096)
+        if d == b"" or b"too many clients" in d:
+            refused += 1
+    except socket.timeout:
+        pass
+print(refused)
+PY
+)
+expect_eq "clients beyond the fd room are refused (40 - 24)" 16 "$got"
+t1=$(awk '{print $14 + $15}' "/proc/$FPID/stat")
+sleep 1
+t2=$(awk '{print $14 + $15}' "/proc/$FPID/stat")
+if [ $((t2 - t1)) -lt 20 ]; then pass; else fail "dnetd used $((t2 - t1)) ticks of CPU in 1 s while idle at its limit"; fi
+kill -TERM "$FPID"
+wait_gone "$FPID" 50
+
 finish
