@@ -26,7 +26,16 @@
 #define OUT_HIGH      (1u << 20) /* stop reading requests while this much is unsent */
 #define ACCEPT_BURST  16
 
-enum pending_kind { P_NONE, P_WAIT, P_DELAY };
+/* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
+ * the loop), or virtual time (P_VWAIT, P_VDELAY, advanced in bounded slices
+ * from the loop so that no client holds the others up). */
+enum pending_kind { P_NONE, P_WAIT, P_DELAY, P_VWAIT, P_VDELAY };
+
+/* Each loop turn gives a virtual-time wait or delay at most this much real
+ * time, in slices of virtual time that grow while they stay cheap. */
+#define SLICE_BUDGET_NS 2000000ull
+#define SLICE_MIN_NS    10000ull
+#define SLICE_MAX_NS    (1ull << 40)
 
 struct client {
 	int fd;
@@ -45,6 +54,7 @@ struct client {
 	enum pending_kind pending;
 	uint32_t p_id, p_off, p_cond;
 	uint64_t p_mask, p_value, p_timeout, p_deadline;
+	uint64_t slice;      /* virtual ns per slice (P_VWAIT, P_VDELAY) */
 };
 
 struct dnet_srv {
@@ -551,6 +561,8 @@ static void timeout_msg(const struct client *c, uint64_t last, uint64_t timeout_
 		 (unsigned long long)last);
 }
 
+static void vpending_step(struct dnet_srv *s, struct client *c);
+
 static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
 {
 	struct dnet_dev *dev = s->cfg.dev;
@@ -680,14 +692,22 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		break;
 	case DNET_MSG_WAIT:
 		if (s->virt) {
-			uint64_t last = 0;
-			rc = dnet_wait(dev, m->off, m->mask, (enum dnet_cond)m->cond, m->value, m->timeout_ns,
-				       &last, &e);
-			if (rc == 0 || rc == -DNET_ETIMEDOUT) {
-				reply_wait(s, c, m->id, rc != 0, last, e.msg);
-				return;
-			}
-			break;
+			/* Virtual time: advanced from the loop in bounded slices
+			 * (vpending_step), the deadline in virtual time. */
+			uint64_t vnow = 0;
+			if ((rc = dnet_now(dev, &vnow, &e)))
+				break;
+			c->p_id = m->id;
+			c->p_off = m->off;
+			c->p_cond = m->cond;
+			c->p_mask = m->mask;
+			c->p_value = m->value;
+			c->p_timeout = m->timeout_ns;
+			c->p_deadline = DNET_VTIME_END - vnow < m->timeout_ns ? DNET_VTIME_END : vnow + m->timeout_ns;
+			c->slice = SLICE_MIN_NS;
+			c->pending = P_VWAIT;
+			vpending_step(s, c);
+			return;
 		}
 		/* Real time: check now, then from the loop until the deadline. */
 		c->p_id = m->id;
@@ -714,6 +734,21 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		c->pending = P_WAIT;
 		return;
 	case DNET_MSG_DELAY:
+		if (s->virt && m->ns) {
+			uint64_t vnow = 0;
+			if ((rc = dnet_now(dev, &vnow, &e)))
+				break;
+			if (m->ns > DNET_VTIME_END - vnow) {
+				rc = dnet_delay(dev, m->ns, &e); /* refused whole by the backend */
+				break;
+			}
+			c->p_id = m->id;
+			c->p_deadline = vnow + m->ns;
+			c->slice = SLICE_MIN_NS;
+			c->pending = P_VDELAY;
+			vpending_step(s, c);
+			return;
+		}
 		if (s->virt || m->ns == 0) {
 			rc = dnet_delay(dev, m->ns, &e);
 			break;
@@ -770,6 +805,63 @@ fail:
 		reply(s, c, &r);
 	}
 	free(buf);
+}
+
+/* Advance a virtual-time wait or delay by slices of virtual time for at
+ * most SLICE_BUDGET_NS of real time, then let the loop serve the others.
+ * The slices add up to exactly what one dnet_wait()/dnet_delay() would do:
+ * the same events in the same order, the same final virtual time. */
+static void vpending_step(struct dnet_srv *s, struct client *c)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	uint64_t t0 = mono_ns();
+	for (;;) {
+		struct dnet_err e;
+		dnet_clearerr(&e);
+		uint64_t vnow = 0, last = 0;
+		int rc = select_node(s, c, &e);
+		if (rc == 0)
+			rc = dnet_now(dev, &vnow, &e);
+		if (rc) {
+			c->pending = P_NONE;
+			reply_error(s, c, c->p_id, rc, e.msg);
+			return;
+		}
+		uint64_t left = c->p_deadline > vnow ? c->p_deadline - vnow : 0;
+		uint64_t step = left < c->slice ? left : c->slice;
+		bool final = step == left;
+		if (c->pending == P_VDELAY) {
+			rc = dnet_delay(dev, step, &e);
+			if (rc) {
+				c->pending = P_NONE;
+				reply_error(s, c, c->p_id, rc, e.msg);
+				return;
+			}
+			if (final) {
+				c->pending = P_NONE;
+				reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+				return;
+			}
+		} else {
+			rc = dnet_wait(dev, c->p_off, c->p_mask, (enum dnet_cond)c->p_cond, c->p_value, step,
+				       &last, &e);
+			if (rc == 0 || (rc == -DNET_ETIMEDOUT && final)) {
+				c->pending = P_NONE;
+				reply_wait(s, c, c->p_id, rc != 0, last, rc ? e.msg : NULL);
+				return;
+			}
+			if (rc != -DNET_ETIMEDOUT) {
+				c->pending = P_NONE;
+				reply_error(s, c, c->p_id, rc, e.msg);
+				return;
+			}
+		}
+		uint64_t spent = mono_ns() - t0;
+		if (spent >= SLICE_BUDGET_NS)
+			return;
+		if (spent < SLICE_BUDGET_NS / 4 && c->slice < SLICE_MAX_NS)
+			c->slice *= 2;
+	}
 }
 
 /* Re-check a pending real-time wait or delay. */
@@ -928,7 +1020,10 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			pfd[i + 1].events = (short)((want_input(c) ? POLLIN : 0) |
 						    (out_pending(c) ? POLLOUT : 0));
 			pfd[i + 1].revents = 0;
-			if (c->pending != P_NONE) {
+			if (c->pending == P_VWAIT || c->pending == P_VDELAY) {
+				any_pending = true;
+				next = now; /* more slices to run: do not block */
+			} else if (c->pending != P_NONE) {
 				any_pending = true;
 				uint64_t t = c->pending == P_DELAY ? c->p_deadline
 								   : sat_add(now, s->cfg.recheck_us * 1000ull);
@@ -968,7 +1063,9 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				c->dead = true; /* gone both ways: nobody to answer */
 			if (re & (POLLIN | POLLHUP | POLLERR))
 				client_input(s, c);
-			if (c->pending != P_NONE)
+			if (c->pending == P_VWAIT || c->pending == P_VDELAY)
+				vpending_step(s, c);
+			else if (c->pending != P_NONE)
 				check_pending(s, c, now);
 			if (!c->dead)
 				client_process(s, c);

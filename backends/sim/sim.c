@@ -302,10 +302,12 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 			sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
 			if (last)
 				*last = v;
+			/* The deadline, not the timeout, is named: a wait that dnetd
+			 * runs in slices ends with the same words. */
 			return dnet_seterr(err, DNET_ETIMEDOUT,
-					   "sim: 0x%x & 0x%llx %s 0x%llx not reached in %llu ns (last 0x%llx)",
+					   "sim: 0x%x & 0x%llx %s 0x%llx not reached by virtual time %llu ns (last 0x%llx)",
 					   off, (unsigned long long)mask, dnet_cond_name(cond),
-					   (unsigned long long)value, (unsigned long long)timeout_ns,
+					   (unsigned long long)value, (unsigned long long)deadline,
 					   (unsigned long long)v);
 		}
 		struct sim_ev ev;

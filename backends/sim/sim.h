@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dnet/backend.h"
+#include "dnet/device.h"
 #include "dnet/map.h"
 #include "dnet/packet.h"
 #include "dnet/request.h"
@@ -34,7 +35,7 @@
 #define SIM_MAX_NODES 3072u
 /* The end of virtual time (D-SIM-TIME-END): 2^62 ns leaves 2^62 ns of room
  * for any step added to the clock. */
-#define SIM_TIME_END (1ull << 62)
+#define SIM_TIME_END DNET_VTIME_END
 
 /* ---- SO-DIMM (sodimm.c) ---- */
 #define SIM_CHUNK_SHIFT 16u                    /* 64 KB chunks */

@@ -247,6 +247,30 @@ wait_gone "$SPID" 50
 expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
 unset XDG_RUNTIME_DIR
 
+# ---- no client stalls the others: a long virtual-time wait runs in slices ----
+"$DNETD" --sim -N 3 --listen "unix:$T_TMP/st.sock" >"$T_TMP/st.out" 2>&1 &
+STPID=$!
+T_PIDS+=("$STPID")
+wait_for_line "$T_TMP/st.out" "serving" 50
+# client A: eight big RVS queued, then a wait whose condition never holds
+( "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=1" -c 'repeat 8; prim RVS dl=2 size=0xfffffff0 src=0 dst=0 force; end; wait ctl_status == 0 timeout=10s' >/dev/null 2>&1; date +%s%N >"$T_TMP/stA.end" ) &
+sleep 0.3
+worst=0
+for i in 1 2 3 4 5; do
+	t0=$(date +%s%N)
+	tmo "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=3" -c 'ureg_read ctl_status' >/dev/null 2>&1
+	el=$((($(date +%s%N) - t0) / 1000000))
+	[ "$el" -gt "$worst" ] && worst=$el
+done
+tB=$(date +%s%N)
+for i in $(seq 300); do [ -s "$T_TMP/stA.end" ] && break; sleep 0.1; done
+if [ -s "$T_TMP/stA.end" ] && [ "$(cat "$T_TMP/stA.end")" -gt "$tB" ]; then pass; else
+	fail "client A's long wait ended before B's reads (nothing to measure)"; fi
+if [ "$worst" -lt 500 ]; then pass; else fail "another node's read waited $worst ms behind a long wait"; fi
+echo "dnetd: slowest read beside a long wait: $worst ms" >&2
+kill -TERM "$STPID"
+wait_gone "$STPID" 50
+
 # ---- file descriptors: --max-clients checked against ulimit -n; no spin when out of them ----
 out=$( (ulimit -n 100; "$DNETD" --sim --max-clients 1000 --listen "unix:$T_TMP/f1.sock") 2>&1); rc=$?
 expect_eq "max-clients over the fd limit refused" 1 "$rc"

@@ -110,6 +110,10 @@ bool dnet_cond_eval(enum dnet_cond c, uint64_t a, uint64_t b);
 int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
 	      uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err);
 
+/* The end of virtual time on the emulator (D-SIM-TIME-END): a delay past it
+ * is refused, a wait's timeout ends there. */
+#define DNET_VTIME_END (1ull << 62)
+
 /* Let ns of time pass: sleeps on hardware, advances virtual time on the
  * emulator (letting the device work). */
 int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
