@@ -41,7 +41,11 @@ static void bad(struct checker *c, const char *fmt, const char *arg)
 	}
 	d->have_err = true;
 	snprintf(d->errmsg, sizeof d->errmsg, fmt, arg);
-	fprintf(stderr, "dsh: %s:%d: check: %s\n", c->name, c->line, d->errmsg);
+	fputs("dsh: ", stderr);
+	dsh_fputs_safe(c->name, stderr);
+	fprintf(stderr, ":%d: check: ", c->line);
+	dsh_fputs_safe(d->errmsg, stderr);
+	fputc('\n', stderr);
 	if (d->json) {
 		struct dsh_args a = { .argc = 1 };
 		a.argv[0] = (char *)"check";
@@ -192,6 +196,10 @@ int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name
 		if (end > i && text[end - 1] == '\r')
 			end--; /* CR LF */
 		bool ok = true;
+		if (end - i >= DSH_PHYS_LINE_MAX) {
+			bad(&c, "line longer than %s bytes", "65536");
+			ok = false;
+		}
 		for (size_t k = i; k < end; k++) {
 			unsigned char ch = (unsigned char)text[k];
 			char col[48];
@@ -232,6 +240,11 @@ int dsh_load_script(struct dsh *d, const char *path, FILE *f, char **text, size_
 		return -1;
 	}
 	for (;;) {
+		if (n >= DSH_SCRIPT_MAX) {
+			free(b);
+			fprintf(stderr, "dsh: '%s' is larger than %u MB: not a script\n", path, DSH_SCRIPT_MAX >> 20);
+			return -1;
+		}
 		if (n + 1 >= cap) {
 			char *nb = realloc(b, cap * 2);
 			if (!nb) {

@@ -14,6 +14,15 @@
 #include <string.h>
 #include "dsh.h"
 
+/* A duration for a message: scaled and readable at any size (dnet_format_time). */
+static const char *dur(uint64_t ns)
+{
+	static char b[4][24];
+	static unsigned i;
+	i = (i + 1) % 4;
+	return dnet_format_time(ns, b[i], sizeof b[i]);
+}
+
 int dsh_now(struct dsh *d, uint64_t *ns)
 {
 	struct dnet_err e = { 0 };
@@ -96,10 +105,10 @@ int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *
 		if (!busy)
 			break;
 		if (t - t0 >= timeout_ns)
-			return dsh_error(d, "timed out after %.3f us: node%s still busy", (double)(t - t0) / 1000.0,
+			return dsh_error(d, "timed out after %s: node%s still busy", dur(t - t0),
 					 all_nodes ? "s" : "");
 		if (dsh_interrupted(d))
-			return dsh_error(d, "interrupted after %.3f us: node%s still busy", (double)(t - t0) / 1000.0,
+			return dsh_error(d, "interrupted after %s: node%s still busy", dur(t - t0),
 					 all_nodes ? "s" : "");
 		if (dnet_delay(d->dev, step, &e) < 0)
 			return dsh_derr(d, &e);
@@ -130,8 +139,8 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->wid), mask, DNET_COND_NE, before & mask, timeout,
 			      NULL, &e) < 0) {
 			if (e.code == DNET_ETIMEDOUT)
-				return dsh_error(d, "%s did not complete within %.3f us (%s counter unchanged)",
-						 oi->name, (double)timeout / 1000.0, dnet_family_name(oi->family));
+				return dsh_error(d, "%s did not complete within %s (%s counter unchanged)",
+						 oi->name, dur(timeout), dnet_family_name(oi->family));
 			return dsh_derr(d, &e);
 		}
 	}
@@ -737,8 +746,8 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 		if (dsh_now(d, &t) < 0)
 			return -1;
 		if (rc < 0)
-			return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
-					 (double)(t - t0) / 1000.0, c.desc, v);
+			return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
+					 dur(t - t0), c.desc, v);
 	} else {
 		for (;;) {
 			if (dsh_cond_read(d, &c, &v) < 0)
@@ -748,11 +757,11 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 			if (dsh_cond_holds(&c, v))
 				break;
 			if (t - t0 >= timeout)
-				return dsh_error(d, "timed out after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
-						 (double)(t - t0) / 1000.0, c.desc, v);
+				return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
+						 dur(t - t0), c.desc, v);
 			if (dsh_interrupted(d))
-				return dsh_error(d, "interrupted after %.3f us waiting for %s (last value 0x%" PRIx64 ")",
-						 (double)(t - t0) / 1000.0, c.desc, v);
+				return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
+						 dur(t - t0), c.desc, v);
 			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
 				return dsh_derr(d, &e);
 		}

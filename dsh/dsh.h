@@ -32,6 +32,8 @@
 
 #define DSH_MAX_ARGS 128
 #define DSH_LINE_MAX 4096
+#define DSH_PHYS_LINE_MAX 65536          /* bytes of one physical line of input */
+#define DSH_SCRIPT_MAX (64u << 20)       /* bytes of one script, read whole */
 #define DSH_VAR_NAME_MAX 63              /* characters of a variable name */
 #define DSH_DEFAULT_BASE 0x4213c000u     /* the thesis's mapping address (App. C) */
 #define DSH_DEFAULT_GAP_NS 10000u        /* 10 us of virtual time between commands */
@@ -219,6 +221,8 @@ void dsh_set_last(struct dsh *d, uint64_t v);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 void out_json_summary(struct dsh *d);
+/* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
+void dsh_fputs_safe(const char *s, FILE *f);
 /* "N passed, M failed[, K errors]" or the JSON summary object. */
 void out_summary(struct dsh *d);
 

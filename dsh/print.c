@@ -323,3 +323,31 @@ void out_json_summary(struct dsh *d)
 	}
 	cJSON_Delete(o);
 }
+
+/* Text for a terminal or a log: C0 controls, DEL, C1 controls (raw or as
+ * UTF-8 U+0080-U+009F) and bytes that are not valid UTF-8 become \xNN, so a
+ * message quoting a hostile line cannot drive the terminal. */
+void dsh_fputs_safe(const char *s, FILE *f)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned char c = *p;
+		int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = n > 0;
+		for (int k = 1; ok && k < n; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (ok && n == 2 && c == 0xc2 && p[1] < 0xa0)
+			ok = false; /* U+0080..U+009F: C1 controls */
+		if (ok && n == 2 && c < 0xc2)
+			ok = false; /* overlong */
+		if (ok && n == 1 && (c < 0x20 || c == 0x7f) && c != '\t')
+			ok = false;
+		if (!ok) {
+			fprintf(f, "\\x%02x", c);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, (size_t)n, f);
+		p += n;
+	}
+}

@@ -39,6 +39,7 @@ struct dsh_src {
 	char *(*cb)(void *ctx, bool cont);
 	void *ctx;
 	long nul_at;    /* column of a NUL byte in the last physical line, or -1 */
+	bool too_long;  /* the last physical line was longer than DSH_PHYS_LINE_MAX */
 };
 
 static char *read_cb_line(struct dsh_src *s, bool cont)
@@ -49,22 +50,49 @@ static char *read_cb_line(struct dsh_src *s, bool cont)
 	return l;
 }
 
+/* One line of a stream, at most DSH_PHYS_LINE_MAX bytes: a longer line is
+ * read to its end and dropped (an error at its line), so no input can make
+ * dsh grow without bound. */
 static char *read_file_line(struct dsh_src *s, bool cont)
 {
 	(void)cont;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n = getline(&line, &cap, s->f);
-	if (n < 0) {
+	size_t cap = 256, n = 0;
+	char *line = malloc(cap);
+	if (!line)
+		return NULL;
+	int c = EOF;
+	bool too_long = false;
+	while ((c = getc(s->f)) != EOF && c != '\n') {
+		if (n + 1 >= DSH_PHYS_LINE_MAX) {
+			too_long = true;
+			continue;
+		}
+		if (n + 1 >= cap) {
+			char *p = realloc(line, cap * 2);
+			if (!p) {
+				free(line);
+				return NULL;
+			}
+			line = p;
+			cap *= 2;
+		}
+		line[n++] = (char)c;
+	}
+	if (c == EOF && n == 0 && !too_long) {
 		free(line);
 		return NULL;
 	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+	line[n] = 0;
+	while (n > 0 && line[n - 1] == '\r')
 		line[--n] = 0;
 	s->line++;
 	/* A NUL byte would silently cut the line short: check_line() rejects it. */
-	char *z = memchr(line, 0, (size_t)n);
+	char *z = memchr(line, 0, n);
 	s->nul_at = z ? z - line : -1;
+	if (too_long) {
+		s->too_long = true;
+		line[0] = 0;
+	}
 	return line;
 }
 
@@ -136,10 +164,15 @@ static void report(struct dsh *d, const char *cmd)
 	/* The command's output first: through a pipe (2>&1 | tee) the error
 	 * must follow the lines that led to it. */
 	fflush(stdout);
-	if (d->cur_file)
-		fprintf(stderr, "dsh: %s:%d: %s: %s\n", d->cur_file, d->cur_line, cmd, d->errmsg);
-	else
-		fprintf(stderr, "dsh: %s: %s\n", cmd, d->errmsg);
+	fputs("dsh: ", stderr);
+	if (d->cur_file) {
+		dsh_fputs_safe(d->cur_file, stderr);
+		fprintf(stderr, ":%d: ", d->cur_line);
+	}
+	dsh_fputs_safe(cmd, stderr);
+	fputs(": ", stderr);
+	dsh_fputs_safe(d->errmsg, stderr);
+	fputc('\n', stderr);
 	fflush(stderr);
 }
 
@@ -169,6 +202,17 @@ static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
 static bool check_line(struct dsh_src *s, const char *l)
 {
 	struct dsh *d = s->d;
+	if (s->too_long && d) {
+		s->too_long = false;
+		d->have_err = false;
+		d->cur_file = s->name;
+		d->cur_line = s->line;
+		d->cur_cmd = l;
+		dsh_error(d, "line longer than %d bytes; the line is ignored", DSH_PHYS_LINE_MAX);
+		fail_unrun(d, "line", NULL);
+		d->cur_cmd = NULL;
+		return false;
+	}
 	long bad = -1;
 	unsigned char c = 0;
 	for (const unsigned char *p = (const unsigned char *)l; *p; p++)

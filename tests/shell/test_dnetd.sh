@@ -236,6 +236,10 @@ expect_eq "pid file holds the pid" "$SPID" "$(cat "$T_TMP/d.pid")"
 expect_status "second dnetd with the same pid file refused" 1 tmo "$DNETD" --sim --listen "unix:$T_TMP/s2.sock" --pidfile "$T_TMP/d.pid"
 expect_match "refusal names the holder" "pid file .*d.pid is locked by a running dnetd \(pid $SPID\)" "$(cat "$T_TMP/err")"
 expect_eq "pid file untouched" "$SPID" "$(cat "$T_TMP/d.pid")"
+echo keep >"$T_TMP/victim"
+ln -s "$T_TMP/victim" "$T_TMP/link.pid"
+expect_status "pid file that is a symlink refused" 1 tmo "$DNETD" --sim --listen "unix:$T_TMP/s3.sock" --pidfile "$T_TMP/link.pid"
+expect_eq "the symlink's target untouched" "keep" "$(cat "$T_TMP/victim")"
 out=$(tmo "$DNETD" --ping 2>&1)
 expect_match "--ping without address uses the default socket" "^dnetd at unix:$XDG_RUNTIME_DIR/dnetd.sock: 2 nodes" "$out"
 out=$(tmo "$BIN/dsh" -b remote -c 'info' 2>&1)

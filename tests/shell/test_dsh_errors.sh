@@ -71,6 +71,23 @@ expect_status "NUL line status" 2 "$DSH" -f "$T_TMP/nul.dsh"
 expect_match "NUL line message" "nul.dsh:1: check: NUL byte at column 29" "$(cat "$T_TMP/err")"
 expect_match "ESC line message" "nul.dsh:2: check: control character 0x1b at column 29" "$(cat "$T_TMP/err")"
 expect_eq "nothing of them ran" "" "$(cat "$T_TMP/out")"
+# Bounded input: a script of endless bytes, an endless line on a pipe.
+t0=$(date +%s)
+expect_status "source /dev/zero is refused, bounded" 1 timeout 30 "$DSH" -c 'source /dev/zero'
+expect_match "source /dev/zero says why" "larger than 64 MB" "$(cat "$T_TMP/err")"
+head -c 100000 /dev/zero | tr '\0' a >"$T_TMP/longline"
+printf '\necho after\n' >>"$T_TMP/longline"
+out=$("$DSH" <"$T_TMP/longline" 2>"$T_TMP/err")
+expect_eq "a line past 64 KB on a pipe is dropped, the next runs" "after
+0 passed, 0 failed, 1 error" "$out"
+expect_match "the long line is named" "<stdin>:1: line: line longer than 65536 bytes" "$(cat "$T_TMP/err")"
+# Control bytes and broken UTF-8 in messages are escaped.
+"$DSH" -c "$(printf 'nosuch\x9b[31m')" 2>"$T_TMP/err"
+expect_match "C1 byte escaped" "unknown command 'nosuch\\\\x9b\\[31m'" "$(cat "$T_TMP/err")"
+if grep -q "$(printf '\x9b')" "$T_TMP/err"; then fail "raw C1 byte in a message"; else pass; fi
+# Durations in messages stay readable at any size.
+"$DSH" -c 'wait ctl_status == 0 timeout=18446744073709551615ns' 2>"$T_TMP/err"
+expect_match "huge timeout formatted" "timed out after 4611686018\\.427s" "$(cat "$T_TMP/err")"
 # Deeply nested repeat blocks: an error, not a stack overflow.
 { for i in $(seq 2000); do echo 'repeat 1'; done; echo v; for i in $(seq 2000); do echo end; done; } >"$T_TMP/deep.dsh"
 expect_status "deep repeat" 2 "$DSH" -f "$T_TMP/deep.dsh"

@@ -106,9 +106,16 @@ static void log_line(void *ctx, int level, const char *msg)
  * with the same pid file refuses to start instead of overwriting it. */
 static int pidfile_lock(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* O_NOFOLLOW: a planted symlink must not make dnetd write another file. */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "dnetd: cannot open pid file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "dnetd: pid file %s is not a regular file\n", path);
+		close(fd);
 		return -1;
 	}
 	if (lockf(fd, F_TLOCK, 0) != 0) {
