@@ -320,7 +320,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return rc;
 
 	uint64_t node = 1, wid = 0, timeout_ms = DEFAULT_TIMEOUT_MS;
-	bool privileged = true;
+	bool privileged = true, anypeer = false;
 	const char *token = getenv("DNET_TOKEN");
 	struct dnet_kv kv[MAX_OPTS];
 	unsigned nkv = 0;
@@ -341,9 +341,11 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 			privileged = false;
 		else if (strcmp(k, "privileged") == 0 && flag)
 			privileged = true;
+		else if (strcmp(k, "anypeer") == 0 && flag)
+			anypeer = true;
 		else
 			rc = dnet_seterr(err, DNET_EINVAL, "remote: bad option \"%s%s%s\" (node=N, wid=0|1, "
-					 "user, privileged, token=T, timeout=MS)", k, flag ? "" : "=",
+					 "user, privileged, token=T, timeout=MS, anypeer)", k, flag ? "" : "=",
 					 flag ? "" : kv[i].val);
 		if (rc)
 			return rc;
@@ -362,6 +364,20 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	if ((rc = connect_to(r, &sa, err))) {
 		remote_free(r);
 		return rc;
+	}
+	/* The token goes only to a daemon run by root or by us: whoever owns
+	 * the socket (a planted /tmp socket) would otherwise receive it. */
+	if (!sa.tcp && token && *token && !anypeer) {
+		struct ucred cr;
+		socklen_t cl = sizeof cr;
+		if (getsockopt(r->fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0 ||
+		    (cr.uid != 0 && cr.uid != getuid())) {
+			long pu = cl == sizeof cr ? (long)cr.uid : -1;
+			remote_free(r);
+			return dnet_seterr(err, DNET_EPERM,
+					   "remote: %s is served by uid %ld, not root or you (uid %ld): the token is "
+					   "not sent (add ,anypeer to trust that daemon)", addr, pu, (long)getuid());
+		}
 	}
 
 	struct dnet_proto_msg req, rep;
@@ -663,7 +679,7 @@ static const char *const *remote_stat_names(struct dnet_dev *dev)
 
 const struct dnet_backend_ops dnet_backend_remote = {
 	.name = "remote",
-	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=MS]",
+	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=MS][,anypeer]",
 	.help = "a dnetd daemon serving any backend over a socket (see dnetd(8))",
 	.open = remote_open,
 	.close = remote_close,

@@ -2,6 +2,7 @@
 #include "remote/server.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -29,7 +30,7 @@
 /* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
  * the loop), or virtual time (P_VWAIT, P_VDELAY, advanced in bounded slices
  * from the loop so that no client holds the others up). */
-enum pending_kind { P_NONE, P_WAIT, P_DELAY, P_VWAIT, P_VDELAY };
+enum pending_kind { P_NONE, P_WAIT, P_DELAY, P_VWAIT, P_VDELAY, P_REJECT };
 
 /* Each loop turn gives a virtual-time wait or delay at most this much real
  * time, in slices of virtual time that grow while they stay cheap. */
@@ -46,6 +47,8 @@ struct client {
 	bool eof;            /* the peer has shut down its side */
 	unsigned node, wid;
 	bool privileged;
+	bool may_privilege;  /* decided by the server: the peer's uid, or TCP with the token */
+	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
 	uint8_t *in;
 	size_t in_len, in_cap;
 	struct dnet_pbuf out;
@@ -55,6 +58,7 @@ struct client {
 	uint32_t p_id, p_off, p_cond;
 	uint64_t p_mask, p_value, p_timeout, p_deadline;
 	uint64_t slice;      /* virtual ns per slice (P_VWAIT, P_VDELAY) */
+	char p_msg[96];      /* P_REJECT: the refusal sent at p_deadline */
 };
 
 struct dnet_srv {
@@ -68,6 +72,8 @@ struct dnet_srv {
 	unsigned served, serial;
 	bool virt;
 	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
+	unsigned fails, fails_unlogged;   /* failed tokens (recent, not yet logged) */
+	uint64_t fail_at, fail_log_ns;
 	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
 };
 
@@ -143,7 +149,14 @@ static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
 				   strerror(e));
 	}
 	s->unlink_path = true;
-	if (chmod(s->spec.path, 0600) != 0 || listen(fd, 64) != 0) {
+	bool grp = s->cfg.socket_group != NULL;
+	struct group *gr = grp ? getgrnam(s->cfg.socket_group) : NULL;
+	if (grp && !gr) {
+		close(fd);
+		return dnet_seterr(err, DNET_EINVAL, "--socket-group: no group '%s'", s->cfg.socket_group);
+	}
+	if ((grp && chown(s->spec.path, (uid_t)-1, gr->gr_gid) != 0) ||
+	    chmod(s->spec.path, grp ? 0660 : 0600) != 0 || listen(fd, 64) != 0) {
 		e = errno;
 		close(fd);
 		return dnet_seterr(err, DNET_EIO, "listen %s: %s", s->spec.path, strerror(e));
@@ -339,6 +352,20 @@ static void accept_clients(struct dnet_srv *s)
 			return;
 		}
 		c->fd = fd;
+		/* Privilege is the server's decision (not the HELLO's): on a UNIX
+		 * socket root and the daemon's own uid may be privileged, other
+		 * uids (admitted by --socket-group) are user clients; on TCP the
+		 * token (required) admits privileged clients. */
+		c->uid = -1;
+		c->may_privilege = s->spec.tcp;
+		if (!s->spec.tcp) {
+			struct ucred cr;
+			socklen_t cl = sizeof cr;
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0) {
+				c->uid = (long)cr.uid;
+				c->may_privilege = cr.uid == 0 || cr.uid == geteuid();
+			}
+		}
 		c->in = in;
 		c->in_cap = IN_INIT;
 		c->serial = ++s->serial;
@@ -482,12 +509,33 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 		return;
 	}
 	if (s->cfg.token && !token_ok(s->cfg.token, m->token)) {
-		reply_error(s, c, m->id, DNET_EPERM,
-			    m->token[0] ? "bad token" : "this dnetd requires a token (token=T or DNET_TOKEN)");
-		slog(s, DNET_SRV_LOG_INFO, "client #%u: bad token, disconnecting", c->serial);
-		c->closing = true;
+		/* A failed token is answered only after a delay that grows with
+		 * the recent failures (100 ms doubling to 6.4 s), and logged by
+		 * default, at most once a second: guessing is slow and seen. */
+		uint64_t now = mono_ns();
+		if (now - s->fail_at > 60000000000ull)
+			s->fails = 0;
+		s->fail_at = now;
+		unsigned shift = s->fails < 6 ? s->fails : 6;
+		s->fails++;
+		s->fails_unlogged++;
+		if (now - s->fail_log_ns >= 1000000000ull || !s->fail_log_ns) {
+			slog(s, DNET_SRV_LOG_ERR, "client #%u%s: %s (%u failed token%s since the last report)",
+			     c->serial, s->spec.tcp ? "" : "", m->token[0] ? "bad token" : "no token",
+			     s->fails_unlogged, s->fails_unlogged == 1 ? "" : "s");
+			s->fails_unlogged = 0;
+			s->fail_log_ns = now;
+		}
+		c->p_id = m->id;
+		snprintf(c->p_msg, sizeof c->p_msg, "%s",
+			 m->token[0] ? "bad token" : "this dnetd requires a token (token=T or DNET_TOKEN)");
+		c->p_deadline = now + (100000000ull << shift);
+		c->pending = P_REJECT;
 		return;
 	}
+	if (m->privileged && !c->may_privilege)
+		slog(s, DNET_SRV_LOG_INFO, "client #%u: uid %ld asked to be privileged; served as a user "
+		     "(only root and uid %ld may be)", c->serial, c->uid, (long)geteuid());
 	unsigned node = m->node ? m->node : 1;
 	if (node > nodes) {
 		snprintf(msg, sizeof msg, "node %u does not exist (this dnetd serves nodes 1..%u)", node, nodes);
@@ -498,7 +546,7 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 	c->hello = true;
 	c->node = node;
 	c->wid = m->wid;
-	c->privileged = m->privileged != 0;
+	c->privileged = m->privileged && c->may_privilege; /* a HELLO can only ask for less */
 	unsigned caps = dnet_dev_caps(s->cfg.dev) | DNET_CAP_REMOTE;
 	if (!c->privileged)
 		caps &= ~(DNET_CAP_PRIVILEGED | DNET_CAP_BACKDOOR);
@@ -867,6 +915,14 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 /* Re-check a pending real-time wait or delay. */
 static void check_pending(struct dnet_srv *s, struct client *c, uint64_t now)
 {
+	if (c->pending == P_REJECT) {
+		if (now >= c->p_deadline) {
+			c->pending = P_NONE;
+			reply_error(s, c, c->p_id, DNET_EPERM, c->p_msg);
+			c->closing = true;
+		}
+		return;
+	}
 	if (c->pending == P_DELAY) {
 		if (now >= c->p_deadline) {
 			c->pending = P_NONE;
@@ -1025,8 +1081,8 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				next = now; /* more slices to run: do not block */
 			} else if (c->pending != P_NONE) {
 				any_pending = true;
-				uint64_t t = c->pending == P_DELAY ? c->p_deadline
-								   : sat_add(now, s->cfg.recheck_us * 1000ull);
+				uint64_t t = c->pending == P_DELAY || c->pending == P_REJECT
+						     ? c->p_deadline : sat_add(now, s->cfg.recheck_us * 1000ull);
 				if (c->pending == P_WAIT && c->p_deadline < t)
 					t = c->p_deadline;
 				if (t < next)

@@ -39,6 +39,9 @@ struct dnet_srv_config {
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
 	int verbose;
+	/* --socket-group: the UNIX socket is made 0660 with this group (NULL:
+	 * 0600); its members connect as user clients. */
+	const char *socket_group;
 };
 
 struct dnet_srv;

@@ -275,6 +275,50 @@ echo "dnetd: slowest read beside a long wait: $worst ms" >&2
 kill -TERM "$STPID"
 wait_gone "$STPID" 50
 
+# ---- privilege is the server's decision; the client sends a token only to root or itself ----
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then
+	PD=$T_TMP/priv
+	mkdir -p "$PD"
+	chmod 755 "$T_TMP"
+	chmod 1777 "$PD"
+	"$DNETD" --sim --listen "unix:$PD/g.sock" --socket-group nogroup >"$T_TMP/g.out" 2>&1 &
+	GPID=$!
+	T_PIDS+=("$GPID")
+	wait_for_line "$T_TMP/g.out" "serving" 50
+	expect_eq "socket-group: mode and group" "660 nogroup" "$(stat -c '%a %G' "$PD/g.sock")"
+	out=$(runuser -u nobody -- "$BIN/dsh" -b "remote:unix:$PD/g.sock" -c 'info' 2>&1)
+	expect_match "another uid is served as a user" "caps .*remote" "$out"
+	if grep -q privileged <<<"$out"; then fail "uid nobody got privileged: $out"; else pass; fi
+	expect_status "another uid cannot reach the System Register" 1 runuser -u nobody -- "$BIN/dsh" -b "remote:unix:$PD/g.sock" -c 'sreg_write pgid0 1'
+	out=$("$BIN/dsh" -b "remote:unix:$PD/g.sock" -c 'info' 2>&1)
+	expect_match "root is privileged" "caps .*privileged" "$out"
+	kill -TERM "$GPID"; wait_gone "$GPID" 50
+	# a daemon run by another uid does not get our token
+	runuser -u nobody -- "$DNETD" --sim --listen "unix:$PD/n.sock" --token nobodys-token >"$T_TMP/n.out" 2>&1 &
+	NPID=$!
+	T_PIDS+=("$NPID")
+	wait_for_line "$T_TMP/n.out" "serving" 50
+	expect_status "token not sent to a daemon of another uid" 3 env DNET_TOKEN=secret "$BIN/dsh" -b "remote:unix:$PD/n.sock" -c info
+	expect_match "refusal names the uid" "served by uid $(id -u nobody), not root or you" "$(cat "$T_TMP/err")"
+	expect_status "anypeer trusts it" 0 "$BIN/dsh" -b "remote:unix:$PD/n.sock,anypeer,token=nobodys-token" -c info
+	kill -TERM "$NPID"; wait_gone "$NPID" 50
+else
+	echo "$T_SUITE: not root or no runuser: uid-based privilege not tested" >&2
+fi
+
+# ---- failed tokens: delayed (100 ms, doubling) and logged by default ----
+"$DNETD" --sim --listen "unix:$T_TMP/tk.sock" --token right >"$T_TMP/tk.out" 2>"$T_TMP/tk.err" &
+TKPID=$!
+T_PIDS+=("$TKPID")
+wait_for_line "$T_TMP/tk.out" "serving" 50
+t0=$(date +%s%N)
+for i in 1 2 3 4; do "$BIN/dsh" -b "remote:unix:$T_TMP/tk.sock,token=wrong" -c info >/dev/null 2>&1; done
+el=$((($(date +%s%N) - t0) / 1000000))
+if [ "$el" -ge 1400 ]; then pass; else fail "4 wrong tokens answered in $el ms (want >= 100+200+400+800)"; fi
+expect_match "failed tokens logged without -v" "bad token" "$(cat "$T_TMP/tk.err")"
+expect_status "the right token still works" 0 "$BIN/dsh" -b "remote:unix:$T_TMP/tk.sock,token=right" -c info
+kill -TERM "$TKPID"; wait_gone "$TKPID" 50
+
 # ---- file descriptors: --max-clients checked against ulimit -n; no spin when out of them ----
 out=$( (ulimit -n 100; "$DNETD" --sim --max-clients 1000 --listen "unix:$T_TMP/f1.sock") 2>&1); rc=$?
 expect_eq "max-clients over the fd limit refused" 1 "$rc"

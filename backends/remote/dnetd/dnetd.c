@@ -56,6 +56,8 @@ static void usage(FILE *f)
 		"      --pidfile F       write the daemon's pid to F and hold a lock on it (a second\n"
 		"                        dnetd with the same F refuses to start); removed at exit\n"
 		"      --syslog          log to syslog (facility daemon) instead of stderr\n"
+		"      --socket-group G  make the UNIX socket 0660 with group G: its members connect\n"
+		"                        as user clients (root and the daemon's uid may be privileged)\n"
 		"      --foreground      stay in the foreground (the default; there is no other mode)\n"
 		"      --ping[=ADDR]     connect to the dnetd at ADDR (default: the socket a plain\n"
 		"                        dnetd and `-b remote` use) as a client, print what it\n"
@@ -197,7 +199,7 @@ static int do_ping(const char *addr, const char *token)
 int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
-	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG };
+	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -214,6 +216,7 @@ int main(int argc, char **argv)
 		{"foreground", no_argument, NULL, O_FOREGROUND},
 		{"ping", optional_argument, NULL, O_PING},
 		{"syslog", no_argument, NULL, O_SYSLOG},
+		{"socket-group", required_argument, NULL, O_SOCKET_GROUP},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -221,7 +224,7 @@ int main(int argc, char **argv)
 	};
 	bool sim = false, cold = false, once = false;
 	const char *backend = NULL, *listen_addr = NULL, *token_arg = NULL, *token_file = NULL;
-	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL;
+	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL, *socket_group = NULL;
 	uint64_t nodes = 0, capacity = 0, max_clients = 0;
 	int verbose = 0, c;
 	struct dnet_err err;
@@ -259,6 +262,7 @@ int main(int argc, char **argv)
 			ping = optarg ? optarg : "";
 			break;
 		case O_SYSLOG: use_syslog = true; break;
+		case O_SOCKET_GROUP: socket_group = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
@@ -379,6 +383,7 @@ int main(int argc, char **argv)
 		.stop = &stop_flag,
 		.log = log_line,
 		.verbose = verbose,
+		.socket_group = socket_group,
 	};
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
