@@ -49,6 +49,8 @@ struct client {
 	bool privileged;
 	bool may_privilege;  /* decided by the server: the peer's uid, or TCP with the token */
 	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
+	char peer[64];       /* TCP peer address, for the per-address cap */
+	uint64_t born_ns, active_ns;  /* connected, last request (monotonic) */
 	uint8_t *in;
 	size_t in_len, in_cap;
 	struct dnet_pbuf out;
@@ -73,6 +75,8 @@ struct dnet_srv {
 	bool virt;
 	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
 	unsigned fails, fails_unlogged;   /* failed tokens (recent, not yet logged) */
+	uint64_t hello_grace_ns, idle_ns;
+	unsigned max_unauth, max_per_peer;
 	uint64_t fail_at, fail_log_ns;
 	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
 };
@@ -221,6 +225,11 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	s->cfg = *cfg;
 	s->lfd = -1;
 	s->spare_fd = -1;
+	s->hello_grace_ns = (uint64_t)(cfg->hello_grace_s ? cfg->hello_grace_s : DNET_SRV_DEFAULT_HELLO_GRACE_S) *
+			    1000000000ull;
+	s->max_unauth = cfg->max_unauth ? cfg->max_unauth : DNET_SRV_DEFAULT_MAX_UNAUTH;
+	s->max_per_peer = cfg->max_per_peer;
+	s->idle_ns = (uint64_t)cfg->idle_timeout_s * 1000000000ull;
 	s->maxcl = cfg->max_clients ? cfg->max_clients : DNET_SRV_DEFAULT_MAX_CLIENTS;
 	/* Every client holds one descriptor: --max-clients must fit the
 	 * process's limit (ulimit -n) beside the listening socket, the standard
@@ -290,11 +299,42 @@ static void client_free(struct dnet_srv *s, struct client *c)
 	free(c);
 }
 
+static void reject_msg(struct dnet_srv *s, int fd, const char *msg);
+
 static void reject_busy(struct dnet_srv *s, int fd)
 {
-	struct dnet_pbuf b = {0};
 	char msg[96];
 	snprintf(msg, sizeof msg, "too many clients (dnetd serves at most %u)", s->maxcl);
+	reject_msg(s, fd, msg);
+}
+
+/* The caps a new connection must fit (NULL: admitted): connections that
+ * have not said HELLO yet (sshd's MaxStartups: silent sockets cannot lock
+ * the others out), and clients per uid or address. */
+static const char *admission(struct dnet_srv *s, const struct client *n)
+{
+	static char why[160];
+	unsigned unauth = 0, same = 0;
+	for (unsigned i = 0; i < s->ncl; i++) {
+		const struct client *c = s->cl[i];
+		unauth += !c->hello;
+		same += s->spec.tcp ? strcmp(c->peer, n->peer) == 0 : c->uid == n->uid;
+	}
+	if (unauth >= s->max_unauth) {
+		snprintf(why, sizeof why, "too many connections waiting to say HELLO (at most %u)", s->max_unauth);
+		return why;
+	}
+	if (s->max_per_peer && same >= s->max_per_peer) {
+		snprintf(why, sizeof why, "too many clients from this %s (at most %u)", s->spec.tcp ? "address" : "uid",
+			 s->max_per_peer);
+		return why;
+	}
+	return NULL;
+}
+
+static void reject_msg(struct dnet_srv *s, int fd, const char *msg)
+{
+	struct dnet_pbuf b = {0};
 	if (dnet_proto_encode_error(&b, 0, DNET_EBUSY, msg, NULL) == 0) {
 		ssize_t w = send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)w;
@@ -366,6 +406,21 @@ static void accept_clients(struct dnet_srv *s)
 				c->may_privilege = cr.uid == 0 || cr.uid == geteuid();
 			}
 		}
+		if (s->spec.tcp) {
+			struct sockaddr_storage ss;
+			socklen_t sl = sizeof ss;
+			if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+				getnameinfo((struct sockaddr *)&ss, sl, c->peer, sizeof c->peer, NULL, 0,
+					    NI_NUMERICHOST);
+		}
+		const char *why = admission(s, c);
+		if (why) {
+			reject_msg(s, fd, why);
+			free(c);
+			free(in);
+			continue;
+		}
+		c->born_ns = c->active_ns = mono_ns();
 		c->in = in;
 		c->in_cap = IN_INIT;
 		c->serial = ++s->serial;
@@ -1020,6 +1075,7 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		} else {
 			slog(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->serial,
 			     dnet_proto_type_name(m.type), m.id);
+			c->active_ns = mono_ns();
 			do_request(s, c, &m);
 		}
 		pos += flen;
@@ -1076,6 +1132,12 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			pfd[i + 1].events = (short)((want_input(c) ? POLLIN : 0) |
 						    (out_pending(c) ? POLLOUT : 0));
 			pfd[i + 1].revents = 0;
+			if (!c->hello || s->idle_ns) {
+				uint64_t t = !c->hello ? c->born_ns + s->hello_grace_ns : c->active_ns + s->idle_ns;
+				any_pending = true;
+				if (t + 1000000 < next)
+					next = t + 1000000;
+			}
 			if (c->pending == P_VWAIT || c->pending == P_VDELAY) {
 				any_pending = true;
 				next = now; /* more slices to run: do not block */
@@ -1126,6 +1188,27 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			if (!c->dead)
 				client_process(s, c);
 			if (!c->dead)
+				flush_out(s, c);
+		}
+		/* Silent connections: no HELLO within the grace time, or idle past
+		 * the idle timeout (never while a wait of theirs is pending). */
+		now = mono_ns();
+		for (unsigned i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+			if (c->dead || c->closing || c->pending != P_NONE)
+				continue;
+			if (!c->hello && now - c->born_ns > s->hello_grace_ns) {
+				slog(s, DNET_SRV_LOG_INFO, "client #%u: no HELLO within %llu s, disconnecting", c->serial,
+				     (unsigned long long)(s->hello_grace_ns / 1000000000ull));
+				reply_error(s, c, 0, DNET_ETIMEDOUT, "no HELLO in time");
+				c->closing = true;
+			} else if (c->hello && s->idle_ns && now - c->active_ns > s->idle_ns) {
+				slog(s, DNET_SRV_LOG_INFO, "client #%u: idle for %llu s, disconnecting", c->serial,
+				     (unsigned long long)(s->idle_ns / 1000000000ull));
+				reply_error(s, c, 0, DNET_ETIMEDOUT, "idle timeout");
+				c->closing = true;
+			}
+			if (c->closing)
 				flush_out(s, c);
 		}
 		/* Drop the dead, keeping order. */

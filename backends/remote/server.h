@@ -42,7 +42,13 @@ struct dnet_srv_config {
 	/* --socket-group: the UNIX socket is made 0660 with this group (NULL:
 	 * 0600); its members connect as user clients. */
 	const char *socket_group;
+	/* Limits (0: the defaults below): seconds a connection may take to say
+	 * HELLO; connections that have not yet; clients of one uid (UNIX) or
+	 * address (TCP); seconds a client may stay silent (0: forever). */
+	unsigned hello_grace_s, max_unauth, max_per_peer, idle_timeout_s;
 };
+#define DNET_SRV_DEFAULT_HELLO_GRACE_S 10u
+#define DNET_SRV_DEFAULT_MAX_UNAUTH    16u
 
 struct dnet_srv;
 

@@ -53,6 +53,11 @@ static void usage(FILE *f)
 		"      --token-file F    read the token from the first line of F\n"
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
+		"      --hello-grace S   drop a connection that has not said HELLO within S seconds\n"
+		"                        (default 10)\n"
+		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
+		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
+		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"
 		"      --pidfile F       write the daemon's pid to F and hold a lock on it (a second\n"
 		"                        dnetd with the same F refuses to start); removed at exit\n"
 		"      --syslog          log to syslog (facility daemon) instead of stderr\n"
@@ -199,7 +204,8 @@ static int do_ping(const char *addr, const char *token)
 int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
-	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP };
+	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP, O_HELLO_GRACE, O_MAX_UNAUTH,
+	       O_MAX_PER_PEER, O_IDLE };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -217,6 +223,10 @@ int main(int argc, char **argv)
 		{"ping", optional_argument, NULL, O_PING},
 		{"syslog", no_argument, NULL, O_SYSLOG},
 		{"socket-group", required_argument, NULL, O_SOCKET_GROUP},
+		{"hello-grace", required_argument, NULL, O_HELLO_GRACE},
+		{"max-unauth", required_argument, NULL, O_MAX_UNAUTH},
+		{"max-per-peer", required_argument, NULL, O_MAX_PER_PEER},
+		{"idle-timeout", required_argument, NULL, O_IDLE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -225,7 +235,8 @@ int main(int argc, char **argv)
 	bool sim = false, cold = false, once = false;
 	const char *backend = NULL, *listen_addr = NULL, *token_arg = NULL, *token_file = NULL;
 	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL, *socket_group = NULL;
-	uint64_t nodes = 0, capacity = 0, max_clients = 0;
+	uint64_t nodes = 0, capacity = 0, max_clients = 0, hello_grace = 0, max_unauth = 0, max_per_peer = 0,
+		 idle = 0;
 	int verbose = 0, c;
 	struct dnet_err err;
 	dnet_clearerr(&err);
@@ -263,6 +274,17 @@ int main(int argc, char **argv)
 			break;
 		case O_SYSLOG: use_syslog = true; break;
 		case O_SOCKET_GROUP: socket_group = optarg; break;
+		case O_HELLO_GRACE:
+		case O_MAX_UNAUTH:
+		case O_MAX_PER_PEER:
+		case O_IDLE: {
+			uint64_t *v = c == O_HELLO_GRACE ? &hello_grace : c == O_MAX_UNAUTH ? &max_unauth
+				    : c == O_MAX_PER_PEER ? &max_per_peer : &idle;
+			if (dnet_parse_u64(optarg, 86400, v, argv[optind - 1], &err) ||
+			    ((c == O_HELLO_GRACE || c == O_MAX_UNAUTH) && *v == 0))
+				return usage_error("%s: %s", argv[optind - 1], err.msg[0] ? err.msg : "at least 1");
+			break;
+		}
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
@@ -384,6 +406,10 @@ int main(int argc, char **argv)
 		.log = log_line,
 		.verbose = verbose,
 		.socket_group = socket_group,
+		.hello_grace_s = (unsigned)hello_grace,
+		.max_unauth = (unsigned)max_unauth,
+		.max_per_peer = (unsigned)max_per_peer,
+		.idle_timeout_s = (unsigned)idle,
 	};
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
