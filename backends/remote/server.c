@@ -25,6 +25,8 @@
 
 #define IN_INIT       4096u
 #define OUT_HIGH      (1u << 20) /* stop reading requests while this much is unsent */
+#define OUT_TOTAL_HIGH (64u << 20) /* ... from anyone while all clients have this much unsent */
+#define SLOW_READER_NS 10000000000ull /* a client stuck at OUT_HIGH this long is dropped */
 #define ACCEPT_BURST  16
 
 /* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
@@ -51,6 +53,7 @@ struct client {
 	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
 	char peer[64];       /* TCP peer address, for the per-address cap */
 	uint64_t born_ns, active_ns;  /* connected, last request (monotonic) */
+	uint64_t sent_ns;    /* last time bytes went out */
 	uint8_t *in;
 	size_t in_len, in_cap;
 	struct dnet_pbuf out;
@@ -76,6 +79,7 @@ struct dnet_srv {
 	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
 	unsigned fails, fails_unlogged;   /* failed tokens (recent, not yet logged) */
 	uint64_t hello_grace_ns, idle_ns;
+	size_t out_total;       /* bytes queued for all clients */
 	unsigned max_unauth, max_per_peer;
 	uint64_t fail_at, fail_log_ns;
 	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
@@ -420,7 +424,7 @@ static void accept_clients(struct dnet_srv *s)
 			free(in);
 			continue;
 		}
-		c->born_ns = c->active_ns = mono_ns();
+		c->born_ns = c->active_ns = c->sent_ns = mono_ns();
 		c->in = in;
 		c->in_cap = IN_INIT;
 		c->serial = ++s->serial;
@@ -450,6 +454,7 @@ static void flush_out(struct dnet_srv *s, struct client *c)
 			break;
 		}
 		c->out_off += (size_t)w;
+		c->sent_ns = mono_ns();
 	}
 	if (out_pending(c) == 0) {
 		c->out.len = c->out_off = 0;
@@ -1099,9 +1104,9 @@ static void client_process(struct dnet_srv *s, struct client *c)
 	}
 }
 
-static bool want_input(const struct client *c)
+static bool want_input(const struct dnet_srv *s, const struct client *c)
 {
-	if (c->closing || c->dead || c->eof || out_pending(c) >= OUT_HIGH)
+	if (c->closing || c->dead || c->eof || out_pending(c) >= OUT_HIGH || s->out_total >= OUT_TOTAL_HIGH)
 		return false;
 	if (c->in_len < c->in_cap)
 		return true;
@@ -1123,13 +1128,18 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 		bool any_pending = false;
 		uint64_t now = mono_ns(), next = UINT64_MAX;
 
+		/* Bytes queued for all clients: past OUT_TOTAL_HIGH nobody's input
+		 * is read until it drains, so slow readers cannot pin memory. */
+		s->out_total = 0;
+		for (unsigned i = 0; i < s->ncl; i++)
+			s->out_total += out_pending(s->cl[i]);
 		pfd[0].fd = s->lfd;
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
 			pfd[i + 1].fd = c->fd;
-			pfd[i + 1].events = (short)((want_input(c) ? POLLIN : 0) |
+			pfd[i + 1].events = (short)((want_input(s, c) ? POLLIN : 0) |
 						    (out_pending(c) ? POLLOUT : 0));
 			pfd[i + 1].revents = 0;
 			if (!c->hello || s->idle_ns) {
@@ -1195,6 +1205,11 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 		now = mono_ns();
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
+			if (!c->dead && out_pending(c) >= OUT_HIGH && now - c->sent_ns > SLOW_READER_NS) {
+				slog(s, DNET_SRV_LOG_INFO, "client #%u: reads nothing of its %zu queued bytes for %llu s, "
+				     "disconnecting", c->serial, out_pending(c), SLOW_READER_NS / 1000000000ull);
+				c->dead = true;
+			}
 			if (c->dead || c->closing || c->pending != P_NONE)
 				continue;
 			if (!c->hello && now - c->born_ns > s->hello_grace_ns) {
