@@ -139,6 +139,7 @@ struct dsh {
 	int quit_code;      /* exit N: the exit status; -1 none */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
+	bool out_of_time;   /* --max-time stopped the run */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;
 	int asserts_pass, asserts_fail;
@@ -347,6 +348,9 @@ void dsh_interrupt_clear(void);
  * signal caught (0 if none). */
 void dsh_batch_signals(void);
 int dsh_term_signal(void);
+/* --max-time: a limit on the real time of the whole run (0: none). */
+void dsh_set_max_time(uint64_t ns);
+bool dsh_out_of_time(void);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,9 +50,29 @@ int dsh_term_signal(void)
 	return g_term;
 }
 
+/* --max-time: the run stops at this CLOCK_MONOTONIC instant (0: none). */
+static uint64_t g_deadline_ns;
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void dsh_set_max_time(uint64_t ns)
+{
+	g_deadline_ns = ns ? mono_now() + ns : 0;
+}
+
+bool dsh_out_of_time(void)
+{
+	return g_deadline_ns && mono_now() >= g_deadline_ns;
+}
+
 bool dsh_interrupted(struct dsh *d)
 {
-	return (d->interactive && g_sigint) || g_term;
+	return (d->interactive && g_sigint) || g_term || dsh_out_of_time();
 }
 
 void dsh_interrupt_clear(void)

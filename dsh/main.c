@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
 		"      --base ADDR      address printed for device offset 0 (default 0x4213c000)\n"
 		"      --timeout DUR    default timeout of waits (default 1s)\n"
+		"      --max-time DUR   limit on the real time of the whole run: past it the command\n"
+		"                       running stops, nothing more runs, exit 1\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
 	static char specbuf[512];
 	uint64_t nodes = 0;
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
@@ -200,12 +202,14 @@ int main(int argc, char **argv)
 		{ "command", required_argument, NULL, 'c' }, { "file", required_argument, NULL, 'f' },
 		{ "errexit", no_argument, NULL, 'e' }, { "interactive", no_argument, NULL, 'i' },
 		{ "pretty", no_argument, NULL, O_PRETTY }, { "norc", no_argument, NULL, O_NORC },
+		{ "max-time", required_argument, NULL, O_MAXTIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
 	int o;
 	opterr = 0;
 	bool check_only = false, want_summary = false, stay = false, norc = false;
+	uint64_t max_time = 0;
 	const char *outfile = NULL;
 	static struct source src[DSH_MAX_SOURCES];
 	unsigned nsrc = 0;
@@ -226,6 +230,10 @@ int main(int argc, char **argv)
 		case 'i': stay = true; break;
 		case O_PRETTY: d->pretty = true; break;
 		case O_NORC: norc = true; break;
+		case O_MAXTIME:
+			if (dnet_parse_duration(optarg, &max_time, "--max-time", &e) < 0 || max_time == 0)
+				return usage_error("%s", e.msg[0] ? e.msg : "--max-time: at least 1ns");
+			break;
 		case 'e': d->bail = true; break;
 		case 'n': check_only = true; break;
 		case 'o': outfile = optarg; break;
@@ -375,8 +383,20 @@ int main(int argc, char **argv)
 		cleanup(d);
 		return DSH_EXIT_USAGE;
 	}
-	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal(); i++)
+	dsh_set_max_time(max_time);
+	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
+			     !dsh_out_of_time(); i++)
 		dsh_run_string(d, src[i].text, src[i].name);
+	if (dsh_out_of_time()) {
+		char b[24];
+		fflush(stdout);
+		if (!d->json)
+			fprintf(stderr, "dsh: the run reached its --max-time of %s and was stopped\n",
+				dnet_format_duration(max_time, b, sizeof b));
+		d->out_of_time = true;
+		d->failures++;
+		d->errors++;
+	}
 	free_sources(src, nsrc);
 	if (interactive && !check_only && !d->quit && !d->stop) {
 		d->interactive = true;

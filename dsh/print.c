@@ -313,6 +313,8 @@ void out_json_summary(struct dsh *d)
 	}
 	if (dsh_term_signal())
 		cJSON_AddNumberToObject(s, "signal", dsh_term_signal());
+	if (d->out_of_time)
+		cJSON_AddBoolToObject(s, "max_time_reached", true);
 	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0 && !d->check_errors &&
 				   !dsh_term_signal());
 	char *t = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);

@@ -88,6 +88,12 @@ if grep -q "$(printf '\x9b')" "$T_TMP/err"; then fail "raw C1 byte in a message"
 # Durations in messages stay readable at any size.
 "$DSH" -c 'wait ctl_status == 0 timeout=18446744073709551615ns' 2>"$T_TMP/err"
 expect_match "huge timeout formatted" "timed out after 4611686018\\.427s" "$(cat "$T_TMP/err")"
+# --max-time stops even 10^16 nested iterations.
+t0=$(date +%s%N)
+expect_status "--max-time stops the run" 1 timeout 30 "$DSH" --max-time 300ms -c 'repeat 100000000; repeat 100000000; stat vtime_ns; end; end'
+el=$((($(date +%s%N) - t0) / 1000000))
+if [ "$el" -lt 5000 ]; then pass; else fail "--max-time 300ms took $el ms"; fi
+expect_match "--max-time message" "reached its --max-time of 300ms" "$(cat "$T_TMP/err")"
 # Deeply nested repeat blocks: an error, not a stack overflow.
 { for i in $(seq 2000); do echo 'repeat 1'; done; echo v; for i in $(seq 2000); do echo end; done; } >"$T_TMP/deep.dsh"
 expect_status "deep repeat" 2 "$DSH" -f "$T_TMP/deep.dsh"
