@@ -372,6 +372,15 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		if (!force && prim_ranges(d, oi, &rq, kv[8].val != 0, (unsigned)kv[15].val,
 					  (unsigned)kv[16].val) < 0)
 			return -1;
+		if (oi->remote && !force && dsh_unicast_clid(d, rq.dclid, "dl=") < 0)
+			return -1;
+		/* §4.6.8: only contiguous and stride access take part in an
+		 * SO-DIMM copy (D-SIM-COPY-LIST). */
+		if (oi->variant == DNET_VAR_LIST && (oi->family == DNET_FAM_VL || oi->family == DNET_FAM_VS) &&
+		    (rq.srcoff == DNET_COPY_MARKER || rq.dstoff == DNET_COPY_MARKER))
+			return dsh_error(d, "%s cannot take part in an SO-DIMM copy (0xffffffff): list access is "
+					 "excluded from copies (§4.6.8); use %s or %s", oi->name,
+					 oi->family == DNET_FAM_VL ? "VL" : "VS", oi->family == DNET_FAM_VL ? "VLS" : "VSS");
 		if (oi->remote)
 			dsh_check_clid(d, rq.dclid);
 		sel = kv[8].val ? DNET_CMD1 : DNET_CMD0;

@@ -213,6 +213,33 @@ static void trim(char *s)
 	memmove(s, s + k, n - k + 1);
 }
 
+/* reg NAME confirm: the one read that acts -- Controller Reset (App. B:
+ * any access resets the controller) -- done on purpose, by a privileged
+ * process only (the System Register). */
+static int reg_read_confirmed(struct dsh *d, const char *name)
+{
+	const struct dnet_reg *r;
+	const struct dnet_field *f;
+	if (dsh_parse_regspec(d, name, &r, &f) < 0)
+		return -1;
+	if (!(r->flags & DNET_RF_READ_EFFECT))
+		return dsh_error(d, "'confirm' is only for a register whose read acts (%s reads without effect)",
+				 r->name);
+	if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
+		return dsh_error(d, "%s is in the System Register: a privileged process only", r->name);
+	uint64_t v = 0;
+	struct dnet_err e = { 0 };
+	if (dnet_read64(d->dev, dnet_reg_addr(r, d->wid), &v, &e) < 0)
+		return dsh_derr(d, &e);
+	jstr(out_res(d), "register", r->name);
+	jhex(out_res(d), "value", v);
+	jbool(out_res(d), "acted", true);
+	out_text(d, "%s read (value 0x%" PRIx64 "): the controller of node %u was reset\n", r->name, v,
+		 dnet_node(d->dev));
+	dsh_set_last(d, v);
+	return 0;
+}
+
 /* reg PATTERN: every register whose name matches the shell pattern
  * (fnmatch(3): ctl_*, 'status_*', '*counter*'), one line each; write-only
  * registers show dsh's shadow, a read that acts is not done. */
@@ -266,6 +293,8 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 		return reg_list(d);
 	if (a->argc == 2 && strpbrk(a->argv[1], "*?[") && !strchr(a->argv[1], '='))
 		return reg_glob(d, a->argv[1]);
+	if (a->argc == 3 && strcmp(a->argv[2], "confirm") == 0)
+		return reg_read_confirmed(d, a->argv[1]);
 	char line[512] = "";
 	for (int i = 1; i < a->argc; i++) {
 		if (strlen(line) + strlen(a->argv[i]) + 2 >= sizeof(line))

@@ -94,13 +94,14 @@ static const struct dsh_cmd cmds[] = {
 	  "Read or write the current WID's SO-DIMM area (64-bit words). Uses the emulator backdoor when\n"
 	  "available; otherwise reads by VL into PW#3 and writes through WW#3 + VS (both clobbered).\n"
 	  "read: SIZE defaults to 64, at most 65536. OFF and SIZE are multiples of 8." },
-	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE] | PATTERN]",
+	{ "reg", { "r" }, cmd_reg, "reg [NAME[.FIELD] [= VALUE] | PATTERN | NAME confirm]",
 	  "Register read/write by name with field decode", "reg ctl_status.status_empty", NULL, DSH_C_REG,
 	  "Without arguments: list every register. NAME: read (full bit-field decode). NAME.FIELD: that\n"
 	  "field. NAME = V writes the register; NAME.FIELD = V does read-modify-write of the field (the\n"
 	  "base is the shadow for write-only registers) and reads back. Write-only registers show dsh's\n"
 	  "shadow of the last value it wrote, marked as such. PATTERN (with * ? [...], quoted or not):\n"
-	  "every matching register on one line each, e.g. reg ctl_* or reg '*counter*'." },
+	  "every matching register on one line each, e.g. reg ctl_* or reg '*counter*'. A register whose\n"
+	  "read acts (ctl_reset: any access resets the controller) is read only with 'reg NAME confirm'." },
 	{ "snapshot", { "snap" }, cmd_snapshot, "snapshot NAME",
 	  "Save all readable registers", "snapshot before", NULL, 0,
 	  "Reads every readable register (User Register of the current WID and System Register) of the\n"

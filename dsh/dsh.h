@@ -200,6 +200,8 @@ int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf,
 /* A warning on stderr (with file:line in scripts) and in the JSON result. */
 void dsh_warn(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsh_check_clid(struct dsh *d, unsigned clid);
+/* -1 (message set) unless clid is a unicast CLID (Tab. 4.6). */
+int dsh_unicast_clid(struct dsh *d, unsigned clid, const char *what);
 int dsh_derr(struct dsh *d, const struct dnet_err *e); /* report a libdnet error */
 void out_text(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_banner(struct dsh *d, const char *title);

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'b': d->spec = optarg; break;
 		case 'N':
-			if (dnet_parse_u64(optarg, 3072, &nodes, "nodes", &e) < 0 || nodes == 0)
+			if (dnet_parse_u64(optarg, 3071, &nodes, "nodes", &e) < 0 || nodes == 0)
 				return usage_error("-N: %s", e.msg[0] ? e.msg : "at least 1 node");
 			break;
 		case 'c':

@@ -46,6 +46,18 @@ void dsh_warn(struct dsh *d, const char *fmt, ...)
 
 /* A packet for a CLID that is no node of an emulated cluster is dropped by
  * the switch (stat unroutable_drops); say so instead of failing silently. */
+int dsh_unicast_clid(struct dsh *d, unsigned clid, const char *what)
+{
+	if (clid == 0)
+		return dsh_error(d, "%s: CLID 0 is reserved (Tab. 4.6)", what);
+	if (clid > DNET_CLID_MAX_UNICAST)
+		return dsh_error(d, "%s: CLID 0x%x is %s (Tab. 4.6: unicast CLIDs are 0x001-0x%x); the emulated "
+				 "switch has no multicast groups", what, clid,
+				 clid == DNET_CLID_INIT ? "used during initialisation" : "a multicast group",
+				 DNET_CLID_MAX_UNICAST);
+	return 0;
+}
+
 void dsh_check_clid(struct dsh *d, unsigned clid)
 {
 	unsigned n = dnet_node_count(d->dev);

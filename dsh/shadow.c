@@ -55,8 +55,8 @@ int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *sha
 	struct dnet_err e = { 0 };
 	*shadow = false;
 	if (r->flags & DNET_RF_READ_EFFECT)
-		return dsh_error(d, "reading %s would %s; refused", r->name,
-				 r->desc ? r->desc : "have a side effect");
+		return dsh_error(d, "reading %s resets the controller (App. B: any access, read or write, "
+				 "does); refused -- 'reg %s confirm' reads it on purpose", r->name, r->name);
 	if (r->access & DNET_ACC_R) {
 		if (dnet_reg_read(d->dev, d->wid, r, v, &e) < 0)
 			return dsh_derr(d, &e);

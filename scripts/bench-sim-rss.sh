@@ -40,5 +40,5 @@ int main(int argc, char **argv)
 EOC
 cc -std=c11 -D_GNU_SOURCE -O2 -Ilibdnet/include -o "$tmp/b" "$tmp/b.c" \
    "$lib" $(pkg-config --libs libcjson libpci 2>/dev/null || echo -lcjson -lpci) -lm
-[ $# -gt 0 ] || set -- 1 64 3072
+[ $# -gt 0 ] || set -- 1 64 3071
 for n in "$@"; do "$tmp/b" "$n"; done

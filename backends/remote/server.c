@@ -321,12 +321,25 @@ static const char *admission(struct dnet_srv *s, const struct client *n)
 	unsigned unauth = 0, same = 0;
 	for (unsigned i = 0; i < s->ncl; i++) {
 		const struct client *c = s->cl[i];
-		unauth += !c->hello;
+		unauth += !c->hello && !c->dead;
 		same += s->spec.tcp ? strcmp(c->peer, n->peer) == 0 : c->uid == n->uid;
 	}
 	if (unauth >= s->max_unauth) {
-		snprintf(why, sizeof why, "too many connections waiting to say HELLO (at most %u)", s->max_unauth);
-		return why;
+		/* Past the cap, the oldest silent connection (older than 1 s: a
+		 * real client says HELLO at once) makes room; a burst of new
+		 * clients is still admitted. */
+		struct client *old = NULL;
+		uint64_t now = mono_ns();
+		for (unsigned i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+			if (!c->hello && !c->dead && now - c->born_ns > 1000000000ull && (!old || c->born_ns < old->born_ns))
+				old = c;
+		}
+		if (old) {
+			slog(s, DNET_SRV_LOG_INFO, "client #%u: silent for %llu ms while others wait; dropped",
+			     old->serial, (unsigned long long)((now - old->born_ns) / 1000000ull));
+			old->dead = true;
+		}
 	}
 	if (s->max_per_peer && same >= s->max_per_peer) {
 		snprintf(why, sizeof why, "too many clients from this %s (at most %u)", s->spec.tcp ? "address" : "uid",

@@ -184,6 +184,7 @@ static void rx_drop(struct sim_node *n, enum sim_stat why)
 	/* The message cannot be received at all: "a reception exceeded the
 	 * receive area" (Controller Status bit 17, Tab. A.1). */
 	n->cs_rc |= DNET_CS_RC_OVERRUN;
+	sim_error_raised(n);
 	n->st[why]++;
 	n->wu_ipush = DNET_WUI_IDLE;
 }
@@ -303,8 +304,10 @@ enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct si
 		len = 0;
 	else if (len > m->total - off)
 		len = m->total - off;
-	if (len < dlen)
+	if (len < dlen) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN; /* more data than the message said */
+		sim_error_raised(n);
+	}
 	uint32_t head_part = 0;
 	if (m->lhs) {
 		if (off < LH_HEAD_BYTES) {

@@ -73,6 +73,7 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	if (!n)
 		return NULL;
 	n->id = id;
+	n->halt_on_error = s->halt_on_error;
 	n->hostq.depth = n->rcq.depth = s->fifo_depth;
 	n->hostq.v = calloc(s->fifo_depth, sizeof(struct sim_req));
 	n->rcq.v = calloc(s->fifo_depth, sizeof(struct sim_req));
@@ -162,6 +163,18 @@ void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len)
 		return;
 	for (uint32_t l = off / DNET_PW_LINE; l <= (off + len - 1) / DNET_PW_LINE && l < 16; l++)
 		w->pw_flag |= (uint16_t)(1u << l);
+}
+
+/* Decision D-SIM-HALT (§4.5.5.2: Module State shows where the controller
+ * stopped on an error; Controller Reset recovers): with the sim option
+ * halt_on_error, a receive error (Controller Status [19:18], bit 17) or a
+ * VS overrun flag stops the Window Controller and the Receive Controller
+ * in their current states; nothing more is executed or received (packets
+ * wait in the network) until Controller Reset.  Off by default. */
+void sim_error_raised(struct sim_node *n)
+{
+	if (n->halt_on_error)
+		n->halted = true;
 }
 
 void sim_sdimm_init_done(struct sim *s, struct sim_node *n)
@@ -312,6 +325,7 @@ static void ctl_reset(struct sim *s, struct sim_node *n)
 		wid_reset(&n->w[w]);
 	n->cs_rc = 0;
 	n->copy.valid = false;
+	n->halted = false;
 }
 
 static uint64_t sreg_read(struct sim *s, struct sim_node *n, uint32_t o, bool peek)

@@ -122,6 +122,7 @@ static void rc_error(struct sim_node *n, enum dnet_rc_state st)
 	 * is dropped and reception continues. */
 	n->cs_rc = (n->cs_rc & ~DNET_CS_RC_STATE_MASK) | ((uint64_t)st << DNET_CS_RC_STATE_SHIFT);
 	n->st[ST_BAD_PKT]++;
+	sim_error_raised(n);
 }
 
 static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
@@ -200,8 +201,10 @@ static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const str
 	 * data past the end of the target area is not written and sets
 	 * Controller Status bit 17. */
 	enum sim_target tg = h->lflag ? SIM_TGT_LLCM : h->rflag ? SIM_TGT_PW : SIM_TGT_SDIMM;
-	if (!pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen))
+	if (!pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen)) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN;
+		sim_error_raised(n);
+	}
 }
 
 /* Write the receive status (Tab. 4.9, Decision D-SIM-STATUS, OQ-13):
@@ -246,6 +249,8 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 void rc_step(struct sim *s, struct sim_node *n)
 {
 	n->rc_sched = false;
+	if (n->halted)
+		return; /* stopped on an error (D-SIM-HALT) */
 	if (!n->rx_cur) {
 		struct sim_pkt *p = n->rxq_head;
 		if (!p)
@@ -343,8 +348,11 @@ void rc_step(struct sim *s, struct sim_node *n)
 				n->rc_wait = RC_WAIT_FIFO;
 				return;
 			}
-			/* Decision D-SIM-RVL-RX: an RVL request is not a delivery:
-			 * no Packet Counter change, no status (§5.4). */
+			/* Decision D-SIM-RVL-RX: the Packet Counter counts every
+			 * packet received (App. A), the RVL request too; it writes
+			 * no status (§5.4: the Request Separator makes it a request). */
+			n->w[x.h.dwid & 1u].pkt_count++;
+			n->st[ST_PKT_RECV]++;
 			rc_finish(s, n, 0);
 			return;
 		}

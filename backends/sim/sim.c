@@ -4,7 +4,7 @@
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
  *      [,lhs_type=ipush|own]
  *
- * N nodes (1..3072) in one process, each a model of the DIMMnet-2
+ * N nodes (1..3071: unicast CLIDs, Tab. 4.6) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
  * each host access costs its entry of the timing table (timing.c), delays
  * and waits run the event queue, and nothing depends on real time, so the
@@ -111,11 +111,26 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t v = 0;
 		const char *k = kv[i].key;
-		bool flag = !strcmp(k, "cold");
+		bool flag = !strcmp(k, "cold") || !strcmp(k, "halt_on_error");
 		if (!flag && !kv[i].has_val)
 			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' needs a value", k);
 		if (flag && kv[i].has_val)
-			return dnet_seterr(err, DNET_EINVAL, "sim: option 'cold' takes no value");
+			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' takes no value", k);
+		if (!strcmp(k, "clid")) {
+			/* Decision D-CLID: which LID bits the CLID drops. */
+			if (!strcmp(kv[i].val, "11:8"))
+				dnet_clid_set_reading(DNET_CLID_11_8);
+			else if (!strcmp(kv[i].val, "12:9"))
+				dnet_clid_set_reading(DNET_CLID_12_9);
+			else
+				return dnet_seterr(err, DNET_EINVAL, "sim: clid=%s is not 11:8 or 12:9 (the LID bits "
+						   "a CLID drops, Tab. 4.6)", kv[i].val);
+			continue;
+		}
+		if (!strcmp(k, "halt_on_error")) {
+			s->halt_on_error = true; /* Decision D-SIM-HALT (node.c) */
+			continue;
+		}
 		if (!strcmp(k, "lhs_type")) {
 			/* Decision D-SIM-IPUSH-WIRE (OQ-15). */
 			if (!strcmp(kv[i].val, "own"))
@@ -153,7 +168,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->fifo_depth = (unsigned)v;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own)",
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error)",
 					   k);
 		}
 	}
@@ -378,7 +393,7 @@ static const char *const stat_names[] = {
 	"vtime_ns", "events", "queued_events", "nodes_allocated",
 	"pgid_drops", "packets_sent", "packets_received", "ipush_messages", "lhs_messages",
 	"ipush_stalls", "lhb_stalls", "ipush_no_ring", "ipush_too_big", "ipush_orphans",
-	"amt_bad_lid", "unroutable_drops", "bad_packets", "requests_overwritten",
+	"amt_bad_lid", "unroutable_drops", "multicast_drops", "copy_list_refused", "bad_packets", "requests_overwritten",
 	"rc_stalls", "unknown_otype", "botf_dropped", "sdimm_uninit_accesses",
 	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "sodimm_area_bytes", "rx_queue",
 	NULL,
@@ -399,7 +414,8 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 		{ "lhs_messages", ST_LHS_MSGS }, { "ipush_stalls", ST_IPUSH_STALLS },
 		{ "lhb_stalls", ST_LHB_STALLS }, { "ipush_no_ring", ST_IPUSH_NO_RING },
 		{ "ipush_too_big", ST_IPUSH_TOO_BIG }, { "ipush_orphans", ST_IPUSH_ORPHANS },
-		{ "amt_bad_lid", ST_AMT_BAD_LID },
+		{ "amt_bad_lid", ST_AMT_BAD_LID }, { "multicast_drops", ST_MULTICAST_DROPS },
+		{ "copy_list_refused", ST_COPY_LIST_REFUSED },
 		{ "unroutable_drops", ST_UNROUTABLE }, { "bad_packets", ST_BAD_PKT },
 		{ "requests_overwritten", ST_REQ_OVERWRITTEN }, { "rc_stalls", ST_RC_STALLS },
 		{ "unknown_otype", ST_UNKNOWN_OTYPE }, { "botf_dropped", ST_BOTF_DROPPED },
@@ -427,8 +443,8 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 
 const struct dnet_backend_ops dnet_backend_sim = {
 	.name = "sim",
-	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own]",
-	.help = "emulated DIMMnet-2 cluster of N nodes (1-3072) in virtual time",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error]",
+	.help = "emulated DIMMnet-2 cluster of N nodes (1-3071) in virtual time",
 	.open = sim_open,
 	.close = sim_close,
 	.read = sim_read,

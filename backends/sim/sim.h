@@ -32,7 +32,9 @@
 #include "sim/eventq.h"
 #include "sim/timing.h"
 
-#define SIM_MAX_NODES 3072u
+/* Unicast CLIDs are 12'h001-12'hBFF (Tab. 4.6): 3071 nodes; 12'hC00 and
+ * up are multicast. */
+#define SIM_MAX_NODES 3071u
 /* The end of virtual time (D-SIM-TIME-END): 2^62 ns leaves 2^62 ns of room
  * for any step added to the clock. */
 #define SIM_TIME_END DNET_VTIME_END
@@ -148,7 +150,7 @@ struct sim_wid {
 enum sim_stat {
 	ST_PGID_DROPS, ST_PKT_SENT, ST_PKT_RECV, ST_IPUSH_MSGS, ST_LHS_MSGS, ST_IPUSH_STALLS,
 	ST_LHB_STALLS, ST_IPUSH_NO_RING, ST_IPUSH_TOO_BIG, ST_IPUSH_ORPHANS, ST_AMT_BAD_LID,
-	ST_UNROUTABLE, ST_BAD_PKT, ST_REQ_OVERWRITTEN, ST_RC_STALLS, ST_UNKNOWN_OTYPE,
+	ST_UNROUTABLE, ST_MULTICAST_DROPS, ST_COPY_LIST_REFUSED, ST_BAD_PKT, ST_REQ_OVERWRITTEN, ST_RC_STALLS, ST_UNKNOWN_OTYPE,
 	ST_BOTF_DROPPED, ST_SDIMM_UNINIT, ST_ALLOC_FAIL, ST_BYTES_SENT, ST_BYTES_RECV,
 	ST_COUNT
 };
@@ -206,6 +208,8 @@ struct sim_node {
 	struct ipush_msg *rx_msgs;    /* IPUSH/LHS messages being received */
 	uint32_t rx_st_addr, rx_st_size; /* status fields of a finished IPUSH message */
 	bool vl_hold;                 /* a VL waits for an LHS message (D-SIM-LHS-VL) */
+	bool halt_on_error;           /* the sim option: an error stops this controller */
+	bool halted;                  /* stopped on an error until Controller Reset */
 	unsigned tx_inflight;         /* packets sent, not yet delivered */
 	unsigned tx_unacked;          /* sent, not yet taken by the receiving RC */
 	bool tx_wait;                 /* executor waits for SWIF FIFO space */
@@ -226,6 +230,7 @@ struct sim {
 	uint64_t nodes_allocated;
 	uint64_t unroutable;
 	bool lhs_own_type;            /* lhs_type=own: LHSv1/v2 keep their TYPE on the wire */
+	bool halt_on_error;           /* an error stops the controller until Controller Reset */
 };
 
 /* sim.c */
@@ -252,6 +257,9 @@ void sim_pw_flags_unwritten(struct sim_wid *w, uint32_t dst, uint64_t len);
 void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len);
 void sim_sdimm_init_done(struct sim *s, struct sim_node *n);
 uint64_t sim_modstate(const struct sim_node *n);
+/* An error flag rose: with halt_on_error the controller stops where it is
+ * (Module State shows it) until Controller Reset (§4.5.5.2). */
+void sim_error_raised(struct sim_node *n);
 
 /* sodimm.c */
 void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);

@@ -51,6 +51,16 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	p->src_node = src->id;
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
+	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
+	 * multicast groups, which the thesis does not describe further; the
+	 * emulated switch has none, so such packets are dropped and counted
+	 * (stat multicast_drops) -- dsh refuses to address them. */
+	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) == 0 && clid > DNET_CLID_MAX_UNICAST &&
+	    clid != DNET_CLID_INIT) {
+		src->st[ST_MULTICAST_DROPS]++;
+		free(p);
+		return;
+	}
 	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) || clid < 1 || clid > s->nnodes) {
 		/* No such port on the switch: dropped (counted at the sender). */
 		src->st[ST_UNROUTABLE]++;

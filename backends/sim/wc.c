@@ -438,12 +438,14 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 				if (total > room) { /* Size clipped, source overrun */
 					total = room;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
+					sim_error_raised(n);
 				}
 			} else {
 				uint64_t it = r->iter;
 				if (it * e > room) { /* Iteration clipped, source overrun */
 					it = room / e;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
+					sim_error_raised(n);
 				}
 				total = it * e;
 			}
@@ -474,10 +476,16 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 		ok = pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, 0, j->buf, total);
 	}
 	/* Destination past the process's own SO-DIMM area: only what fits is
-	 * written, flag bit 7 + 3w (§4.6.4).  Decision D-SIM-VS-DST: VS clips
-	 * bytes, VSS and VSI check element by element. */
-	if (!ok)
+	 * written (whole elements), flag bit 7 + 3w.  Decision D-SIM-VS-DST
+	 * (§4.6.4): VS and VSS test DSTOff + the total transfer size against
+	 * the area, VSI tests each element (DSTOff + list offset + element
+	 * size). */
+	if (!copy && oi->variant == DNET_VAR_STRIDE)
+		ok = (uint64_t)r->dstoff + total <= sim_capacity(n);
+	if (!ok) {
 		w->cs_ww |= DNET_CS_WW_DST_OVR(win);
+		sim_error_raised(n);
+	}
 	w->cs_ww |= DNET_CS_WW_DONE(win);
 	w->prim[DNET_FAM_VS]++;
 	job_done(s, n, 0);
@@ -786,6 +794,8 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 void wc_step(struct sim *s, struct sim_node *n)
 {
 	n->wc_sched = false;
+	if (n->halted)
+		return; /* stopped on an error (D-SIM-HALT) */
 	struct sim_wcjob *j = &n->job;
 	if (j->kind == SIM_JOB_NONE) {
 		struct sim_req q;
@@ -809,6 +819,16 @@ void wc_step(struct sim *s, struct sim_node *n)
 			if (!oi || oi->family == DNET_FAM_NONE) {
 				if (!oi)
 					n->st[ST_UNKNOWN_OTYPE]++;
+				job_done(s, n, sim_clk(s, 1));
+				return;
+			}
+			/* Decision D-SIM-COPY-LIST (§4.6.8): only contiguous and stride
+			 * access take part in an SO-DIMM copy; a VLI/VSI carrying the
+			 * copy marker starts nothing and counts nowhere. */
+			if ((oi->family == DNET_FAM_VL || oi->family == DNET_FAM_VS) &&
+			    oi->variant == DNET_VAR_LIST &&
+			    (j->r.srcoff == DNET_COPY_MARKER || j->r.dstoff == DNET_COPY_MARKER)) {
+				n->st[ST_COPY_LIST_REFUSED]++;
 				job_done(s, n, sim_clk(s, 1));
 				return;
 			}

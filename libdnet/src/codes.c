@@ -108,15 +108,33 @@ uint32_t dnet_status_area_bytes(uint64_t code)
 	return (uint32_t)dnet_code_decode(&dnet_codetab_status_area, code, NULL);
 }
 
-/* Decision D-CLID (Tab. 4.6, §4.5.5.1, OQ-5): "bits 9-12 removed" is read
- * counting from 1, i.e. LID[11:8] is dropped: CLID = {LID[15:12], LID[7:0]}
- * and LID = {CLID[11:8], 4'h0, CLID[7:0]}.  It fits every row of Tab. 4.6
- * and drops a whole hex digit; 12'hFFF is the special 16'hFFFF. */
+/* Decision D-CLID (Tab. 4.6, §4.5.5.1, OQ-5): "LID の 9~12bit 目を除いた"
+ * (§4.5.5.1).  Counted from 1 (App. B: "SO-DIMM Init 1bit 目" is bit 0) it
+ * removes LID[11:8]: CLID = {LID[15:12], LID[7:0]}, a whole hex digit, with
+ * 12'hFFF the special 16'hFFFF -- the default, the spec's best reading.
+ * Counted from 0 (§5.2.2: "0bit 目", "128bit 目") it removes LID[12:9]:
+ * CLID = {LID[15:13], LID[8:0]}, where 16'hFFFF maps to 12'hFFF by itself.
+ * Both fit every row of Tab. 4.6, so the second is a choice
+ * (dnet_clid_set_reading, the sim option clid=12:9). */
+static enum dnet_clid_reading clid_reading = DNET_CLID_11_8;
+
+void dnet_clid_set_reading(enum dnet_clid_reading r)
+{
+	clid_reading = r;
+}
+
+enum dnet_clid_reading dnet_clid_get_reading(void)
+{
+	return clid_reading;
+}
+
 uint16_t dnet_clid_to_lid(uint16_t clid)
 {
 	clid &= 0xfff;
 	if (clid == DNET_CLID_INIT)
 		return DNET_LID_INIT;
+	if (clid_reading == DNET_CLID_12_9)
+		return (uint16_t)(((clid & 0xe00u) << 4) | (clid & 0x1ffu));
 	return (uint16_t)(((clid & 0xf00u) << 4) | (clid & 0xffu));
 }
 
@@ -126,10 +144,14 @@ int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err)
 		*clid = DNET_CLID_INIT;
 		return 0;
 	}
-	if (lid & 0x0f00u)
-		return dnet_seterr(err, DNET_EINVAL,
-				   "LID 0x%04x has no CLID: bits [11:8] must be 0 (Tab. 4.6)", lid);
-	*clid = (uint16_t)(((lid >> 4) & 0xf00u) | (lid & 0xffu));
+	uint16_t gap = clid_reading == DNET_CLID_12_9 ? 0x1e00u : 0x0f00u;
+	if (lid & gap)
+		return dnet_seterr(err, DNET_EINVAL, "LID 0x%04x has no CLID: bits [%s] must be 0 (Tab. 4.6, D-CLID)",
+				   lid, clid_reading == DNET_CLID_12_9 ? "12:9" : "11:8");
+	if (clid_reading == DNET_CLID_12_9)
+		*clid = (uint16_t)(((lid >> 4) & 0xe00u) | (lid & 0x1ffu));
+	else
+		*clid = (uint16_t)(((lid >> 4) & 0xf00u) | (lid & 0xffu));
 	return 0;
 }
 

@@ -379,7 +379,7 @@ for s in socks:
 print(refused)
 PY
 )
-expect_eq "clients beyond the room are refused (40 - 16 waiting for HELLO)" 24 "$got"
+expect_eq "clients beyond the fd room are refused (40 - 24)" 16 "$got"
 t1=$(awk '{print $14 + $15}' "/proc/$FPID/stat")
 sleep 1
 t2=$(awk '{print $14 + $15}' "/proc/$FPID/stat")

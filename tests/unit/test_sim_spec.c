@@ -356,7 +356,8 @@ static void test_botf_images(void)
 	}
 	CHECK_EQ(st_lo_at(d, 0, 16), STLO(DNET_OT_RVSS, 2, 4, 0, 1, 16));
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) >> 17, 0);
-	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 2);
+	/* RVSS packet + the RVL request packet (App. A: packets received). */
+	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 3);
 	/* (d) RVS with hflag = 1 and RVSS with hflag = 0: 2'b10 on both WIDs,
 	 * nothing written, no Packet Counter. */
 	node(d, 1);
@@ -372,7 +373,7 @@ static void test_botf_images(void)
 	CHECK_EQ(ureg(d, 1, DNET_UR_CTL_STATUS) >> 17, 2u << 1);
 	sd_get(d, 0x6000, got, 16);
 	CHECK(memcmp(got, zero, 16) == 0);
-	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 2);
+	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 3);
 	/* (e) an RVL image carrying data (5 lines): 2'b11. */
 	node(d, 1);
 	img[0] = H1(0, DNET_OT_RVL, 0, 0, 0, 2, 0, 0, 0, 1, 1, 0);
@@ -452,7 +453,8 @@ static void test_rvl_roundtrip(void)
 	CHECK_EQ(ureg(d, 0, DNET_UR_PKT_COUNTER), 3);
 	node(d, 2);
 	CHECK_EQ(ureg(d, 1, DNET_UR_PRIM_COUNTER), 0);
-	CHECK_EQ(ureg(d, 1, DNET_UR_PKT_COUNTER), 0);
+	/* The responder received the three RVL request packets (App. A). */
+	CHECK_EQ(ureg(d, 1, DNET_UR_PKT_COUNTER), 3);
 	CHECK_EQ(ureg(d, 1, DNET_UR_CTL_STATUS), CS_OK);
 	/* A multi-packet answer uses the responder's MTU (1024: 1008 data
 	 * bytes per packet): 5000 bytes -> 5 packets, one status at the end. */
@@ -859,16 +861,23 @@ static void test_determinism2(void)
 		CHECK_EQ(r[0][i], r[1][i]);
 }
 
-/* 3072 nodes (§4.4) open at once; node 3072 (CLID 0xC00, D-SIM-SLID)
- * exchanges data with node 1. */
-static void test_3072(void)
+/* 3071 nodes open at once (unicast CLIDs end at 12'hBFF, Tab. 4.6); node
+ * 3071 (CLID 0xBFF) exchanges data with node 1; 3072 nodes are refused and
+ * a packet to a multicast CLID is dropped and counted (D-SIM-MULTICAST). */
+static void test_3071(void)
 {
-	struct dnet_dev *d = sim_open("sim:nodes=3072");
+	struct dnet_dev *bad = NULL;
+	CHECK_EQ(dnet_open("sim:nodes=3072", &bad, &E), -DNET_EINVAL);
+	CHECK(strstr(E.msg, "1-3071") != NULL);
+	struct dnet_dev *d = sim_open("sim:nodes=3071");
 	uint64_t v = 0x5a5a5a5a12345678ull, g = 0;
 	sd_put(d, 0x100, &v, 8);
+	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 0xBFF, 1, 8), UP(0x100, 0x200));
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 0xC00, 1, 8), UP(0x100, 0x200));
 	settle(d);
-	node(d, 3072);
+	CHECK_EQ(stat(d, "multicast_drops"), 1);
+	CHECK_EQ(stat(d, "unroutable_drops"), 0);
+	node(d, 3071);
 	sd_get(d, 0x200, &g, 8);
 	CHECK_EQ(g, v);
 	CHECK_EQ(st_lo_at(d, 0, 0), STLO(DNET_OT_RVS, 0, 0, 0, 1, 8));
@@ -1118,7 +1127,7 @@ int main(void)
 	RUN(test_parallel);
 	RUN(test_serial_rule);
 	RUN(test_determinism2);
-	RUN(test_3072);
+	RUN(test_3071);
 	RUN(test_tx_backpressure);
 	RUN(test_reset_releases_sender);
 	RUN(test_wid1);

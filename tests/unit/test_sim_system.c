@@ -205,18 +205,18 @@ static void test_determinism(void)
 
 static void test_big_cluster(void)
 {
-	struct dnet_dev *d = sim_open("sim:nodes=3072");
-	CHECK_EQ(dnet_node_count(d), 3072);
-	/* Node 3072 (CLID 0xC00) sends to node 1 and back. */
-	node(d, 3072);
-	uint64_t v = 0x3072, got = 0;
+	struct dnet_dev *d = sim_open("sim:nodes=3071");
+	CHECK_EQ(dnet_node_count(d), 3071);
+	/* Node 3071 (CLID 0xBFF, the last unicast CLID) sends to node 1 and back. */
+	node(d, 3071);
+	uint64_t v = 0x3071, got = 0;
 	sd_put(d, 0x80, &v, 8);
 	issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 1, 1, 8, 0x80, 0x88, NULL);
 	settle(d);
 	node(d, 1);
 	sd_get(d, 0x88, &got, 8);
 	CHECK_EQ(got, v);
-	CHECK_EQ(rd64(d, DNET_LLCM_WID(0)) >> 18 & 0xfff, 0xc00); /* sender's CLID */
+	CHECK_EQ(rd64(d, DNET_LLCM_WID(0)) >> 18 & 0xfff, 0xbff); /* sender's CLID */
 	CHECK_EQ(stat(d, "nodes_allocated"), 2);
 	dnet_close(d);
 }

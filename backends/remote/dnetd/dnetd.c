@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_SIM: sim = true; break;
 		case 'N':
-			if (dnet_parse_u64(optarg, 3072, &nodes, "node count", &err) || nodes < 1)
+			if (dnet_parse_u64(optarg, 3071, &nodes, "node count", &err) || nodes < 1)
 				return usage_error("-N: %s", err.msg[0] ? err.msg : "at least 1 node");
 			break;
 		case O_COLD: cold = true; break;
