@@ -375,9 +375,13 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		if (oi->remote && !force && dsh_unicast_clid(d, rq.dclid, "dl=") < 0)
 			return -1;
 		/* §4.6.8: only contiguous and stride access take part in an
-		 * SO-DIMM copy (D-SIM-COPY-LIST). */
-		if (oi->variant == DNET_VAR_LIST && (oi->family == DNET_FAM_VL || oi->family == DNET_FAM_VS) &&
-		    (rq.srcoff == DNET_COPY_MARKER || rq.dstoff == DNET_COPY_MARKER))
+		 * SO-DIMM copy (D-SIM-COPY-LIST): the copy marker 0xffffffff is
+		 * DSTOff or SRCOff of a VL-family request, SRCOff of a VS-family
+		 * one (D-SIM-COPY-MARKER).  'force' issues it anyway (the
+		 * emulator then starts nothing, stat copy_list_refused). */
+		if (!force && oi->variant == DNET_VAR_LIST &&
+		    ((oi->family == DNET_FAM_VL && (rq.srcoff == DNET_COPY_MARKER || rq.dstoff == DNET_COPY_MARKER)) ||
+		     (oi->family == DNET_FAM_VS && rq.srcoff == DNET_COPY_MARKER)))
 			return dsh_error(d, "%s cannot take part in an SO-DIMM copy (0xffffffff): list access is "
 					 "excluded from copies (§4.6.8); use %s or %s", oi->name,
 					 oi->family == DNET_FAM_VL ? "VL" : "VS", oi->family == DNET_FAM_VL ? "VLS" : "VSS");

@@ -55,8 +55,8 @@ static int raw_args(struct dsh *d, struct dsh_args *a, int wpos, bool write, str
 			return dsh_error(d, "%s 0x%" PRIx32 ": no register there", r->ri->name, r->off);
 		}
 		if (!write && (r->reg->flags & DNET_RF_READ_EFFECT))
-			return dsh_error(d, "%s 0x%" PRIx32 " is %s: reading it acts (App. B); use reg %s with "
-					 "its confirmation", r->ri->name, r->off, r->reg->name, r->reg->name);
+			return dsh_error(d, "%s 0x%" PRIx32 " is %s: reading it acts (App. B); 'reg %s confirm' "
+					 "reads it on purpose", r->ri->name, r->off, r->reg->name, r->reg->name);
 	}
 	return 0;
 }

@@ -229,7 +229,7 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
 		return dsh_error(d, "%s is in the System Register: a privileged process only", r->name);
 	uint64_t v = 0;
 	struct dnet_err e = { 0 };
-	if (dnet_read64(d->dev, dnet_reg_addr(r, d->wid), &v, &e) < 0)
+	if (dnet_reg_read_effect(d->dev, d->wid, r, &v, &e) < 0)
 		return dsh_derr(d, &e);
 	jstr(out_res(d), "register", r->name);
 	jhex(out_res(d), "value", v);

@@ -40,7 +40,10 @@ static const struct dsh_cmd cmds[] = {
 	  "backend reaches it (also pgid_drop). allow=FLAG,... names flags a test provokes on purpose:\n"
 	  "they do not fail the command, and the command fails if one of them does not rise.\n"
 	  "Offsets the hardware would wrap or cut without a flag (PW offsets past 0x7ff or the window\n"
-	  "end, SO-DIMM reads past the area, BOTF over 512 bytes) are refused unless 'force' is given." },
+	  "end, SO-DIMM reads past the area, BOTF over 512 bytes) are refused unless 'force' is given,\n"
+	  "as are dl= outside the unicast CLIDs 0x001-0xbff (Tab. 4.6: 0xc00-0xffe are multicast groups,\n"
+	  "which the emulated switch drops) and VLI/VSI with the SO-DIMM copy marker 0xffffffff (§4.6.8\n"
+	  "excludes list access from copies)." },
 	{ "pw_read", { 0 }, cmd_pw_read, "pw_read [PW#(0-3)] [Size(Byte)]",
 	  "Prefetch Window Read", "pw_read 0 64", NULL, 0,
 	  "Dump Size bytes (multiple of 8, at most 512; default 512) of Prefetch Window PW#.\n"

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "                         %-28s %s\n", b[i].synopsis, b[i].help);
 	fprintf(f,
-		"  -N, --nodes N        nodes of the embedded emulator (default 2)\n"
+		"  -N, --nodes N        nodes of the embedded emulator (default 2, at most 3071)\n"
 		"  -c, --command 'CMDS' run commands (separated by newlines or ';'); may be repeated\n"
 		"  -f, --file FILE      run a script (- is standard input); may be repeated; -c and -f run\n"
 		"                       in the order given, then a FILE argument\n"

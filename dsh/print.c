@@ -61,7 +61,10 @@ int dsh_unicast_clid(struct dsh *d, unsigned clid, const char *what)
 void dsh_check_clid(struct dsh *d, unsigned clid)
 {
 	unsigned n = dnet_node_count(d->dev);
-	if ((d->caps & DNET_CAP_MULTINODE) && (clid < 1 || clid > n))
+	if ((d->caps & DNET_CAP_MULTINODE) && clid > DNET_CLID_MAX_UNICAST && clid != DNET_CLID_INIT)
+		dsh_warn(d, "CLID 0x%x is a multicast group (Tab. 4.6): the emulated switch drops the packet "
+			 "(stat multicast_drops)", clid);
+	else if ((d->caps & DNET_CAP_MULTINODE) && (clid < 1 || clid > n))
 		dsh_warn(d, "CLID %u is not a node of this %u-node cluster (CLIDs 1-%u): the packet will be dropped",
 			 clid, n, n);
 }

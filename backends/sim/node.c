@@ -170,7 +170,14 @@ void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len)
  * halt_on_error, a receive error (Controller Status [19:18], bit 17) or a
  * VS overrun flag stops the Window Controller and the Receive Controller
  * in their current states; nothing more is executed or received (packets
- * wait in the network) until Controller Reset.  Off by default. */
+ * wait in the network) until Controller Reset.  Where each stops: a VS
+ * after its clipped write, before the Vector Store Status (no "write
+ * complete" bit, no VS counter; wc.c exec_vs); the RC holding the packet
+ * in error -- in HEAD for a header error ([19:18]), after the clipped
+ * write of an RVS-family packet's overrun (bit 17), before Packet Counter
+ * and status; an IPUSH packet that cannot be received (bit 17) where
+ * ipush.c drops it (rc.c rc_finish, rc_step).  Module State shows those states.  Off by
+ * default. */
 void sim_error_raised(struct sim_node *n)
 {
 	if (n->halt_on_error)

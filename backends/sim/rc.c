@@ -119,7 +119,8 @@ static void rc_error(struct sim_node *n, enum dnet_rc_state st)
 {
 	/* Decision D-SIM-RC-ERR (OQ-18, Tab. A.1): the error code in [19:18]
 	 * (and bit 17) is sticky until Controller Reset; the offending packet
-	 * is dropped and reception continues. */
+	 * is dropped and reception continues -- unless halt_on_error, where the
+	 * RC stops holding it (D-SIM-HALT, rc_finish). */
 	n->cs_rc = (n->cs_rc & ~DNET_CS_RC_STATE_MASK) | ((uint64_t)st << DNET_CS_RC_STATE_SHIFT);
 	n->st[ST_BAD_PKT]++;
 	sim_error_raised(n);
@@ -127,6 +128,11 @@ static void rc_error(struct sim_node *n, enum dnet_rc_state st)
 
 static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 {
+	/* Decision D-SIM-HALT: stopped on an error, the Receive Controller
+	 * keeps the offending packet and its state (Module State) until
+	 * Controller Reset (rc_reset) drops it. */
+	if (n->halted)
+		return;
 	free(n->rx_cur);
 	n->rx_cur = NULL;
 	n->rc_phase = 0;
@@ -357,6 +363,8 @@ void rc_step(struct sim *s, struct sim_node *n)
 			return;
 		}
 		rx_write_data(n, p, &x);
+		if (n->halted)
+			return; /* bit 17 with halt_on_error: stopped after the clipped write (D-SIM-HALT) */
 		/* Packet Counter of the DWID process += 1 per packet (App. A). */
 		n->w[x.h.dwid & 1u].pkt_count++;
 		n->st[ST_PKT_RECV]++;

@@ -2,7 +2,7 @@
  * waits and statistics.
  *
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
- *      [,lhs_type=ipush|own]
+ *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error]
  *
  * N nodes (1..3071: unicast CLIDs, Tab. 4.6) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
@@ -117,11 +117,12 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 		if (flag && kv[i].has_val)
 			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' takes no value", k);
 		if (!strcmp(k, "clid")) {
-			/* Decision D-CLID: which LID bits the CLID drops. */
+			/* Decision D-CLID: which LID bits the CLID drops (applied
+			 * by sim_open once the whole spec is valid). */
 			if (!strcmp(kv[i].val, "11:8"))
-				dnet_clid_set_reading(DNET_CLID_11_8);
+				s->clid_12_9 = false;
 			else if (!strcmp(kv[i].val, "12:9"))
-				dnet_clid_set_reading(DNET_CLID_12_9);
+				s->clid_12_9 = true;
 			else
 				return dnet_seterr(err, DNET_EINVAL, "sim: clid=%s is not 11:8 or 12:9 (the LID bits "
 						   "a CLID drops, Tab. 4.6)", kv[i].val);
@@ -148,7 +149,8 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->cold = true;
 		} else if (!strcmp(k, "nodes")) {
 			if (v < 1 || v > SIM_MAX_NODES)
-				return dnet_seterr(err, DNET_EINVAL, "sim: nodes=%llu out of range (1-%u)",
+				return dnet_seterr(err, DNET_EINVAL, "sim: nodes=%llu out of range (1-%u: node k has "
+						   "CLID k, and unicast CLIDs end at 0xbff; 0xc00 and up are multicast, Tab. 4.6)",
 						   (unsigned long long)v, SIM_MAX_NODES);
 			s->nnodes = (unsigned)v;
 		} else if (!strcmp(k, "capacity")) {
@@ -175,6 +177,12 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	return 0;
 }
 
+/* Decision D-CLID: the reading is libdnet's, process-wide (dsh builds
+ * BOTF images with it, the emulator routes with it), so every sim open in
+ * a process must use the same one: each open sets it (default 11:8), and
+ * an open with the other reading while one is open is refused. */
+static unsigned sims_open[2]; /* open sim instances per reading: [0] 11:8, [1] 12:9 */
+
 static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
 {
 	struct sim *s = calloc(1, sizeof *s);
@@ -187,6 +195,11 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	s->mtu_code = DNET_MTU_CODE_DEFAULT;
 	s->fifo_depth = SIM_DEFAULT_FIFO;
 	int rc = parse_args(s, args, err);
+	if (!rc && sims_open[!s->clid_12_9])
+		rc = dnet_seterr(err, DNET_EINVAL, "sim: clid=%s conflicts with %u open sim instance(s) using "
+				 "clid=%s: the LID/CLID reading is process-wide (D-CLID)",
+				 s->clid_12_9 ? "12:9" : "11:8", sims_open[!s->clid_12_9],
+				 s->clid_12_9 ? "11:8" : "12:9");
 	if (rc) {
 		free(s);
 		return rc;
@@ -200,6 +213,8 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	/* Cold start: wake waits when the links come up. */
 	if (s->cold)
 		sim_schedule(s, s->t.sma_up_ns, EV_TICK, 0, 0, 0, NULL);
+	dnet_clid_set_reading(s->clid_12_9 ? DNET_CLID_12_9 : DNET_CLID_11_8);
+	sims_open[s->clid_12_9]++;
 	dev->priv = s;
 	dev->nodes = s->nnodes;
 	dev->node = 1;
@@ -210,6 +225,10 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 
 static void sim_close(struct dnet_dev *dev)
 {
+	if (S(dev) && sims_open[S(dev)->clid_12_9])
+		sims_open[S(dev)->clid_12_9]--;
+	if (!sims_open[0] && !sims_open[1])
+		dnet_clid_set_reading(DNET_CLID_11_8); /* back to libdnet's default */
 	sim_free(S(dev));
 	dev->priv = NULL;
 }

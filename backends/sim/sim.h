@@ -231,6 +231,7 @@ struct sim {
 	uint64_t unroutable;
 	bool lhs_own_type;            /* lhs_type=own: LHSv1/v2 keep their TYPE on the wire */
 	bool halt_on_error;           /* an error stops the controller until Controller Reset */
+	bool clid_12_9;               /* clid=12:9: the LID[12:9] reading of D-CLID */
 };
 
 /* sim.c */

@@ -438,14 +438,12 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 				if (total > room) { /* Size clipped, source overrun */
 					total = room;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
-					sim_error_raised(n);
 				}
 			} else {
 				uint64_t it = r->iter;
 				if (it * e > room) { /* Iteration clipped, source overrun */
 					it = room / e;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
-					sim_error_raised(n);
 				}
 				total = it * e;
 			}
@@ -476,15 +474,27 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 		ok = pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, 0, j->buf, total);
 	}
 	/* Destination past the process's own SO-DIMM area: only what fits is
-	 * written (whole elements), flag bit 7 + 3w.  Decision D-SIM-VS-DST
-	 * (§4.6.4): VS and VSS test DSTOff + the total transfer size against
-	 * the area, VSI tests each element (DSTOff + list offset + element
-	 * size). */
-	if (!copy && oi->variant == DNET_VAR_STRIDE)
+	 * written, flag bit 7 + 3w.  Decision D-SIM-VS-DST (§4.6.4): the flag
+	 * is judged as the thesis states it -- VS and VSS on DSTOff + the total
+	 * transfer size against the area (for VSS not per strided element:
+	 * Stride 0 near the end raises it although every element fits, a large
+	 * Stride from a low DSTOff does not although elements fall outside);
+	 * VSI on each element (DSTOff + list offset + element size).  What is
+	 * written does not depend on the flag: every whole element (VS: every
+	 * byte) inside the area, nothing outside (pat_scatter).  The copy's
+	 * second half (SRCOff = 0xffffffff) is judged the same way. */
+	if (oi->variant == DNET_VAR_STRIDE)
 		ok = (uint64_t)r->dstoff + total <= sim_capacity(n);
-	if (!ok) {
+	if (!ok)
 		w->cs_ww |= DNET_CS_WW_DST_OVR(win);
+	/* Decision D-SIM-HALT: with halt_on_error an overrun (source or
+	 * destination) stops the Window Controller here, after the clipped
+	 * write and before the Vector Store Status: no "write complete" bit, no
+	 * VS counter, Module State keeps showing the executor in VS. */
+	if (w->cs_ww & (DNET_CS_WW_SRC_OVR(win) | DNET_CS_WW_DST_OVR(win))) {
 		sim_error_raised(n);
+		if (n->halted)
+			return;
 	}
 	w->cs_ww |= DNET_CS_WW_DONE(win);
 	w->prim[DNET_FAM_VS]++;
@@ -823,11 +833,13 @@ void wc_step(struct sim *s, struct sim_node *n)
 				return;
 			}
 			/* Decision D-SIM-COPY-LIST (§4.6.8): only contiguous and stride
-			 * access take part in an SO-DIMM copy; a VLI/VSI carrying the
-			 * copy marker starts nothing and counts nowhere. */
-			if ((oi->family == DNET_FAM_VL || oi->family == DNET_FAM_VS) &&
-			    oi->variant == DNET_VAR_LIST &&
-			    (j->r.srcoff == DNET_COPY_MARKER || j->r.dstoff == DNET_COPY_MARKER)) {
+			 * access take part in an SO-DIMM copy; a VLI carrying the copy
+			 * marker (DSTOff or SRCOff = 0xffffffff, D-SIM-COPY-MARKER) or a
+			 * VSI carrying it (SRCOff = 0xffffffff) starts nothing and
+			 * counts nowhere. */
+			if (oi->variant == DNET_VAR_LIST &&
+			    ((oi->family == DNET_FAM_VL && req_is_copy_vl(&j->r)) ||
+			     (oi->family == DNET_FAM_VS && j->r.srcoff == DNET_COPY_MARKER))) {
 				n->st[ST_COPY_LIST_REFUSED]++;
 				job_done(s, n, sim_clk(s, 1));
 				return;

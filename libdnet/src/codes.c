@@ -108,14 +108,24 @@ uint32_t dnet_status_area_bytes(uint64_t code)
 	return (uint32_t)dnet_code_decode(&dnet_codetab_status_area, code, NULL);
 }
 
-/* Decision D-CLID (Tab. 4.6, §4.5.5.1, OQ-5): "LID の 9~12bit 目を除いた"
- * (§4.5.5.1).  Counted from 1 (App. B: "SO-DIMM Init 1bit 目" is bit 0) it
- * removes LID[11:8]: CLID = {LID[15:12], LID[7:0]}, a whole hex digit, with
- * 12'hFFF the special 16'hFFFF -- the default, the spec's best reading.
- * Counted from 0 (§5.2.2: "0bit 目", "128bit 目") it removes LID[12:9]:
- * CLID = {LID[15:13], LID[8:0]}, where 16'hFFFF maps to 12'hFFF by itself.
- * Both fit every row of Tab. 4.6, so the second is a choice
- * (dnet_clid_set_reading, the sim option clid=12:9). */
+/* Decision D-CLID (Tab. 4.6, §4.5.5.1, OQ-5): "LID の 9∼12bit 目を除いた
+ * 12bit の CLID" (§4.5.5.1).  The thesis counts bits both ways: from 0 in
+ * §5.2.2 ("0bit 目" and "2bit 目" of Controller Status are App. A's bits 0
+ * and 2; "128bit 目", "129bit 目" extend a 128-bit request to 130 bits) and
+ * Fig. 7.7 ("0bit : Complete Flag"), from 1 in App. B ("SO-DIMM Init
+ * 1bit 目" is bit 0 in Fig. B.1).
+ *   - Counted from 1: LID[11:8] removed, CLID = {LID[15:12], LID[7:0]},
+ *     LID = {CLID[11:8], 4'h0, CLID[7:0]}: a whole hex digit, so the hex
+ *     ranges of Tab. 4.6 read off directly.  The default (hardware.md 2.2's
+ *     best reading).
+ *   - Counted from 0: LID[12:9] removed, CLID = {LID[15:13], LID[8:0]},
+ *     LID = {CLID[11:9], 4'h0, CLID[8:0]}.
+ * Both fit every row of Tab. 4.6 (and agree for CLIDs below 12'h100); in
+ * both 16'hFFFF compresses to 12'hFFF but 12'hFFF would expand to 16'hF0FF
+ * or 16'hE1FF, so the pair 12'hFFF <-> 16'hFFFF is special either way.
+ * The counting evidence is split, the hex-digit argument and the spec's
+ * choice keep LID[11:8]; LID[12:9] is selectable (dnet_clid_set_reading;
+ * the sim option clid=12:9 sets it for the whole process). */
 static enum dnet_clid_reading clid_reading = DNET_CLID_11_8;
 
 void dnet_clid_set_reading(enum dnet_clid_reading r)

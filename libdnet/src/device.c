@@ -352,7 +352,24 @@ int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg
 		return dnet_seterr(err, DNET_EPERM, "register '%s' is write-only", reg->name);
 	if (reg->flags & DNET_RF_READ_EFFECT)
 		return dnet_seterr(err, DNET_EPERM,
-				   "reading '%s' has a side effect (it resets the controller); write it instead",
+				   "reading '%s' resets the controller (App. B: any access does); "
+				   "dnet_reg_read_effect reads it on purpose", reg->name);
+	if (wid >= DNET_NWID)
+		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
+	if (!rc)
+		*v &= reg->valid_mask;
+	return rc;
+}
+
+int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+			 uint64_t *v, struct dnet_err *err)
+{
+	if (!(reg->flags & DNET_RF_READ_EFFECT))
+		return dnet_seterr(err, DNET_EINVAL, "reading '%s' has no effect to confirm; use dnet_reg_read",
+				   reg->name);
+	if (reg->block == DNET_BLK_SYSTEM && !(dnet_dev_caps(dev) & DNET_CAP_PRIVILEGED))
+		return dnet_seterr(err, DNET_EPERM, "'%s' is in the System Register: a privileged process only",
 				   reg->name);
 	if (wid >= DNET_NWID)
 		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);

@@ -38,6 +38,12 @@ check "read effect" 'reg ctl_reset' "reading ctl_reset resets the controller \\(
 expect_eq "reg ctl_reset confirm resets" "0" "$("$DSH" -c 'prim VS size=8 src=0 dst=0 wait; reg ctl_reset confirm; reg prim_counter.vs' 2>&1 | sed -n 's/.*vs.*= 0x\([0-9a-f]*\) .*/\1/p')"
 check "multicast CLID refused" 'prim RVS dl=0xc00 size=8' "CLID 0xc00 is a multicast group \\(Tab. 4.6"
 check "VLI copy refused" 'prim VLI size=0 src=0 dst=0xffffffff' "list access is excluded from copies"
+check "VSI copy refused" 'prim VSI size=0x100 src=0xffffffff dst=0' "VSI cannot take part in an SO-DIMM copy.*§4.6.8"
+expect_eq "VSI copy with force: sent, the emulator starts nothing" "copy_list_refused 1" \
+	"$("$DSH" -c 'prim VSI size=0x100 src=0xffffffff dst=0 force; sleep 10us; stat copy_list_refused' 2>/dev/null | tail -n 1)"
+check "peek ctl_reset" 'peek sreg 0xa00' "is ctl_reset: reading it acts \\(App. B\\); 'reg ctl_reset confirm'"
+expect_status "sim:nodes=3072 refused" 3 "$DSH" -b sim:nodes=3072 -c v
+expect_match "sim:nodes=3072 message" "nodes=3072 out of range \\(1-3071.*Tab. 4.6" "$(cat "$T_TMP/err")"
 check "unknown field" 'reg ctl_status.nope' "no field 'nope'"
 check "node range" '@3 v' "node 3 out of range"
 check "undefined var" 'echo $nope' "undefined variable"

@@ -65,11 +65,13 @@ uint32_t dnet_status_area_bytes(uint64_t code);
 #define DNET_LID_INIT         0xFFFFu
 uint16_t dnet_clid_to_lid(uint16_t clid);
 /* The two readings of "bits 9-12 removed" (decision D-CLID): LID[11:8]
- * (default) or LID[12:9].  Process-wide; the sim's clid= option sets it. */
+ * (default) or LID[12:9].  Process-wide: every sim open sets it from its
+ * clid= option (an open with the other reading while a sim is open is
+ * refused) and the last sim close restores LID[11:8]. */
 enum dnet_clid_reading { DNET_CLID_11_8, DNET_CLID_12_9 };
 void dnet_clid_set_reading(enum dnet_clid_reading r);
 enum dnet_clid_reading dnet_clid_get_reading(void);
-/* Fails with -DNET_EINVAL if the LID has no CLID (LID[11:8] != 0). */
+/* Fails with -DNET_EINVAL if the LID has no CLID (the removed bits != 0). */
 int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err);
 /* Kind of a CLID: "reserved", "unicast", "multicast", "init". */
 const char *dnet_clid_kind(uint16_t clid);

@@ -140,9 +140,15 @@ const char *const *dnet_stat_names(struct dnet_dev *dev);
 /* ---- Register access by name (regs.h) ---- */
 
 /* Read a register; -DNET_EPERM if it is write-only or has a read side effect
- * (Controller Reset) unless allow_effect is set. */
+ * (Controller Reset: App. B, any access resets the controller). */
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		  uint64_t *v, struct dnet_err *err);
+/* The confirmed read of a register whose read acts (Controller Reset: the
+ * read resets the controller): -DNET_EINVAL for any other register (use
+ * dnet_reg_read), -DNET_EPERM for a System Register without
+ * DNET_CAP_PRIVILEGED. */
+int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
+			 uint64_t *v, struct dnet_err *err);
 /* Write a register; -DNET_EPERM if read-only, -DNET_ERANGE if v has bits
  * outside the register's valid mask. */
 int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
