@@ -22,6 +22,7 @@
 #include "dnet/device.h"
 #include "dnet/parse.h"
 #include "dnet/modstate.h"
+#include "dnet/msg.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1
