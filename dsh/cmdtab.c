@@ -151,6 +151,21 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
+	{ "send", { 0 }, cmd_send, "send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2]",
+	  "Send a message to rank RANK (IPUSH/LHS, chapter 7)", "send 1 5 size=1000 val=7 via=lhsv2",
+	  "size= val= via=", 0,
+	  "Send size bytes (default 8; byte i = SEED + i mod 256) with tag TAG through libdnet's reference\n"
+	  "messaging layer: via=botf one BOTF packet image (at most 488 bytes), lhsv1/lhsv2 IPUSH with LHS\n"
+	  "from the SO-DIMM, auto BOTF up to 488 bytes and LHSv2 above. Returns once the hardware sent it.\n"
+	  "Ranks: under dsh-run or a launcher this shell is $rank; alone, node N is rank N-1 and the current\n"
+	  "node sends. The first send or recv sets up the AMT, the rings and the LH Buffer of every rank\n"
+	  "driven here (256 KB ring per sender from SO-DIMM 16 MB, AMT entries from LLCM word 256)." },
+	{ "recv", { 0 }, cmd_recv, "recv RANK|any [TAG|any] [size=BYTES] [check=SEED]",
+	  "Receive a message (from the LH Buffer)", "recv 0 5 check=7", "size= check=", 0,
+	  "Wait (timeout: 'set timeout') for the oldest message from RANK (or any) with TAG (or any), in\n"
+	  "the order each sender sent. Prints source, tag, size and transport (and the first 16 bytes);\n"
+	  "sets last to the size. check=SEED fails the command unless every byte i is SEED + i mod 256;\n"
+	  "a message larger than size= (default 16 MB) is truncated and fails the command." },
 	{ "peek", { 0 }, cmd_peek, "peek REGION OFFSET [8|16|32|64]",
 	  "Read one value (like devmem)", "peek ureg 0x200 64", NULL, 0,
 	  "One read of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (pw llcm lhb ureg sreg) of\n"

@@ -306,6 +306,8 @@ int dsh_verdict_check_allow(struct dsh *d, const char *allow);
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
+/* ---- cmd_msg.c: send, recv ---- */
+void dsh_msg_free(struct dsh *d);
 /* -1 (message set) if [off, off+len) of LLCM touches the flag area. */
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
 
@@ -396,6 +398,8 @@ int cmd_source(struct dsh *d, struct dsh_args *a);
 int cmd_repeat(struct dsh *d, struct dsh_args *a);
 int cmd_end(struct dsh *d, struct dsh_args *a);
 int cmd_barrier(struct dsh *d, struct dsh_args *a);
+int cmd_send(struct dsh *d, struct dsh_args *a);
+int cmd_recv(struct dsh *d, struct dsh_args *a);
 int cmd_peek(struct dsh *d, struct dsh_args *a);
 int cmd_poke(struct dsh *d, struct dsh_args *a);
 int cmd_signal(struct dsh *d, struct dsh_args *a);

@@ -173,6 +173,7 @@ static void cleanup(struct dsh *d)
 		free(d->shadow);
 	}
 	dsh_vars_free(d);
+	dsh_msg_free(d);
 	dsh_sync_free(d);
 	dsh_snaps_free(d);
 	if (d->dev)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# dsh send/recv: messages through the LH Buffer with libdnet's messaging
+# layer -- every transport in one process, JSON, refusals, and a two-rank
+# dsh-run exchange over LHSv1 and LHSv2 (each rank its own process).
+. "$(dirname "$0")/lib.sh"
+DSH="$BIN/dsh"
+RUN="$BIN/dsh-run"
+S=$T_TMP
+tmo() { timeout 120 "$@"; }
+
+# ---- one process, three nodes: every transport, patterns checked ----------
+expect_status "send/recv every transport" 0 tmo "$DSH" -N 3 -c '
+send 1 5 size=1000 val=7 via=lhsv2
+send 1 6 size=48 val=1 via=lhsv1
+send 1 7 size=488 val=2 via=botf
+send 1 8 size=0
+node 2
+recv 0 6 check=1
+recv 0 5 check=7
+recv any any check=2
+recv 0 8
+'
+expect_eq "outputs" "sent 1000 bytes to rank 1 tag 5 via lhsv2
+sent 48 bytes to rank 1 tag 6 via lhsv1
+sent 488 bytes to rank 1 tag 7 via botf
+sent 0 bytes to rank 1 tag 8 via botf
+received 48 bytes from rank 0 tag 6 via lhsv1
+received 1000 bytes from rank 0 tag 5 via lhsv2
+received 488 bytes from rank 0 tag 7 via botf
+received 0 bytes from rank 0 tag 8 via botf" "$(cat "$S/out")"
+
+# The received bytes are the pattern, computed here: 16 bytes shown.
+expect_status "payload shown" 0 tmo "$DSH" -N 2 -c 'send 1 3 size=20 val=250; node 2; recv 0 3'
+expect_eq "first 16 bytes" "  fa fb fc fd fe ff 00 01 02 03 04 05 06 07 08 09 ..." "$(sed -n 3p "$S/out")"
+
+# JSON result of recv.
+expect_status "json" 0 tmo "$DSH" -N 2 --json -c 'send 1 4 size=100 via=lhsv1; node 2; recv 0 4 check=0'
+expect_eq "json recv" "0 1 4 100 lhsv1 false" \
+	"$(jq -rs '.[-1].result | "\(.from) \(.to) \(.tag) \(.size) \(.via) \(.truncated)"' "$S/out" 2>&1)"
+
+# ---- failures fail the command, with the reason ------------------------------
+expect_status "check mismatch fails" 1 tmo "$DSH" -N 2 -c 'send 1 1 size=64 val=3; node 2; recv 0 1 check=4'
+expect_match "check names the byte" "check=4: byte 0 is 0x03, expected 0x04" "$(cat "$S/err")"
+expect_status "truncation fails" 1 tmo "$DSH" -N 2 -c 'send 1 1 size=64; node 2; recv 0 1 size=10'
+expect_match "truncation named" "64 bytes truncated to size=10" "$(cat "$S/err")"
+expect_status "botf too large" 1 tmo "$DSH" -N 2 -c 'send 1 1 size=489 via=botf'
+expect_match "botf limit named" "do not fit one BOTF" "$(cat "$S/err")"
+expect_status "unknown transport" 1 tmo "$DSH" -N 2 -c 'send 1 1 via=rdma'
+expect_match "transport named" "via=rdma: not a transport" "$(cat "$S/err")"
+expect_status "rank outside the job" 1 tmo "$DSH" -N 2 -c 'send 2 1'
+expect_match "rank named" "rank 2 is not in the job \(ranks 0-1\)" "$(cat "$S/err")"
+expect_status "bad tag" 1 tmo "$DSH" -N 2 -c 'send 1 0x1ff'"ffffffff"
+expect_status "nothing to receive times out" 1 tmo "$DSH" -N 2 -c 'set timeout 1ms; recv any'
+expect_match "timeout names the rank" "rank 0: no matching message" "$(cat "$S/err")"
+
+# ---- two ranks, two processes (dsh-run): LHSv1 and LHSv2 both ways -------------
+cat >"$S/exchange.dsh" <<'EOF'
+# every rank sends to every rank (itself included) over LHSv1 and LHSv2,
+# 20 rounds, and checks each message's pattern (seed = sender's rank)
+repeat 20
+send 0 11 size=3000 val=$rank via=lhsv1
+send 1 11 size=5000 val=$rank via=lhsv2
+recv 0 11 check=0
+recv 1 11 check=1
+end
+barrier
+EOF
+expect_status "two-rank exchange over LHSv1/LHSv2" 0 tmo "$RUN" -n 2 "$S/exchange.dsh" --report "$S/r.json"
+expect_eq "both ranks passed" "2 2 0" "$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$S/r.json")"
+finish
