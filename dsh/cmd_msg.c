@@ -58,8 +58,8 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 
 static const char *via_name(enum dnet_msg_via v)
 {
-	static const char *const names[] = { "auto", "botf", "lhsv1", "lhsv2" };
-	return v <= DNET_MSG_VIA_LHSV2 ? names[v] : "?";
+	static const char *const names[] = { "auto", "botf", "lhsv1", "lhsv2", "rndv" };
+	return v <= DNET_MSG_VIA_RNDV ? names[v] : "?";
 }
 
 /* Payload byte i of a message with seed s: (s + i) mod 256. */
@@ -68,7 +68,7 @@ static uint8_t pattern(uint64_t seed, size_t i) { return (uint8_t)(seed + i); }
 int cmd_send(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc < 3)
-		return dsh_error(d, "usage: send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2]");
+		return dsh_error(d, "usage: send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2|rndv]");
 	uint64_t dest, tag;
 	if (dsh_num(d, a, 1, 0x3fff, "destination rank", &dest) < 0 || dsh_num(d, a, 2, 0xffffffffu, "tag", &tag) < 0)
 		return -1;
@@ -83,10 +83,10 @@ int cmd_send(struct dsh *d, struct dsh_args *a)
 	enum dnet_msg_via via = DNET_MSG_VIA_AUTO;
 	if (kv[2].given) {
 		unsigned v = 0;
-		while (v <= DNET_MSG_VIA_LHSV2 && strcasecmp(kv[2].sval, via_name((enum dnet_msg_via)v)))
+		while (v <= DNET_MSG_VIA_RNDV && strcasecmp(kv[2].sval, via_name((enum dnet_msg_via)v)))
 			v++;
-		if (v > DNET_MSG_VIA_LHSV2)
-			return dsh_error(d, "via=%s: not a transport (auto botf lhsv1 lhsv2)", kv[2].sval);
+		if (v > DNET_MSG_VIA_RNDV)
+			return dsh_error(d, "via=%s: not a transport (auto botf lhsv1 lhsv2 rndv)", kv[2].sval);
 		via = (enum dnet_msg_via)v;
 	}
 	unsigned me, n;

@@ -151,12 +151,14 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
-	{ "send", { 0 }, cmd_send, "send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2]",
+	{ "send", { 0 }, cmd_send, "send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2|rndv]",
 	  "Send a message to rank RANK (IPUSH/LHS, chapter 7)", "send 1 5 size=1000 val=7 via=lhsv2",
 	  "size= val= via=", 0,
 	  "Send size bytes (default 8; byte i = SEED + i mod 256) with tag TAG through libdnet's reference\n"
 	  "messaging layer: via=botf one BOTF packet image (at most 488 bytes), lhsv1/lhsv2 IPUSH with LHS\n"
-	  "from the SO-DIMM, auto BOTF up to 488 bytes and LHSv2 above. Returns once the hardware sent it.\n"
+	  "from the SO-DIMM, rndv a rendezvous (request-to-send, the receiver pulls the body with RVL,\n"
+	  "completion; up to 8 MB), auto BOTF up to 488 bytes, LHSv2 up to 16 KB, rndv above. Returns once\n"
+	  "the hardware sent it (rndv: once the receiver's completion came).\n"
 	  "Ranks: under dsh-run or a launcher this shell is $rank; alone, node N is rank N-1 and the current\n"
 	  "node sends. The first send or recv sets up the AMT, the rings and the LH Buffer of every rank\n"
 	  "driven here (256 KB ring per sender from SO-DIMM 16 MB, AMT entries from LLCM word 256)." },

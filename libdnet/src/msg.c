@@ -18,9 +18,13 @@
 #define ENV_WW_OFF  0x600u  /* LHSv2: the envelope sits in Write Window 3 */
 #define PW_CHUNK    512u    /* one Prefetch Window */
 #define LLCM_WORDS_FREE 3584u /* LLCM words 0x7000-0x7fff are dsh's flag area */
-/* How the message went, in the two top bits of the envelope's Context
- * (the application's context is 14 bits). */
-#define CTX_VIA_SHIFT 14
+/* The envelope's 16-bit Context: [15:14] what the entry is, [13:12] the
+ * eager transport, [11:0] the application's context (communicator). */
+#define CTX_KIND_SHIFT 14
+#define CTX_VIA_SHIFT  12
+#define CTX_APP_MASK   0xfffu
+enum entry_kind { KIND_EAGER, KIND_RTS, KIND_FIN };
+#define RTS_BYTES 12u /* request-to-send: staged address, length, send id (LE 32-bit each) */
 
 struct msg_in {
 	struct msg_in *next;
@@ -44,6 +48,8 @@ struct local_rank {
 	uint32_t lh_head;          /* next LH Buffer entry to read (byte offset) */
 	uint64_t lh_phase;         /* per entry: the flag value that means "complete" */
 	bool sending;              /* a primitive of ours is in flight: do not drain here */
+	uint32_t rndv_id;          /* last rendezvous send started */
+	uint32_t fin_got;          /* last completion received */
 	struct msg_in *unx, **unx_tail;
 	struct dnet_msg_req *posted, **posted_tail;
 	struct dnet_msg_counters c;
@@ -63,17 +69,24 @@ struct dnet_msg_job {
 void dnet_msg_params_default(struct dnet_msg_params *p)
 {
 	memset(p, 0, sizeof *p);
+	p->eager_max = 16384;
 	p->ring_units = 64;
 	p->ring_base = 16u << 20;
 	p->stage_base = 8u << 20;
+	p->stage_size = 8u << 20;
 	p->amt_base = 256;
 	p->timeout_ns = 10000000000ull;
 	p->poll_ns = 1000;
 }
 
-size_t dnet_msg_max_len(const struct dnet_msg_job *job)
+size_t dnet_msg_max_len(const struct dnet_msg_job *job, enum dnet_msg_via via)
 {
-	return job->ring_bytes - 8u + DNET_LH_DATA_BYTES;
+	size_t eager = job->ring_bytes - 8u + DNET_LH_DATA_BYTES;
+	if (via == DNET_MSG_VIA_BOTF)
+		return DNET_MSG_BOTF_MAX;
+	if (via == DNET_MSG_VIA_RNDV || via == DNET_MSG_VIA_AUTO)
+		return job->p.stage_size > eager || via == DNET_MSG_VIA_RNDV ? job->p.stage_size : eager;
+	return eager < job->p.stage_size - 8u ? eager : job->p.stage_size - 8u;
 }
 
 static uint32_t round8(uint64_t v) { return (uint32_t)((v + 7u) & ~7ull); }
@@ -127,12 +140,12 @@ static int prim_count(struct dnet_msg_job *job, struct local_rank *l, enum dnet_
 
 /* Issue one request and wait until its family's Primitive Counter (10
  * bits, wrapping) moves past `before`: the primitive has executed. */
-static int issue_and_wait(struct dnet_msg_job *job, struct local_rank *l, const struct dnet_cmd *cmd,
-			  enum dnet_family fam, struct dnet_err *err)
+static int issue_and_wait(struct dnet_msg_job *job, struct local_rank *l, enum dnet_cmdsel sel,
+			  const struct dnet_cmd *cmd, enum dnet_family fam, struct dnet_err *err)
 {
 	unsigned before, now;
 	if (wait_issue_ready(job, l, err) < 0 || prim_count(job, l, fam, &before, err) < 0 ||
-	    dnet_issue(job->dev, l->wid, DNET_CMD0, cmd, job->p.timeout_ns, err) < 0)
+	    dnet_issue(job->dev, l->wid, sel, cmd, job->p.timeout_ns, err) < 0)
 		return -1;
 	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
 		if (prim_count(job, l, fam, &now, err) < 0)
@@ -146,13 +159,13 @@ static int issue_and_wait(struct dnet_msg_job *job, struct local_rank *l, const 
 			   dnet_family_name(fam));
 }
 
-static int issue_req(struct dnet_msg_job *job, struct local_rank *l, const struct dnet_req *r,
-		     enum dnet_family fam, struct dnet_err *err)
+static int issue_req(struct dnet_msg_job *job, struct local_rank *l, enum dnet_cmdsel sel,
+		     const struct dnet_req *r, enum dnet_family fam, struct dnet_err *err)
 {
 	struct dnet_cmd cmd;
 	if (dnet_req_encode(r, &cmd, err) < 0)
 		return -1;
-	return issue_and_wait(job, l, &cmd, fam, err);
+	return issue_and_wait(job, l, sel, &cmd, fam, err);
 }
 
 /* Copy buf into the rank's own SO-DIMM at off: Write Window, then VS. */
@@ -168,24 +181,30 @@ static int stage(struct dnet_msg_job *job, struct local_rank *l, uint32_t off, c
 		if (at(job, l, err) < 0 || dnet_write_block(job->dev, DNET_WW_WID(l->wid), chunk, n8, err) < 0)
 			return -1;
 		struct dnet_req r = { .otype = DNET_OT_VS, .size = n8, .srcoff = 0, .dstoff = off + (uint32_t)done };
-		if (issue_req(job, l, &r, DNET_FAM_VS, err) < 0)
+		if (issue_req(job, l, DNET_CMD0, &r, DNET_FAM_VS, err) < 0)
 			return -1;
 		done += n;
 	}
 	return 0;
 }
 
-/* Read len bytes of the rank's own SO-DIMM at off: VL into Prefetch
- * Window 0, wait for its four line flags (D-SIM-PWFLAG), read. */
-static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, uint32_t off, uint8_t *buf, size_t len,
-		       struct dnet_err *err)
+/* Read len bytes at off of the SO-DIMM of `from` (NULL: the rank's own)
+ * through Prefetch Window 0: VL, or RVL through Command1 from a peer; wait
+ * for the window's four line flags (D-SIM-PWFLAG), read it. */
+static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, const struct dnet_msg_rank *from,
+		       uint32_t off, uint8_t *buf, size_t len, struct dnet_err *err)
 {
 	uint8_t chunk[PW_CHUNK];
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < PW_CHUNK ? len - done : PW_CHUNK;
-		struct dnet_req r = { .otype = DNET_OT_VL, .size = round8(n), .srcoff = off + (uint32_t)done,
-				      .dstoff = 0 };
-		if (issue_req(job, l, &r, DNET_FAM_VL, err) < 0 || at(job, l, err) < 0 ||
+		struct dnet_req r = { .otype = from ? DNET_OT_RVL : DNET_OT_VL, .size = round8(n),
+				      .srcoff = off + (uint32_t)done, .dstoff = 0 };
+		if (from) {
+			r.dclid = from->node;
+			r.dwid = from->wid;
+		}
+		if (issue_req(job, l, from ? DNET_CMD1 : DNET_CMD0, &r, from ? DNET_FAM_RVL : DNET_FAM_VL, err) < 0 ||
+		    at(job, l, err) < 0 ||
 		    dnet_wait(job->dev, ureg(l, DNET_UR_PW_FLAG), 0xfu, DNET_COND_EQ, 0xfu, job->p.timeout_ns, NULL,
 			      err) < 0 ||
 		    dnet_read_block(job->dev, DNET_PW_WID(l->wid), chunk, round8(n), err) < 0)
@@ -193,7 +212,10 @@ static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, uint32_t 
 		memcpy(buf + done, chunk, n);
 		done += n;
 	}
-	l->c.ring_reads++;
+	if (from)
+		l->c.pulls++;
+	else
+		l->c.ring_reads++;
 	return 0;
 }
 
@@ -244,7 +266,9 @@ static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct
 	if (p->ring_base % rb)
 		return dnet_seterr(err, DNET_EALIGN, "msg: ring_base 0x%x is not a multiple of the ring size 0x%llx "
 				   "(rings are S-aligned, D-SIM-IPUSH-AREA)", p->ring_base, (unsigned long long)rb);
-	uint64_t rend = p->ring_base + rb * nranks, send = (uint64_t)p->stage_base + rb + 64u;
+	uint64_t rend = p->ring_base + rb * nranks, send = (uint64_t)p->stage_base + p->stage_size;
+	if (p->stage_size < 64u)
+		return dnet_seterr(err, DNET_EINVAL, "msg: stage_size %u too small (at least 64)", p->stage_size);
 	if (rend > 0xffffffffull)
 		return dnet_seterr(err, DNET_ERANGE, "msg: %u rings of 0x%llx bytes from 0x%x pass 4 GB", nranks,
 				   (unsigned long long)rb, p->ring_base);
@@ -255,8 +279,8 @@ static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct
 	if (p->amt_base + nranks > LLCM_WORDS_FREE)
 		return dnet_seterr(err, DNET_ERANGE, "msg: AMT entries %u-%u pass LLCM word %u (dsh's flag area)",
 				   p->amt_base, p->amt_base + nranks - 1, LLCM_WORDS_FREE - 1);
-	if (p->context > 0x3fffu)
-		return dnet_seterr(err, DNET_EINVAL, "msg: context 0x%x wider than 14 bits", p->context);
+	if (p->context > CTX_APP_MASK)
+		return dnet_seterr(err, DNET_EINVAL, "msg: context 0x%x wider than 12 bits", p->context);
 	return 0;
 }
 
@@ -369,7 +393,7 @@ static int send_botf(struct dnet_msg_job *job, struct local_rank *l, const struc
 	if (dnet_botf_encode(&b, &cmd.lower, err) < 0 || wait_issue_ready(job, l, err) < 0 ||
 	    dnet_write_block(job->dev, DNET_WW_WID(l->wid), img, round8(h.size), err) < 0)
 		return -1;
-	return issue_and_wait(job, l, &cmd, DNET_FAM_BOTF, err);
+	return issue_and_wait(job, l, DNET_CMD0, &cmd, DNET_FAM_BOTF, err);
 }
 
 static int send_lhs(struct dnet_msg_job *job, struct local_rank *l, const struct dnet_msg_rank *dst,
@@ -404,7 +428,47 @@ static int send_lhs(struct dnet_msg_job *job, struct local_rank *l, const struct
 		r.otype = DNET_OT_LHSV1;
 		r.srcoff = job->p.stage_base;
 	}
-	return issue_req(job, l, &r, DNET_FAM_IPUSH, err);
+	return issue_req(job, l, DNET_CMD0, &r, DNET_FAM_IPUSH, err);
+}
+
+static uint64_t envelope(const struct dnet_msg_job *job, enum entry_kind k, enum dnet_msg_via via, unsigned rank,
+			 uint32_t tag)
+{
+	unsigned v = via == DNET_MSG_VIA_RNDV ? 0 : (unsigned)via;
+	return dnet_envelope(job->p.context | (unsigned)k << CTX_KIND_SHIFT | v << CTX_VIA_SHIFT, rank, tag);
+}
+
+/* Rendezvous: stage the body, send the request-to-send, wait for the
+ * receiver's completion (draining our own LH Buffer meanwhile: nothing of
+ * ours is in flight then). */
+static int send_rndv(struct dnet_msg_job *job, struct local_rank *l, unsigned dest, uint32_t tag,
+		     const uint8_t *buf, size_t len, struct dnet_err *err)
+{
+	uint32_t id = ++l->rndv_id;
+	uint8_t rts[RTS_BYTES];
+	dnet_put32(rts, job->p.stage_base);
+	dnet_put32(rts + 4, (uint32_t)len);
+	dnet_put32(rts + 8, id);
+	l->sending = true;
+	int rc = stage(job, l, job->p.stage_base, buf, len, err);
+	if (!rc)
+		rc = send_botf(job, l, &job->map[dest], envelope(job, KIND_RTS, DNET_MSG_VIA_RNDV, l->rank, tag), rts,
+			       sizeof rts, err);
+	l->sending = false;
+	if (rc < 0)
+		return -1;
+	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
+		if (l->fin_got == id)
+			return 0;
+		if (dnet_msg_progress(job, err) < 0)
+			return -1;
+		if (l->fin_got == id)
+			return 0;
+		if (dnet_delay(job->dev, job->p.poll_ns, err) < 0)
+			return -1;
+	}
+	return dnet_seterr(err, DNET_ETIMEDOUT, "msg: rank %u: rendezvous to rank %u: no completion (is rank %u "
+			   "receiving?)", l->rank, dest, dest);
 }
 
 int dnet_msg_isend(struct dnet_msg_job *job, unsigned rank, unsigned dest, uint32_t tag, const void *buf,
@@ -415,25 +479,32 @@ int dnet_msg_isend(struct dnet_msg_job *job, unsigned rank, unsigned dest, uint3
 	if (dest >= job->nranks)
 		return dnet_seterr(err, DNET_EINVAL, "msg: destination rank %u not in the job (0-%u)", dest,
 				   job->nranks - 1);
-	if (via == DNET_MSG_VIA_AUTO)
-		via = len <= DNET_MSG_BOTF_MAX ? DNET_MSG_VIA_BOTF : DNET_MSG_VIA_LHSV2;
-	if (via > DNET_MSG_VIA_LHSV2)
+	if ((unsigned)via > DNET_MSG_VIA_RNDV)
 		return dnet_seterr(err, DNET_EINVAL, "msg: unknown transport %d", (int)via);
-	if (via == DNET_MSG_VIA_BOTF && len > DNET_MSG_BOTF_MAX)
-		return dnet_seterr(err, DNET_ERANGE, "msg: %zu bytes do not fit one BOTF (at most %u)", len,
-				   DNET_MSG_BOTF_MAX);
-	if (len > dnet_msg_max_len(job))
-		return dnet_seterr(err, DNET_ERANGE, "msg: %zu bytes do not fit the receive ring (at most %zu; "
-				   "raise ring_units)", len, dnet_msg_max_len(job));
+	if (len > dnet_msg_max_len(job, via))
+		return dnet_seterr(err, DNET_ERANGE, "msg: %zu bytes do not fit %s (at most %zu)", len,
+				   via == DNET_MSG_VIA_BOTF ? "one BOTF"
+				   : via == DNET_MSG_VIA_RNDV || via == DNET_MSG_VIA_AUTO ? "the staging area (stage_size)"
+				   : "the receive ring (ring_units) and the staging area", dnet_msg_max_len(job, via));
+	if (via == DNET_MSG_VIA_AUTO)
+		via = len <= DNET_MSG_BOTF_MAX ? DNET_MSG_VIA_BOTF
+		      : len <= job->p.eager_max && len <= dnet_msg_max_len(job, DNET_MSG_VIA_LHSV2) ? DNET_MSG_VIA_LHSV2
+		      : DNET_MSG_VIA_RNDV;
 	struct local_rank *l = job->loc[rank];
 	struct dnet_msg_req *q = calloc(1, sizeof *q);
 	if (!q)
 		return dnet_seterr(err, DNET_ENOMEM, "msg: out of memory");
-	uint64_t env = dnet_envelope(job->p.context | (unsigned)via << CTX_VIA_SHIFT, rank, tag);
-	l->sending = true;
-	int rc = via == DNET_MSG_VIA_BOTF ? send_botf(job, l, &job->map[dest], env, buf, len, err)
-					  : send_lhs(job, l, &job->map[dest], env, buf, len, via == DNET_MSG_VIA_LHSV2, err);
-	l->sending = false;
+	int rc;
+	if (via == DNET_MSG_VIA_RNDV) {
+		rc = send_rndv(job, l, dest, tag, buf, len, err);
+		l->c.sent_rndv += rc == 0;
+	} else {
+		uint64_t env = envelope(job, KIND_EAGER, via, rank, tag);
+		l->sending = true;
+		rc = via == DNET_MSG_VIA_BOTF ? send_botf(job, l, &job->map[dest], env, buf, len, err)
+					      : send_lhs(job, l, &job->map[dest], env, buf, len, via == DNET_MSG_VIA_LHSV2, err);
+		l->sending = false;
+	}
 	if (rc < 0) {
 		free(q);
 		return -1;
@@ -496,6 +567,49 @@ static void deliver(struct local_rank *l, struct msg_in *m)
 	l->unx_tail = &m->next;
 }
 
+/* Give the LH entry at the head back (LH Buffer Head, Next Read). */
+static int free_entry(struct dnet_msg_job *job, struct local_rank *l, unsigned slot, struct dnet_err *err)
+{
+	l->lh_phase ^= 1ull << slot;
+	l->lh_head = (l->lh_head + DNET_LHB_ENTRY) & (DNET_LHB_SIZE - 1u);
+	if (at(job, l, err) < 0 || dnet_write64(job->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err) < 0)
+		return -1;
+	l->c.lh_entries_freed++;
+	return 0;
+}
+
+/* A request-to-send at the head of l's LH Buffer: free the entry, pull
+ * the body from the sender's SO-DIMM (RVL), answer with the completion,
+ * deliver the message. */
+static int pull(struct dnet_msg_job *job, struct local_rank *l, const struct dnet_lh_entry *e,
+		struct dnet_err *err)
+{
+	uint32_t addr = dnet_get32(e->data), len = dnet_get32(e->data + 4), id = dnet_get32(e->data + 8);
+	unsigned src = e->rank;
+	if (free_entry(job, l, l->lh_head / DNET_LHB_ENTRY, err) < 0)
+		return -1;
+	struct msg_in *m = calloc(1, sizeof *m);
+	uint8_t *data = malloc(len ? len : 1);
+	if (!m || !data) {
+		free(m);
+		free(data);
+		return dnet_seterr(err, DNET_ENOMEM, "msg: out of memory (%u-byte rendezvous message)", len);
+	}
+	m->data = data;
+	m->st = (struct dnet_msg_status){ .source = src, .tag = e->tag, .len = len, .via = DNET_MSG_VIA_RNDV };
+	uint8_t fin[4];
+	dnet_put32(fin, id);
+	if (sodimm_read(job, l, &job->map[src], addr, data, len, err) < 0 ||
+	    send_botf(job, l, &job->map[src], envelope(job, KIND_FIN, DNET_MSG_VIA_RNDV, l->rank, e->tag), fin,
+		      sizeof fin, err) < 0) {
+		free(data);
+		free(m);
+		return -1;
+	}
+	deliver(l, m);
+	return 0;
+}
+
 /* Read every complete LH entry of l in order, free it and its ring space. */
 static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err *err)
 {
@@ -519,11 +633,25 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 		unsigned slot = l->lh_head / DNET_LHB_ENTRY, want = (unsigned)(l->lh_phase >> slot & 1u);
 		if (e.valid != want || e.complete != want)
 			return 0;
-		unsigned via = e.context >> CTX_VIA_SHIFT;
-		if ((e.context & 0x3fffu) != job->p.context || e.rank >= job->nranks || via > DNET_MSG_VIA_LHSV2)
+		unsigned kind = e.context >> CTX_KIND_SHIFT, via = e.context >> CTX_VIA_SHIFT & 3u;
+		if ((e.context & CTX_APP_MASK) != job->p.context || e.rank >= job->nranks || kind > KIND_FIN ||
+		    (kind == KIND_EAGER && via == DNET_MSG_VIA_AUTO) ||
+		    (kind != KIND_EAGER && e.size != (kind == KIND_RTS ? RTS_BYTES : 4u)))
 			return dnet_seterr(err, DNET_EPROTO, "msg: rank %u: LH entry %u has envelope context 0x%x "
 					   "rank %u: not a message of this job", l->rank, l->lh_head / DNET_LHB_ENTRY,
 					   e.context, e.rank);
+		if (kind == KIND_FIN) {
+			/* Our rendezvous send to e.rank is complete. */
+			l->fin_got = dnet_get32(e.data);
+			if (free_entry(job, l, slot, err) < 0)
+				return -1;
+			continue;
+		}
+		if (kind == KIND_RTS) {
+			if (pull(job, l, &e, err) < 0)
+				return -1;
+			continue;
+		}
 		struct msg_in *m = calloc(1, sizeof *m);
 		uint8_t *data = malloc(e.size ? e.size : 1);
 		if (!m || !data) {
@@ -545,7 +673,7 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 				return dnet_seterr(err, DNET_EPROTO, "msg: rank %u: LH entry points at 0x%x+%u, outside "
 						   "the receive rings", l->rank, e.pointer, ring_len);
 			}
-			if (sodimm_read(job, l, e.pointer, data + DNET_LH_DATA_BYTES, ring_len, err) < 0) {
+			if (sodimm_read(job, l, NULL, e.pointer, data + DNET_LH_DATA_BYTES, ring_len, err) < 0) {
 				free(data);
 				free(m);
 				return -1;
@@ -564,14 +692,11 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 			}
 			l->c.ring_bytes_freed += round8(ring_len);
 		}
-		l->lh_phase ^= 1ull << slot;
-		l->lh_head = (l->lh_head + DNET_LHB_ENTRY) & (DNET_LHB_SIZE - 1u);
-		if (at(job, l, err) < 0 || dnet_write64(d, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err) < 0) {
+		if (free_entry(job, l, slot, err) < 0) {
 			free(data);
 			free(m);
 			return -1;
 		}
-		l->c.lh_entries_freed++;
 		deliver(l, m);
 	}
 }

@@ -14,20 +14,28 @@ send 1 5 size=1000 val=7 via=lhsv2
 send 1 6 size=48 val=1 via=lhsv1
 send 1 7 size=488 val=2 via=botf
 send 1 8 size=0
+send 1 9 size=100000 val=5
+send 1 10 size=600 val=9 via=rndv
 node 2
 recv 0 6 check=1
 recv 0 5 check=7
 recv any any check=2
 recv 0 8
+recv 0 9 check=5
+recv 0 10 check=9
 '
 expect_eq "outputs" "sent 1000 bytes to rank 1 tag 5 via lhsv2
 sent 48 bytes to rank 1 tag 6 via lhsv1
 sent 488 bytes to rank 1 tag 7 via botf
 sent 0 bytes to rank 1 tag 8 via botf
+sent 100000 bytes to rank 1 tag 9 via rndv
+sent 600 bytes to rank 1 tag 10 via rndv
 received 48 bytes from rank 0 tag 6 via lhsv1
 received 1000 bytes from rank 0 tag 5 via lhsv2
 received 488 bytes from rank 0 tag 7 via botf
-received 0 bytes from rank 0 tag 8 via botf" "$(cat "$S/out")"
+received 0 bytes from rank 0 tag 8 via botf
+received 100000 bytes from rank 0 tag 9 via rndv
+received 600 bytes from rank 0 tag 10 via rndv" "$(cat "$S/out")"
 
 # The received bytes are the pattern, computed here: 16 bytes shown.
 expect_status "payload shown" 0 tmo "$DSH" -N 2 -c 'send 1 3 size=20 val=250; node 2; recv 0 3'
@@ -56,12 +64,51 @@ expect_match "timeout names the rank" "rank 0: no matching message" "$(cat "$S/e
 # ---- two ranks, two processes (dsh-run): LHSv1 and LHSv2 both ways -------------
 cat >"$S/exchange.dsh" <<'EOF'
 # every rank sends to every rank (itself included) over LHSv1 and LHSv2,
-# 20 rounds, and checks each message's pattern (seed = sender's rank)
+# 20 rounds, and checks each message's pattern (seed = sender's rank);
+# then every size class of chapter 7's tests both ways
 repeat 20
 send 0 11 size=3000 val=$rank via=lhsv1
 send 1 11 size=5000 val=$rank via=lhsv2
 recv 0 11 check=0
 recv 1 11 check=1
+end
+repeat 2
+send 0 20 size=0 val=$rank via=lhsv1
+send 0 21 size=1 val=$rank via=lhsv2
+send 0 22 size=47 val=$rank via=lhsv1
+send 0 23 size=48 val=$rank via=lhsv2
+send 0 24 size=49 val=$rank via=lhsv1
+send 0 25 size=64 val=$rank via=lhsv2
+send 0 26 size=512 val=$rank via=lhsv1
+send 0 27 size=4096 val=$rank via=lhsv2
+send 0 28 size=65536 val=$rank via=lhsv1
+send 1 20 size=0 val=$rank via=lhsv2
+send 1 21 size=1 val=$rank via=lhsv1
+send 1 22 size=47 val=$rank via=lhsv2
+send 1 23 size=48 val=$rank via=lhsv1
+send 1 24 size=49 val=$rank via=lhsv2
+send 1 25 size=64 val=$rank via=lhsv1
+send 1 26 size=512 val=$rank via=lhsv2
+send 1 27 size=4096 val=$rank via=lhsv1
+send 1 28 size=65536 val=$rank via=lhsv2
+recv 0 28 check=0
+recv 0 27 check=0
+recv 0 26 check=0
+recv 0 25 check=0
+recv 0 24 check=0
+recv 0 23 check=0
+recv 0 22 check=0
+recv 0 21 check=0
+recv 0 20 check=0
+recv 1 20 check=1
+recv 1 21 check=1
+recv 1 22 check=1
+recv 1 23 check=1
+recv 1 24 check=1
+recv 1 25 check=1
+recv 1 26 check=1
+recv 1 27 check=1
+recv 1 28 check=1
 end
 barrier
 EOF

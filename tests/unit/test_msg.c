@@ -48,7 +48,8 @@ static void roundtrip(struct dnet_msg_job *j, size_t len, enum dnet_msg_via via,
 	CHECK_EQ(st.len, len);
 	CHECK(!st.truncated);
 	enum dnet_msg_via want = via != DNET_MSG_VIA_AUTO ? via
-				 : len <= DNET_MSG_BOTF_MAX ? DNET_MSG_VIA_BOTF : DNET_MSG_VIA_LHSV2;
+				 : len <= DNET_MSG_BOTF_MAX ? DNET_MSG_VIA_BOTF
+				 : len <= 16384 ? DNET_MSG_VIA_LHSV2 : DNET_MSG_VIA_RNDV;
 	CHECK_EQ(st.via, want);
 	if (memcmp(tx, rx, len) != 0) {
 		size_t k = 0;
@@ -62,7 +63,8 @@ static void roundtrip(struct dnet_msg_job *j, size_t len, enum dnet_msg_via via,
 	free(rx);
 }
 
-static const size_t sizes[] = { 0, 1, 7, 47, 48, 49, 56, 64, 488, 489, 512, 2047, 2048, 4096, 65536 };
+static const size_t sizes[] = { 0, 1, 7, 47, 48, 49, 56, 64, 488, 489, 512, 2047, 2048, 4096, 16384, 16385,
+				65536 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static void test_sizes_per_transport(void)
@@ -70,7 +72,7 @@ static void test_sizes_per_transport(void)
 	struct dnet_dev *d = sim_open("sim:nodes=2");
 	struct dnet_msg_job *j = job_open(d, 2, NULL);
 	unsigned seq = 0;
-	for (unsigned via = DNET_MSG_VIA_AUTO; via <= DNET_MSG_VIA_LHSV2; via++)
+	for (unsigned via = DNET_MSG_VIA_AUTO; via <= DNET_MSG_VIA_RNDV; via++)
 		for (unsigned i = 0; i < NSIZES; i++) {
 			if (via == DNET_MSG_VIA_BOTF && sizes[i] > DNET_MSG_BOTF_MAX)
 				continue;
@@ -81,6 +83,8 @@ static void test_sizes_per_transport(void)
 	CHECK_OK(dnet_set_node(d, 2, &E), &E);
 	uint64_t tail = 0, amt = 0;
 	CHECK_OK(dnet_read64(d, DNET_UREG_WID(0) + DNET_UR_LHB_ADDR, &tail, &E), &E);
+	/* Rendezvous: an RTS entry at the receiver, a completion at the sender. */
+	unsigned nrndv = NSIZES + 2; /* every size by RNDV, 16385 and 65536 by AUTO */
 	CHECK_EQ(tail & 0xfc0, (64u * seq) % 4096u);
 	CHECK_OK(dnet_read64(d, DNET_LLCM_WID(0) + 8u * (256 + 0), &amt, &E), &E);
 	CHECK_EQ((uint32_t)amt, (uint32_t)(amt >> 32));
@@ -88,10 +92,16 @@ static void test_sizes_per_transport(void)
 	CHECK_EQ(dnet_msg_counters(j, 1, &c), 0);
 	CHECK_EQ(c.received, seq);
 	CHECK_EQ(c.lh_entries_freed, seq);
+	CHECK_EQ(c.pulls, nrndv);
+	struct dnet_msg_counters c0;
+	CHECK_EQ(dnet_msg_counters(j, 0, &c0), 0);
+	CHECK_EQ(c0.sent_rndv, nrndv);
+	CHECK_EQ(c0.lh_entries_freed, nrndv); /* the completions */
 	uint64_t ring = 0;
 	for (unsigned via = DNET_MSG_VIA_AUTO; via <= DNET_MSG_VIA_LHSV2; via++)
 		for (unsigned i = 0; i < NSIZES; i++)
-			if (!(via == DNET_MSG_VIA_BOTF && sizes[i] > DNET_MSG_BOTF_MAX) && sizes[i] > 48)
+			if (!(via == DNET_MSG_VIA_BOTF && sizes[i] > DNET_MSG_BOTF_MAX) && sizes[i] > 48 &&
+			    !(via == DNET_MSG_VIA_AUTO && sizes[i] > 16384))
 				ring += (sizes[i] - 48 + 7) / 8 * 8;
 	CHECK_EQ(c.ring_bytes_freed, ring);
 	dnet_msg_job_close(j);
@@ -173,7 +183,8 @@ static void test_wrap_and_backpressure(void)
 	dnet_msg_params_default(&p);
 	p.ring_units = 1;
 	struct dnet_msg_job *j = job_open(d, 2, &p);
-	CHECK_EQ(dnet_msg_max_len(j), 4096 - 8 + 48);
+	CHECK_EQ(dnet_msg_max_len(j, DNET_MSG_VIA_LHSV1), 4096 - 8 + 48);
+	CHECK_EQ(dnet_msg_max_len(j, DNET_MSG_VIA_RNDV), 8u << 20);
 	enum { N = 200 };
 	uint8_t tx[1000], rx[1000];
 	for (unsigned k = 0; k < N; k++) {
@@ -209,6 +220,9 @@ static void test_refusals(void)
 	CHECK(strstr(E.msg, "BOTF") != NULL);
 	CHECK_ERR(dnet_msg_isend(j, 0, 2, 0, b, 1, DNET_MSG_VIA_AUTO, &q, &E), DNET_EINVAL);
 	CHECK_ERR(dnet_msg_isend(j, 0, 1, 0, b, 64u * 4096 + 41, DNET_MSG_VIA_LHSV1, &q, &E), DNET_ERANGE);
+	CHECK_ERR(dnet_msg_isend(j, 0, 1, 0, b, (8u << 20) + 1, DNET_MSG_VIA_AUTO, &q, &E), DNET_ERANGE);
+	CHECK(strstr(E.msg, "stage_size") != NULL);
+	CHECK_ERR(dnet_msg_isend(j, 0, 1, 0, b, 1, (enum dnet_msg_via)9, &q, &E), DNET_EINVAL);
 	CHECK_ERR(dnet_msg_irecv(j, 1, 5, 0, b, 1, &q, &E), DNET_EINVAL);
 	dnet_msg_job_close(j);
 	struct dnet_msg_rank map[2] = { { 1, 0 }, { 1, 0 } };
@@ -278,7 +292,7 @@ static void test_random(void)
 			size_t len = t_rand() % 8 ? t_rand() % 600 : t_rand() % 70000;
 			if (t_rand() % 50 == 0)
 				len = 65536 + t_rand() % 4000;
-			enum dnet_msg_via via = (enum dnet_msg_via)(t_rand() % 4);
+			enum dnet_msg_via via = (enum dnet_msg_via)(t_rand() % 5);
 			if (via == DNET_MSG_VIA_BOTF && len > DNET_MSG_BOTF_MAX)
 				via = DNET_MSG_VIA_AUTO;
 			uint32_t tag = (uint32_t)(t_rand() % TAGS);
