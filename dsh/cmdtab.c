@@ -151,6 +151,14 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
+	{ "amt", { 0 }, cmd_amt, "amt [INDEX [head=H] [tail=T] [force] | map CLID WID INDEX]",
+	  "Show and set AMT entries and the AMT Address Table", "amt map 1 0 256", "head= tail=", 0,
+	  "amt INDEX shows AMT entry INDEX, the LLCM word at 8 x INDEX: Head [31:0], Tail [63:32] and, when\n"
+	  "this shell set ivs_area_size, the ring's bytes in use. amt INDEX head=H tail=T writes either half\n"
+	  "(force: also inside the barrier flag area LLCM 0x7000-0x7fff).\n"
+	  "amt map CLID WID INDEX writes the AMT Address Table (System Register, App. B): IPUSH packets from\n"
+	  "sender {CLID, WID} use entry INDEX. The table is write-only: amt alone lists what this shell\n"
+	  "mapped." },
 	{ "send", { 0 }, cmd_send, "send RANK TAG [size=BYTES] [val=SEED] [via=auto|botf|lhsv1|lhsv2|rndv]",
 	  "Send a message to rank RANK (IPUSH/LHS, chapter 7)", "send 1 5 size=1000 val=7 via=lhsv2",
 	  "size= val= via=", 0,

@@ -308,6 +308,8 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
 /* ---- cmd_msg.c: send, recv ---- */
 void dsh_msg_free(struct dsh *d);
+/* cmd_amt.c */
+void dsh_amt_free(void);
 /* -1 (message set) if [off, off+len) of LLCM touches the flag area. */
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
 
@@ -399,6 +401,7 @@ int cmd_repeat(struct dsh *d, struct dsh_args *a);
 int cmd_end(struct dsh *d, struct dsh_args *a);
 int cmd_barrier(struct dsh *d, struct dsh_args *a);
 int cmd_send(struct dsh *d, struct dsh_args *a);
+int cmd_amt(struct dsh *d, struct dsh_args *a);
 int cmd_recv(struct dsh *d, struct dsh_args *a);
 int cmd_peek(struct dsh *d, struct dsh_args *a);
 int cmd_poke(struct dsh *d, struct dsh_args *a);

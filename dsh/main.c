@@ -174,6 +174,7 @@ static void cleanup(struct dsh *d)
 	}
 	dsh_vars_free(d);
 	dsh_msg_free(d);
+	dsh_amt_free();
 	dsh_sync_free(d);
 	dsh_snaps_free(d);
 	if (d->dev)

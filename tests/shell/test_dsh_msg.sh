@@ -61,6 +61,28 @@ expect_status "bad tag" 1 tmo "$DSH" -N 2 -c 'send 1 0x1ff'"ffffffff"
 expect_status "nothing to receive times out" 1 tmo "$DSH" -N 2 -c 'set timeout 1ms; recv any'
 expect_match "timeout names the rank" "rank 0: no matching message" "$(cat "$S/err")"
 
+# ---- amt: the Address Table and an entry, moved by a plain IPUSH ----------------
+expect_status "amt map, set, IPUSH advances Tail" 0 tmo "$DSH" -N 2 -c '
+node 2
+amt map 1 0 200
+reg ivs_area_size = 16
+amt 200 head=0x100000 tail=0x100000
+node 1
+prim IPUSH dl=2 ef=0 size=100 src=0 dst=0 wait
+node 2
+amt 200
+amt
+'
+# 100 bytes take 104 in the ring (8-byte units); a 16 x 4 KB ring at 1 MB.
+expect_match "Tail advanced by 104" "amt\[200\] LLCM 0x640: Head 0x00100000 Tail 0x00100068 \(ring 0x00100000-0x0010ffff, 104 of 65536 bytes used\)" "$(cat "$S/out")"
+expect_match "mapping listed" "^sender CLID 1 WID 0 -> entry 200 \(LLCM 0x640\)$" "$(tail -1 "$S/out")"
+expect_eq "AMT word computed here" "0x40c8" "$(printf '0x%x' $(( 200 | 0 << 12 | 1 << 14 )))"
+expect_match "AMT word printed" "word 0x40c8" "$(cat "$S/out")"
+expect_status "amt in the flag area refused" 1 tmo "$DSH" -c 'amt 3700 head=1'
+expect_match "flag area named" "synchronisation area" "$(cat "$S/err")"
+expect_status "amt multicast sender refused" 1 tmo "$DSH" -c 'amt map 0xc00 0 1'
+expect_status "amt bad index" 1 tmo "$DSH" -c 'amt 4096'
+
 # ---- two ranks, two processes (dsh-run): LHSv1 and LHSv2 both ways -------------
 cat >"$S/exchange.dsh" <<'EOF'
 # every rank sends to every rank (itself included) over LHSv1 and LHSv2,
