@@ -50,6 +50,16 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 		if (rc < 0)
 			return dsh_derr(d, &e);
 		job_dev = d->dev;
+		/* Under a launcher the set-up is collective: no rank may send
+		 * before every receiver has its AMT, rings and LH Buffer state
+		 * (a packet ahead of them would find no AMT entry). */
+		if (!alone) {
+			struct dsh_args b = { .argc = 1 };
+			b.argv[0] = (char *)"barrier";
+			if (cmd_barrier(d, &b) < 0)
+				return dsh_error(d, "messaging set-up: not every rank reached it (the first send or "
+						 "recv of a run is collective)");
+		}
 	}
 	*rank = me;
 	*nranks = n;

@@ -169,7 +169,8 @@ static const struct dsh_cmd cmds[] = {
 	  "the hardware sent it (rndv: once the receiver's completion came).\n"
 	  "Ranks: under dsh-run or a launcher this shell is $rank; alone, node N is rank N-1 and the current\n"
 	  "node sends. The first send or recv sets up the AMT, the rings and the LH Buffer of every rank\n"
-	  "driven here (256 KB ring per sender from SO-DIMM 16 MB, AMT entries from LLCM word 256)." },
+	  "driven here (256 KB ring per sender from SO-DIMM 16 MB, AMT entries from LLCM word 256); under\n"
+	  "a launcher it is collective (a barrier): every rank must send or receive at least once." },
 	{ "recv", { 0 }, cmd_recv, "recv RANK|any [TAG|any] [size=BYTES] [check=SEED]",
 	  "Receive a message (from the LH Buffer)", "recv 0 5 check=7", "size= check=", 0,
 	  "Wait (timeout: 'set timeout') for the oldest message from RANK (or any) with TAG (or any), in\n"

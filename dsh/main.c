@@ -348,6 +348,19 @@ int main(int argc, char **argv)
 		dsh_var_set(d, "rank", num);
 		snprintf(num, sizeof num, "%u", d->size);
 		dsh_var_set(d, "size", num);
+		/* Ring neighbours for bring-up scripts (no arithmetic in dsh):
+		 * ranks and the CLIDs they drive. */
+		unsigned next = (d->rank + 1) % d->size, prev = (d->rank + d->size - 1) % d->size;
+		snprintf(num, sizeof num, "%u", next);
+		dsh_var_set(d, "next", num);
+		snprintf(num, sizeof num, "%u", prev);
+		dsh_var_set(d, "prev", num);
+		snprintf(num, sizeof num, "%u", d->peer[d->rank].clid);
+		dsh_var_set(d, "clid", num);
+		snprintf(num, sizeof num, "%u", d->peer[next].clid);
+		dsh_var_set(d, "next_clid", num);
+		snprintf(num, sizeof num, "%u", d->peer[prev].clid);
+		dsh_var_set(d, "prev_clid", num);
 	}
 	d->regs = dnet_regs(&d->nregs);
 	d->nshadow = dnet_node_count(d->dev);

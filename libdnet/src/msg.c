@@ -5,6 +5,7 @@
  * Buffer -- no backdoor, so it runs on the board as on the emulator. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "dnet/msg.h"
 #include "dnet/bytes.h"
 #include "dnet/codes.h"
@@ -107,16 +108,40 @@ static int pause_once(struct dnet_msg_job *job, struct dnet_err *err)
 	return dnet_delay(job->dev, job->p.poll_ns, err);
 }
 
-static uint64_t max_polls(const struct dnet_msg_job *job)
+/* A wait's budget: timeout_ns of device time (poll_ns per poll: virtual
+ * time on the emulator) or as much real time, whichever ends first -- a
+ * poll over a socket costs far more real time than poll_ns, and ranks in
+ * other processes progress in real time. */
+struct budget {
+	uint64_t polls;
+	struct timespec end;
+};
+
+static struct budget budget_start(const struct dnet_msg_job *job)
 {
-	return job->p.timeout_ns / (job->p.poll_ns ? job->p.poll_ns : 1) + 1;
+	struct budget b = { .polls = job->p.timeout_ns / (job->p.poll_ns ? job->p.poll_ns : 1) + 1 };
+	clock_gettime(CLOCK_MONOTONIC, &b.end);
+	uint64_t ns = (uint64_t)b.end.tv_nsec + job->p.timeout_ns % 1000000000u;
+	b.end.tv_sec += (time_t)(job->p.timeout_ns / 1000000000u + ns / 1000000000u);
+	b.end.tv_nsec = (long)(ns % 1000000000u);
+	return b;
+}
+
+static bool budget_left(struct budget *b)
+{
+	if (!b->polls)
+		return false;
+	b->polls--;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec < b->end.tv_sec || (now.tv_sec == b->end.tv_sec && now.tv_nsec < b->end.tv_nsec);
 }
 
 /* Wait until the Request FIFO takes a request (§5.2.2: Controller Status
  * bits 0 and 2 clear), progressing meanwhile. */
 static int wait_issue_ready(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err *err)
 {
-	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
+	for (struct budget b = budget_start(job); budget_left(&b);) {
 		uint64_t cs;
 		if (at(job, l, err) < 0 || dnet_read64(job->dev, ureg(l, DNET_UR_CTL_STATUS), &cs, err) < 0)
 			return -1;
@@ -147,7 +172,7 @@ static int issue_and_wait(struct dnet_msg_job *job, struct local_rank *l, enum d
 	if (wait_issue_ready(job, l, err) < 0 || prim_count(job, l, fam, &before, err) < 0 ||
 	    dnet_issue(job->dev, l->wid, sel, cmd, job->p.timeout_ns, err) < 0)
 		return -1;
-	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
+	for (struct budget b = budget_start(job); budget_left(&b);) {
 		if (prim_count(job, l, fam, &now, err) < 0)
 			return -1;
 		if (now != before)
@@ -457,7 +482,7 @@ static int send_rndv(struct dnet_msg_job *job, struct local_rank *l, unsigned de
 	l->sending = false;
 	if (rc < 0)
 		return -1;
-	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
+	for (struct budget b = budget_start(job); budget_left(&b);) {
 		if (l->fin_got == id)
 			return 0;
 		if (dnet_msg_progress(job, err) < 0)
@@ -764,7 +789,7 @@ int dnet_msg_test(struct dnet_msg_job *job, struct dnet_msg_req *req, bool *done
 int dnet_msg_wait(struct dnet_msg_job *job, struct dnet_msg_req *req, struct dnet_msg_status *st,
 		  struct dnet_err *err)
 {
-	for (uint64_t i = 0, n = max_polls(job); i < n; i++) {
+	for (struct budget b = budget_start(job); budget_left(&b);) {
 		bool done;
 		if (dnet_msg_test(job, req, &done, st, err) < 0)
 			return -1;
