@@ -5,6 +5,8 @@
 #   make test       install missing packages, build, run every test (plain and ASan+UBSan)
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
 #   make bench      benchmarks (figures, not pass/fail)
+#   make fuzz       fuzz the protocol decoder and the emulator (FUZZ_TIME s each)
+#   make stress     long runs: 100k random messages, many-rank barriers and messages
 #   make clean
 
 PREFIX  ?= /usr/local
@@ -46,6 +48,7 @@ DSH_SRC  := $(wildcard dsh/*.c)
 DNETD_SRC := $(wildcard backends/remote/dnetd/*.c)
 RUN_SRC  := $(wildcard dsh/run/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h dsh/run/*.h backends/remote/dnetd/*.h tests/unit/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -54,6 +57,8 @@ DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
 DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
 RUN_OBJ  := $(RUN_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# Fuzz targets with the standalone driver: a bounded run is a test.
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(B)/tests/test_fuzz_%)
 
 ifeq ($(SAN),1)
   OUT_LIB := $(B)/lib
@@ -67,8 +72,8 @@ LIBA  := $(OUT_LIB)/libdnet.a
 LIBSO := $(OUT_LIB)/libdnet.so
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
-.PHONY: all deps run test test-plain test-san unit bench install clean
-all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN)
+.PHONY: all deps run test test-plain test-san unit bench install clean fuzz stress
+all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN) $(FUZZ_BIN)
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -105,6 +110,22 @@ $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+
+$(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(LIBA) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/driver.c $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+
+# Long runs, outside make test: fuzzing (libFuzzer with clang, else the
+# standalone driver under ASan+UBSan) and stress.
+FUZZ_TIME ?= 120
+fuzz: deps
+	@$(MAKE) --no-print-directory SAN=1 all
+	@scripts/fuzz.sh $(FUZZ_TIME)
+stress: deps
+	@$(MAKE) --no-print-directory all SAN=1
+	@$(MAKE) --no-print-directory all
+	@scripts/stress.sh
 
 deps:
 	@scripts/install-deps.sh

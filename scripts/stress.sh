@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# make stress: long runs that do not fit make test's time.  Prints each
+# run's result; exits non-zero if one fails.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+status=0
+run() { echo "== $*"; "$@" 2>&1 | tail -n 3 || status=1; }
+run env MSG_RANDOM_N=200000 build/tests/test_msg
+run env MSG_RANDOM_N=20000 build-san/tests/test_msg
+run env FUZZ_ITERS=200000 build-san/tests/test_fuzz_sim
+for n in 16 32 64; do
+	run bin/dsh-run -n "$n" --timeout 600s scripts/tests/barrier_stress.dsh
+done
+for i in 1 2 3 4 5; do
+	run bin/dsh-run -n 8 --timeout 120s scripts/tests/messages.dsh scripts/tests/counters.dsh
+done
+exit $status
