@@ -74,14 +74,16 @@ expect_eq "hang: no dsh left" "" "$(pgrep -f "$S/hang.dsh" || true)"
 
 # ---- SIGINT / SIGTERM: everything started is killed, exit 128+N -------------------------
 for sig in INT TERM; do
-	"$RUN" -n 4 -t 60s "$S/hang.dsh" >"$S/sig.out" 2>&1 &
+	# The private dnetd's directory under $S/sig$sig: only this run's processes are counted.
+	mkdir -p "$S/sig$sig"
+	TMPDIR="$S/sig$sig" "$RUN" -n 4 -t 60s "$S/hang.dsh" >"$S/sig.out" 2>&1 &
 	p=$!
 	sleep 1
 	kill -s $sig "$p"
 	wait "$p" 2>/dev/null; rc=$?
 	expect_eq "SIG$sig exit" $((128 + $(kill -l $sig))) "$rc"
 	sleep 0.2
-	expect_eq "SIG$sig: no dsh or dnetd left" "" "$(pgrep -f "$S/hang.dsh|dsh-run\.[A-Za-z0-9]+/dnetd.sock" || true)"
+	expect_eq "SIG$sig: no dsh or dnetd left" "" "$(pgrep -f "$S/hang.dsh|$S/sig$sig/dsh-run\.[A-Za-z0-9]+/dnetd.sock" || true)"
 done
 
 # ---- usage errors ---------------------------------------------------------------------
