@@ -167,6 +167,7 @@ install: all
 	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh-run
 	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dnetd
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/service/dnetd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/dnetd.service
+	install -m 644 scripts/service/dnetd.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/dnetd.socket
 
 clean:
 	rm -rf build build-san bin lib

@@ -218,10 +218,52 @@ static int listen_tcp(struct dnet_srv *s, struct dnet_err *err)
 	return 0;
 }
 
+/* A socket handed over already listening (systemd socket activation,
+ * sd_listen_fds(3)): UNIX stream or TCP; TCP still needs a token. */
+static int adopt_listener(struct dnet_srv *s, int fd, struct dnet_err *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	int type = 0, acc = 0;
+	socklen_t tl = sizeof type, al = sizeof acc;
+	if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || type != SOCK_STREAM || !acc)
+		return dnet_seterr(err, DNET_EINVAL, "activation socket (fd %d) is not a listening stream socket", fd);
+	if (ss.ss_family != AF_UNIX && ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+		return dnet_seterr(err, DNET_EINVAL, "activation socket (fd %d): address family %d not served", fd,
+				   ss.ss_family);
+	s->spec.tcp = ss.ss_family != AF_UNIX;
+	if (s->spec.tcp && !s->cfg.token)
+		return dnet_seterr(err, DNET_EINVAL, "activation socket is TCP: a token is required (--token-file)");
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+		return dnet_seterr(err, DNET_EIO, "activation socket (fd %d): %s", fd, strerror(errno));
+	s->lfd = fd;
+	s->unlink_path = false; /* systemd owns the socket file */
+	if (s->spec.tcp) {
+		char host[256], port[8];
+		if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
+				NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+			snprintf(s->spec.host, sizeof s->spec.host, "%s", host);
+			snprintf(s->spec.port, sizeof s->spec.port, "%s", port);
+		}
+	} else {
+		const struct sockaddr_un *su = (const struct sockaddr_un *)&ss;
+		size_t n = strnlen(su->sun_path, sizeof su->sun_path);
+		if (n >= sizeof s->spec.path)
+			n = sizeof s->spec.path - 1;
+		memcpy(s->spec.path, su->sun_path, n);
+		s->spec.path[n] = 0;
+	}
+	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	return 0;
+}
+
 int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, struct dnet_err *err)
 {
 	*out = NULL;
-	if (!cfg->dev || !cfg->listen)
+	if (!cfg->dev || (!cfg->listen && !cfg->activated))
 		return dnet_seterr(err, DNET_EINVAL, "dnet_srv_open: no device or address");
 	struct dnet_srv *s = calloc(1, sizeof *s);
 	if (!s)
@@ -267,7 +309,7 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 		return dnet_seterr(err, DNET_EINVAL, "token longer than %u bytes", DNET_PROTO_TOKEN_MAX);
 	}
 	s->virt = (dnet_dev_caps(cfg->dev) & DNET_CAP_VIRTUAL_TIME) != 0;
-	int r = dnet_sockspec_parse(cfg->listen, &s->spec, err);
+	int r = cfg->activated ? 0 : dnet_sockspec_parse(cfg->listen, &s->spec, err);
 	if (r == 0 && s->spec.tcp && !s->cfg.token)
 		r = dnet_seterr(err, DNET_EINVAL,
 				"listening on TCP requires a token (--token or --token-file)");
@@ -276,7 +318,8 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	if (r == 0 && !s->cl)
 		r = dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	if (r == 0)
-		r = s->spec.tcp ? listen_tcp(s, err) : listen_unix(s, err);
+		r = cfg->activated ? adopt_listener(s, cfg->listen_fd, err)
+				   : s->spec.tcp ? listen_tcp(s, err) : listen_unix(s, err);
 	if (r == 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r) {

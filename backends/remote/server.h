@@ -29,6 +29,10 @@ enum { DNET_SRV_LOG_ERR = 0, DNET_SRV_LOG_INFO = 1, DNET_SRV_LOG_DEBUG = 2 };
 struct dnet_srv_config {
 	struct dnet_dev *dev;        /* the device served (not owned) */
 	const char *listen;          /* "unix:PATH" or "tcp:HOST:PORT" */
+	/* With activated: listen_fd is a socket already listening (systemd
+	 * socket activation); listen is then ignored and nothing is unlinked. */
+	bool activated;
+	int listen_fd;
 	const char *token;           /* NULL/"" = none; required for TCP */
 	unsigned max_clients;        /* 0: DNET_SRV_DEFAULT_MAX_CLIENTS */
 	bool once;                   /* return after the first client has gone */

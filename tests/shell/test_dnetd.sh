@@ -387,4 +387,40 @@ if [ $((t2 - t1)) -lt 20 ]; then pass; else fail "dnetd used $((t2 - t1)) ticks 
 kill -TERM "$FPID"
 wait_gone "$FPID" 50
 
+# ---- socket activation: fd 3 with LISTEN_PID = dnetd's pid, in place of --listen ----
+act_run() { # SOCKET_KIND -> prints dnetd's first log line; a client runs 'info'
+	python3 - "$BIN/dnetd" "$T_TMP/act.sock" "$1" <<'PY'
+import os, socket, sys, time
+dnetd, path, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+if os.path.exists(path):
+    os.unlink(path)
+if kind == "dgram":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(path)
+else:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(path); s.listen(8)
+pid = os.fork()
+if pid == 0:
+    os.dup2(s.fileno(), 3)
+    os.set_inheritable(3, True)
+    env = dict(os.environ, LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")
+    os.execve(dnetd, [dnetd, "--sim", "-N", "2", "--once", "--listen", "unix:" + path + ".unused"], env)
+s.close()
+deadline = time.time() + 10
+if kind == "stream":
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(path)   # queued on the activation socket even before dnetd listens on it
+    c.close()
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+PY
+}
+timeout 20 bash -c "$(declare -f act_run); BIN=$BIN T_TMP=$T_TMP act_run stream" >"$T_TMP/act.out" 2>"$T_TMP/act.err"
+expect_eq "activation: a passed stream socket is served (--once: exits 0 after one client)" 0 \
+	"$(tail -1 "$T_TMP/act.out")"
+expect_match "activation: serves the passed socket, not --listen" "on unix:$T_TMP/act.sock\$" "$(head -1 "$T_TMP/act.out")"
+expect_eq "activation: no .unused socket created" "" "$(ls "$T_TMP/act.sock.unused" 2>/dev/null)"
+expect_eq "activation: a datagram socket is refused" 1 \
+	"$(timeout 20 bash -c "$(declare -f act_run); BIN=$BIN T_TMP=$T_TMP act_run dgram" 2>"$T_TMP/act.err" | tail -1)"
+expect_match "activation: refusal names the socket" "not a listening stream socket" "$(cat "$T_TMP/act.err")"
+
 finish

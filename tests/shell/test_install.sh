@@ -12,7 +12,7 @@ for f in bin/dsh bin/dnetd lib/libdnet.a lib/libdnet.so lib/libdnet.so.0 include
 	 share/man/man5/dsh-script.5 share/man/man8/dnetd.8 share/man/man1/dsh-run.1 bin/dsh-run \
 	 share/doc/dimmnet/json-schema.md share/doc/dimmnet/decisions.md share/doc/dimmnet/reports.md \
 	 share/doc/dimmnet/schemas/dsh-run-ctrf.schema.json share/bash-completion/completions/dsh \
-	 lib/systemd/system/dnetd.service; do
+	 lib/systemd/system/dnetd.service lib/systemd/system/dnetd.socket; do
 	if [ -e "$stage/opt/dnet/$f" ]; then pass; else fail "not installed: $f"; fi
 done
 cat >"$T_TMP/prog.c" <<'C'

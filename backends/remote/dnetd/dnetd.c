@@ -329,6 +329,19 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* systemd socket activation (sd_listen_fds(3)): a socket passed as
+	 * fd 3 for this very process is served, in place of --listen (the
+	 * unit's socket is the explicit choice). */
+	int activated_fd = -1;
+	const char *lpid = getenv("LISTEN_PID"), *lfds = getenv("LISTEN_FDS");
+	if (lpid && lfds && strtol(lpid, NULL, 10) == (long)getpid()) {
+		if (strtol(lfds, NULL, 10) != 1)
+			return usage_error("socket activation: LISTEN_FDS=%s, dnetd serves exactly one socket", lfds);
+		activated_fd = 3;
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+	}
 	char defaddr[160];
 	if (!listen_addr) {
 		dnet_sockspec_default(defaddr, sizeof defaddr);
@@ -337,7 +350,7 @@ int main(int argc, char **argv)
 	struct dnet_sockspec sa;
 	if (dnet_sockspec_parse(listen_addr, &sa, &err))
 		return usage_error("--listen: %s", err.msg);
-	if (sa.tcp && !token[0])
+	if (activated_fd < 0 && sa.tcp && !token[0])
 		return usage_error("listening on TCP (%s) requires a token (--token-file F or --token T)",
 				   listen_addr);
 
@@ -398,6 +411,8 @@ int main(int argc, char **argv)
 	struct dnet_srv_config cfg = {
 		.dev = dev,
 		.listen = listen_addr,
+		.activated = activated_fd >= 0,
+		.listen_fd = activated_fd,
 		.token = token[0] ? token : NULL,
 		.max_clients = (unsigned)max_clients,
 		.once = once,
