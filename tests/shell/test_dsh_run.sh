@@ -124,6 +124,16 @@ if command -v mpirun >/dev/null; then
 	[ "$(id -u)" -eq 0 ] && MPI+=(--allow-run-as-root)
 	expect_status "mpirun -np 4 dsh -f" 0 tmo "${MPI[@]}" env DSH_BACKEND="remote:unix:$SOCK" "$BIN/dsh" -f "$S/ok.dsh"
 	expect_eq "mpirun: every rank reported" "4" "$(grep -c '^1 passed, 0 failed$' "$T_TMP/out")"
+	# a script of the bring-up suite under plain mpirun, on a fresh 4-node dnetd
+	SOCK4=$T_TMP/d4.sock
+	spawn timeout 120 "$DNETD" --sim -N 4 --listen "unix:$SOCK4"
+	wait_for_socket "$SOCK4" || fail "dnetd (4 nodes) did not start"
+	SUITE=$(cd "$(dirname "$0")/../.." && pwd)/scripts/tests
+	for sc in counters barrier_stress; do
+		expect_status "mpirun -np 4 dsh -f scripts/tests/$sc.dsh" 0 tmo "${MPI[@]}" \
+			env DSH_BACKEND="remote:unix:$SOCK4" "$BIN/dsh" -f "$SUITE/$sc.dsh"
+		expect_eq "mpirun $sc: 4 ranks, no failure" "4" "$(grep -c '^[1-9][0-9]* passed, 0 failed$' "$T_TMP/out")"
+	done
 else
 	fail "mpirun is not installed (scripts/install-deps.sh installs openmpi-bin)"
 fi
