@@ -200,6 +200,18 @@ static const struct dsh_cmd cmds[] = {
 	{ "stat", { 0 }, cmd_stat, "stat [NAME]", "Backend statistics", "stat vtime_ns", NULL, 0,
 	  "Without NAME: every statistic the backend keeps (the emulator: virtual time, packets,\n"
 	  "drops...). With NAME: that one, also kept as the last result ($_, assert last)." },
+	{ "fault", { 0 }, cmd_fault,
+	  "fault [show | clear | seed N | rto DUR | KIND [RATE] [from N] [to N] [for DUR] [nth K] [every K] [count C] [data|acks]]",
+	  "Faults in the emulated switch", "fault drop 5% from 1 to 2", NULL, 0,
+	  "Emulator only. Adds a rule to the switch: KIND is drop, dup, reorder, delay, corrupt or stall;\n"
+	  "RATE (5%, 0.5%, 1/20, 0.05) of the matching packets, or by rule the nth / every kth of them,\n"
+	  "at most count times; from/to pick the link by its end nodes; data or acks limits a rule to\n"
+	  "data packets or SWIF's ACK/NAK packets. for DUR: how late a reordered packet arrives (3us),\n"
+	  "how long a delayed link holds (2us), how late a duplicate follows (100ns), how long a stalled\n"
+	  "receiver takes nothing (20us). SWIF retransmits end to end (timeout rto, default 16384ns), so\n"
+	  "primitives still complete exactly once and in order. seed N restarts the fault PRNG; clear\n"
+	  "removes every rule. Without arguments (or show): the rules, how often each fired, faults\n"
+	  "injected by kind, retransmissions, duplicates dropped, CRC errors (sums over all nodes)." },
 	{ "echo", { 0 }, cmd_echo, "echo TEXT...", "Print text", "echo phase 1 done", NULL, NODEV,
 	  "Prints the words separated by one blank (variables expanded; quote to keep blanks)." },
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,

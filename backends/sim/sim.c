@@ -132,6 +132,11 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->halt_on_error = true; /* Decision D-SIM-HALT (node.c) */
 			continue;
 		}
+		if (!strcmp(k, "faults")) { /* Decision D-SIM-FAULTS (faults.c) */
+			if ((rc = sim_faults_parse(&s->faults, kv[i].val, err)))
+				return rc;
+			continue;
+		}
 		if (!strcmp(k, "lhs_type")) {
 			/* Decision D-SIM-IPUSH-WIRE (OQ-15). */
 			if (!strcmp(kv[i].val, "own"))
@@ -170,7 +175,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->fifo_depth = (unsigned)v;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error)",
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error, faults=RULES)",
 					   k);
 		}
 	}
@@ -415,6 +420,9 @@ static const char *const stat_names[] = {
 	"amt_bad_lid", "unroutable_drops", "multicast_drops", "copy_list_refused", "bad_packets", "requests_overwritten",
 	"rc_stalls", "unknown_otype", "botf_dropped", "sdimm_uninit_accesses",
 	"alloc_failures", "bytes_sent", "bytes_received", "sodimm_bytes", "sodimm_area_bytes", "rx_queue",
+	"retransmissions", "retransmit_timeouts", "duplicates_dropped", "crc_errors", "out_of_sequence",
+	"acks_sent", "naks_sent", "faults_injected", "faults_dropped", "faults_duplicated",
+	"faults_reordered", "faults_delayed", "faults_corrupted", "faults_stalled",
 	NULL,
 };
 
@@ -440,6 +448,13 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 		{ "unknown_otype", ST_UNKNOWN_OTYPE }, { "botf_dropped", ST_BOTF_DROPPED },
 		{ "sdimm_uninit_accesses", ST_SDIMM_UNINIT }, { "alloc_failures", ST_ALLOC_FAIL },
 		{ "bytes_sent", ST_BYTES_SENT }, { "bytes_received", ST_BYTES_RECV },
+		{ "retransmissions", ST_RETRANSMITS }, { "retransmit_timeouts", ST_RETX_TIMEOUTS },
+		{ "duplicates_dropped", ST_DUPS_DROPPED }, { "crc_errors", ST_CRC_ERRORS },
+		{ "out_of_sequence", ST_OUT_OF_SEQ }, { "acks_sent", ST_ACKS_SENT },
+		{ "naks_sent", ST_NAKS_SENT }, { "faults_injected", ST_FAULTS },
+		{ "faults_dropped", ST_F_DROP }, { "faults_duplicated", ST_F_DUP },
+		{ "faults_reordered", ST_F_REORDER }, { "faults_delayed", ST_F_DELAY },
+		{ "faults_corrupted", ST_F_CORRUPT }, { "faults_stalled", ST_F_STALL },
 	};
 	if (!strcmp(name, "vtime_ns")) { *v = s->now; return 0; }
 	if (!strcmp(name, "events")) { *v = s->events; return 0; }

@@ -7,7 +7,9 @@
  *   wc.c      Window Controller: Request FIFOs, Acceptor, Executor families
  *   rc.c      Receive Controller and Status Write Unit
  *   ipush.c   IPUSH/LHS reception: AMT lookup, SO-DIMM rings, LH Buffer
- *   switch.c  packet delivery between nodes (source LID as link metadata)
+ *   switch.c  packet delivery between nodes (source LID as link metadata) and
+ *             SWIF's end-to-end retransmission when faults are configured
+ *   faults.c  the fault model: rules, their seeded PRNG, the `fault` API
  *   sodimm.c  two SO-DIMMs interleaved every 8 bytes, sparse storage
  *   xfer.c    contiguous / stride / list access patterns over SO-DIMM areas
  *   eventq.c  deterministic event queue (time, sequence)
@@ -71,8 +73,17 @@ struct sim_pkt {
 	uint16_t slid;        /* source LID carried by the link (OQ-23) */
 	unsigned src_node;
 	unsigned nlines;
+	/* SWIF reliability (switch.c, Decision D-SIM-SWIF-RETX); all 0 on the
+	 * fault-free path except psn. */
+	uint8_t kind;         /* enum sim_pkt_kind */
+	bool rel;             /* sent on the reliable path: ACKed, retransmitted */
+	uint32_t psn;         /* per (source, destination) packet sequence number */
+	uint32_t crc;         /* CRC-32 of the lines (or of psn for ACK/NAK) */
+	uint32_t aux;         /* timer: generation */
+	uint64_t stall_ns;    /* a stall fault this packet starts at its receiver */
 	uint64_t line[];      /* header lines then data lines */
 };
+enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
 
 /* ---- requests (wc.c) ---- */
 struct sim_req {
@@ -152,6 +163,10 @@ enum sim_stat {
 	ST_LHB_STALLS, ST_IPUSH_NO_RING, ST_IPUSH_TOO_BIG, ST_IPUSH_ORPHANS, ST_AMT_BAD_LID,
 	ST_UNROUTABLE, ST_MULTICAST_DROPS, ST_COPY_LIST_REFUSED, ST_BAD_PKT, ST_REQ_OVERWRITTEN, ST_RC_STALLS, ST_UNKNOWN_OTYPE,
 	ST_BOTF_DROPPED, ST_SDIMM_UNINIT, ST_ALLOC_FAIL, ST_BYTES_SENT, ST_BYTES_RECV,
+	/* SWIF reliability and faults (switch.c, faults.c) */
+	ST_RETRANSMITS, ST_RETX_TIMEOUTS, ST_DUPS_DROPPED, ST_CRC_ERRORS, ST_OUT_OF_SEQ,
+	ST_ACKS_SENT, ST_NAKS_SENT, ST_FAULTS,
+	ST_F_DROP, ST_F_DUP, ST_F_REORDER, ST_F_DELAY, ST_F_CORRUPT, ST_F_STALL, /* per kind, in enum sim_fault_kind order */
 	ST_COUNT
 };
 
@@ -170,6 +185,72 @@ struct ipush_msg {
 	uint32_t addr;                /* SO-DIMM address of the ring part */
 	uint32_t ring_len;            /* bytes of the message in the ring */
 	unsigned lh_slot;             /* LHS: entry index */
+};
+
+/* ---- faults (faults.c) ----
+ * Rules that act on packets crossing the switch, per link (from/to node),
+ * by rate (a seeded PRNG of the emulator's own) or by rule (the nth/every
+ * kth matching packet, at most count times).  Decision D-SIM-FAULTS. */
+enum sim_fault_kind {
+	SIM_FK_DROP, SIM_FK_DUP, SIM_FK_REORDER, SIM_FK_DELAY, SIM_FK_CORRUPT, SIM_FK_STALL,
+	SIM_FK_COUNT
+};
+#define SIM_FAULT_RULES 32u
+#define SIM_FAULT_PPM 1000000u
+struct sim_fault_rule {
+	enum sim_fault_kind kind;
+	unsigned from, to;            /* node (CLID), 0 = any */
+	unsigned what;                /* 0 = every packet, 1 = data only, 2 = ACK/NAK only */
+	uint32_t ppm;                 /* by rate: parts per million of matching packets */
+	uint64_t nth;                 /* by rule: the nth matching packet only (1-based) */
+	uint64_t every;               /* by rule: every kth matching packet */
+	uint64_t count;               /* fires at most this often (0: no limit) */
+	uint64_t dur_ns;              /* reorder/delay/dup/stall: how long */
+	uint64_t seen, fired;
+};
+struct sim_faults {
+	struct sim_fault_rule rule[SIM_FAULT_RULES];
+	unsigned nrules;
+	uint64_t seed, rng;           /* splitmix64 state (never rand()) */
+	uint64_t rto_ns;              /* retransmit timeout, virtual ns (0: default) */
+	uint64_t injected[SIM_FK_COUNT];
+};
+/* What the rules do to one transmission (sim_faults_apply). */
+struct sim_fault_fx {
+	bool drop, dup, corrupt;
+	uint64_t extra_ns;            /* reorder: this packet only arrives later */
+	uint64_t hold_ns;             /* delay: the sender's link holds this packet and those after it */
+	uint64_t dup_ns;              /* the copy arrives this much after the original */
+	uint64_t stall_ns;            /* the receiver accepts nothing for this long */
+	uint64_t corrupt_rand;        /* which bit to flip */
+};
+
+/* ---- SWIF end-to-end reliability (switch.c, Decision D-SIM-SWIF-RETX) ----
+ * The send FIFO slots hold a copy of each packet sent on the reliable path
+ * until it is both acknowledged and taken by the receiving RC; the PSN
+ * tables are per peer node, indexed by CLID. */
+#define SIM_SWIF_SLOT_LINES 512u      /* 4 KB: the 12-bit Packet Size field's maximum */
+struct sim_swif_slot {
+	bool used, acked, taken;
+	unsigned dst;
+	uint32_t psn;
+	uint64_t order;               /* send order, for go-back-N */
+	uint64_t deadline;            /* retransmit when not acked by then */
+	unsigned nlines;
+	uint16_t slid;
+	uint64_t line[SIM_SWIF_SLOT_LINES];
+};
+struct sim_swif {
+	struct sim_swif_slot slot[SIM_SWIF_TX_PKTS];
+	unsigned used;
+	uint64_t order;
+	uint32_t timer_gen;
+	uint64_t timer_at;            /* the pending timer's time (0: none) */
+	uint64_t link_free;           /* delay faults: the link is FIFO from here */
+	uint64_t stall_until;         /* stall faults: the receive side is held until then */
+	uint32_t tx_psn[SIM_MAX_NODES + 1];  /* next PSN to each destination */
+	uint32_t rx_epsn[SIM_MAX_NODES + 1]; /* next PSN expected from each source */
+	uint8_t rx_nak[SIM_MAX_NODES + 1];   /* a NAK went out for the current gap */
 };
 
 struct sim_node {
@@ -214,6 +295,7 @@ struct sim_node {
 	unsigned tx_unacked;          /* sent, not yet taken by the receiving RC */
 	bool tx_wait;                 /* executor waits for SWIF FIFO space */
 	uint64_t st[ST_COUNT];
+	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
 };
 
 struct sim {
@@ -232,6 +314,7 @@ struct sim {
 	bool lhs_own_type;            /* lhs_type=own: LHSv1/v2 keep their TYPE on the wire */
 	bool halt_on_error;           /* an error stops the controller until Controller Reset */
 	bool clid_12_9;               /* clid=12:9: the LID[12:9] reading of D-CLID */
+	struct sim_faults faults;     /* faults=... and the dsh fault command (faults.c) */
 };
 
 /* sim.c */
@@ -321,5 +404,19 @@ bool sw_can_send(const struct sim_node *src);
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sw_taken(struct sim *s, const struct sim_pkt *p);
 void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
+
+/* faults.c */
+uint64_t sim_faults_rto(const struct sim *s);
+/* Add the rules of text ("drop:5%+dup:1%:to:3+seed:7", or the same with
+ * spaces and ';'): -DNET_EINVAL naming the bad word, nothing added. */
+int sim_faults_parse(struct sim_faults *f, const char *text, struct dnet_err *err);
+bool sim_faults_on(const struct sim *s);
+/* Decide what the rules do to a packet from node `from` to node `to`
+ * (ack: an ACK/NAK); counts what fired at the sender. */
+void sim_faults_apply(struct sim *s, struct sim_node *from, unsigned to, bool ack,
+		      struct sim_fault_fx *fx);
+const char *sim_fault_kind_name(enum sim_fault_kind k);
+/* One rule as the text the parser reads back. */
+void sim_faults_rule_text(const struct sim_fault_rule *r, char *buf, size_t n);
 
 #endif

@@ -2,14 +2,19 @@
  * InfiniBand switch (hardware.md 0.3, 6.1, 6.2; thesis §4.1, §6.2.3).
  *
  * SWIF's end-to-end retransmission hides network errors from the Core Logic
- * (§4.1), so the model delivers every routable packet, in order per
- * (source, destination).  Routing is by DLID to the node whose SMA holds
- * that LID (the emulated Subnet Manager gives node k the LID expanded from
- * CLID k).  Decision D-SIM-SLID (OQ-23): the DIMMnet-2 header has no source
- * LID; SWIF hands the InfiniBand SLID to the receiver with each packet, so
- * every packet carries its sender's LID as link metadata.
+ * (§4.1).  Without faults configured the network loses nothing, and the
+ * model delivers every routable packet, in order per (source, destination),
+ * one hop latency after it leaves -- no acknowledgement, no timer, nothing
+ * that costs an event or virtual time.  With faults (faults.c) packets go
+ * the reliable path: Decision D-SIM-SWIF-RETX, below.  Routing is by DLID
+ * to the node whose SMA holds that LID (the emulated Subnet Manager gives
+ * node k the LID expanded from CLID k).  Decision D-SIM-SLID (OQ-23): the
+ * DIMMnet-2 header has no source LID; SWIF hands the InfiniBand SLID to the
+ * receiver with each packet, so every packet carries its sender's LID as
+ * link metadata.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "dnet/codes.h"
 #include "sim/sim.h"
 
@@ -33,14 +38,278 @@ bool sw_can_send(const struct sim_node *src)
 
 /* The receiving RC took packet p off its queue (or a Controller Reset
  * dropped it): its slot in the sender's SWIF FIFO is free again. */
-void sw_taken(struct sim *s, const struct sim_pkt *p)
+static void slot_release(struct sim *s, struct sim_node *src)
 {
-	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
-	if (!src || !src->tx_unacked)
+	if (!src->tx_unacked)
 		return;
 	src->tx_unacked--;
 	if (src->tx_wait)
 		wc_wake(s, src);
+}
+
+static void slot_free(struct sim *s, struct sim_node *src, struct sim_swif_slot *sl)
+{
+	sl->used = false;
+	src->swif.used--;
+	slot_release(s, src);
+}
+
+void sw_taken(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
+	if (!src)
+		return;
+	if (!p->rel) {
+		slot_release(s, src);
+		return;
+	}
+	/* Reliable path: the slot frees once the packet is also acknowledged. */
+	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
+		struct sim_swif_slot *sl = &src->swif.slot[i];
+		if (sl->used && !sl->taken && sl->dst == p->aux && sl->psn == p->psn) {
+			sl->taken = true;
+			if (sl->acked)
+				slot_free(s, src, sl);
+			return;
+		}
+	}
+}
+
+/* ---- Decision D-SIM-SWIF-RETX: SWIF's end-to-end retransmission ----
+ * Thesis §4.1 (hardware.md 0.3, "SWIF role"): SWIF wraps each DIMMnet-2
+ * packet in an InfiniBand packet and has its own end-to-end
+ * retransmission, so the DIMMnet-2 layer never sees network errors -- every
+ * packet exactly once and in order.  The thesis gives no protocol details.  The model is InfiniBand's
+ * Reliable Connection (IBA vol. 1 §9.7), as the layer DIMMnet-2 rides on:
+ *   - a 32-bit PSN per (source, destination) node pair, and an ICRC
+ *     (CRC-32 over PSN and lines) checked on receipt: a bad packet is
+ *     discarded (crc_errors) and recovered by the timeout;
+ *   - the receiver takes only the expected PSN, hands it to the Receive
+ *     Controller and ACKs it (cumulative); an older PSN is a duplicate
+ *     (duplicates_dropped, re-ACKed); a newer one is out of sequence,
+ *     discarded, and NAKed once per gap (naks_sent);
+ *   - the sender keeps each packet in its SWIF send FIFO slot
+ *     (D-SIM-SWIF-BUF) until it is acknowledged *and* taken by the remote
+ *     RC -- so a stalled receiver still backs up to its senders; a NAK or
+ *     the retransmit timeout (rto, virtual ns, default 16.384 us = IB's
+ *     4.096 us x 2^2) resends every unacknowledged packet to that
+ *     destination from the oldest (go-back-N), without a retry limit;
+ *   - ACK/NAK packets cross the same faulty links; timers are events.
+ * The reliable path is taken while rules are configured, and after that
+ * until the sender's last copy is acknowledged (so no packet overtakes a
+ * retransmission); the PSNs are counted on both paths. */
+
+static const uint32_t crc_tab[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c, 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+static uint32_t crc_word(uint32_t c, uint64_t w)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned b = (unsigned)(w >> (8 * i)) & 0xffu;
+		c = crc_tab[(c ^ b) & 0xfu] ^ (c >> 4);
+		c = crc_tab[(c ^ (b >> 4)) & 0xfu] ^ (c >> 4);
+	}
+	return c;
+}
+
+/* CRC-32 (IEEE, reflected) of the PSN, the kind and the lines. */
+static uint32_t pkt_crc(unsigned kind, uint32_t psn, const uint64_t *line, unsigned nlines)
+{
+	uint32_t c = crc_word(0xffffffffu, (uint64_t)kind << 32 | psn);
+	for (unsigned i = 0; i < nlines; i++)
+		c = crc_word(c, line[i]);
+	return ~c;
+}
+
+static uint64_t hop_ns(const struct sim *s)
+{
+	return 2ull * s->t.swif_ns + s->t.switch_ns;
+}
+
+/* One transmission over the link from src to node dst, leaving at depart:
+ * the fault rules decide what becomes of it. */
+static void transmit(struct sim *s, struct sim_node *src, unsigned dst, struct sim_pkt *p,
+		     uint64_t depart)
+{
+	struct sim_fault_fx fx;
+	sim_faults_apply(s, src, dst, p->kind != SIM_PKT_DATA, &fx);
+	uint64_t at = depart + hop_ns(s) + fx.hold_ns;
+	/* A delayed packet holds the link: what src sends after it arrives
+	 * no earlier (delay keeps order, reorder does not). */
+	if (at < src->swif.link_free)
+		at = src->swif.link_free;
+	if (fx.hold_ns)
+		src->swif.link_free = at;
+	at += fx.extra_ns;
+	p->stall_ns = fx.stall_ns;
+	if (fx.corrupt) {
+		uint64_t r = fx.corrupt_rand;
+		if (p->nlines)
+			p->line[(r >> 6) % p->nlines] ^= 1ull << (r & 63u);
+		else
+			p->psn ^= 1u << (r & 31u);
+	}
+	if (fx.dup) {
+		struct sim_pkt *q = pkt_alloc(p->nlines);
+		if (q) {
+			memcpy(q, p, sizeof *p + (size_t)p->nlines * sizeof(uint64_t));
+			q->next = NULL;
+			sim_schedule(s, at + fx.dup_ns, EV_ARRIVE, dst, 0, 0, q);
+		} else {
+			src->st[ST_ALLOC_FAIL]++;
+		}
+	}
+	if (fx.drop)
+		free(p);
+	else
+		sim_schedule(s, at, EV_ARRIVE, dst, 0, 0, p);
+}
+
+static void send_ctl(struct sim *s, struct sim_node *n, unsigned to, enum sim_pkt_kind kind,
+		     uint32_t psn)
+{
+	struct sim_pkt *a = pkt_alloc(0);
+	if (!a) {
+		n->st[ST_ALLOC_FAIL]++;
+		return;
+	}
+	a->kind = (uint8_t)kind;
+	a->rel = true;
+	a->psn = psn;
+	a->src_node = n->id;
+	a->slid = sim_sma_lid(s, n);
+	a->crc = pkt_crc(kind, psn, NULL, 0);
+	n->st[kind == SIM_PKT_ACK ? ST_ACKS_SENT : ST_NAKS_SENT]++;
+	transmit(s, n, to, a, s->now);
+}
+
+static void arm_timer(struct sim *s, struct sim_node *n)
+{
+	uint64_t t = UINT64_MAX;
+	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
+		const struct sim_swif_slot *sl = &n->swif.slot[i];
+		if (sl->used && !sl->acked && sl->deadline < t)
+			t = sl->deadline;
+	}
+	if (t == UINT64_MAX || (n->swif.timer_at && n->swif.timer_at <= t))
+		return;
+	struct sim_pkt *tm = pkt_alloc(0);
+	if (!tm) {
+		n->st[ST_ALLOC_FAIL]++;
+		return;
+	}
+	tm->kind = SIM_PKT_TIMER;
+	tm->aux = ++n->swif.timer_gen;
+	n->swif.timer_at = t;
+	sim_schedule(s, t, EV_ARRIVE, n->id, 0, 0, tm);
+}
+
+/* Go-back-N: resend every unacknowledged packet to dst with a PSN from
+ * psn on (all of them when from_all), oldest first. */
+static void resend(struct sim *s, struct sim_node *n, unsigned dst, uint32_t psn, bool from_all)
+{
+	uint64_t last = 0;
+	for (;;) {
+		struct sim_swif_slot *next = NULL;
+		for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
+			struct sim_swif_slot *sl = &n->swif.slot[i];
+			if (!sl->used || sl->acked || sl->dst != dst || sl->order <= last ||
+			    (!from_all && (int32_t)(sl->psn - psn) < 0))
+				continue;
+			if (!next || sl->order < next->order)
+				next = sl;
+		}
+		if (!next)
+			break;
+		last = next->order;
+		struct sim_pkt *q = pkt_alloc(next->nlines);
+		if (!q) {
+			n->st[ST_ALLOC_FAIL]++;
+			break;
+		}
+		memcpy(q->line, next->line, (size_t)next->nlines * sizeof(uint64_t));
+		q->slid = next->slid;
+		q->src_node = n->id;
+		q->rel = true;
+		q->psn = next->psn;
+		q->aux = dst;
+		q->crc = pkt_crc(SIM_PKT_DATA, q->psn, q->line, q->nlines);
+		next->deadline = s->now + sim_faults_rto(s);
+		n->st[ST_RETRANSMITS]++;
+		transmit(s, n, dst, q, s->now);
+	}
+}
+
+static void on_timer(struct sim *s, struct sim_node *n, const struct sim_pkt *tm)
+{
+	if (tm->aux != n->swif.timer_gen)
+		return; /* superseded by an earlier timer */
+	n->swif.timer_at = 0;
+	bool fired = false;
+	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
+		struct sim_swif_slot *sl = &n->swif.slot[i];
+		if (sl->used && !sl->acked && sl->deadline <= s->now) {
+			fired = true;
+			resend(s, n, sl->dst, 0, true);
+		}
+	}
+	if (fired)
+		n->st[ST_RETX_TIMEOUTS]++;
+	arm_timer(s, n);
+}
+
+/* ACK(e) or NAK(e) from node `from`: every PSN before e arrived. */
+static void on_ack(struct sim *s, struct sim_node *n, const struct sim_pkt *a)
+{
+	unsigned from = a->src_node;
+	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
+		struct sim_swif_slot *sl = &n->swif.slot[i];
+		if (sl->used && !sl->acked && sl->dst == from && (int32_t)(sl->psn - a->psn) < 0) {
+			sl->acked = true;
+			if (sl->taken)
+				slot_free(s, n, sl);
+		}
+	}
+	if (a->kind == SIM_PKT_NAK)
+		resend(s, n, from, a->psn, false);
+	arm_timer(s, n);
+}
+
+/* A data packet on the reliable path reached node n's SWIF. */
+static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
+{
+	unsigned from = p->src_node;
+	if (pkt_crc(SIM_PKT_DATA, p->psn, p->line, p->nlines) != p->crc) {
+		n->st[ST_CRC_ERRORS]++; /* discarded; the sender's timeout recovers it */
+		free(p);
+		return;
+	}
+	uint32_t e = n->swif.rx_epsn[from];
+	int32_t d = (int32_t)(p->psn - e);
+	if (d < 0) {
+		n->st[ST_DUPS_DROPPED]++;
+		send_ctl(s, n, from, SIM_PKT_ACK, e);
+		free(p);
+		return;
+	}
+	if (d > 0) {
+		n->st[ST_OUT_OF_SEQ]++;
+		if (!n->swif.rx_nak[from]) {
+			n->swif.rx_nak[from] = 1;
+			send_ctl(s, n, from, SIM_PKT_NAK, e);
+		}
+		free(p);
+		return;
+	}
+	n->swif.rx_epsn[from] = e + 1;
+	n->swif.rx_nak[from] = 0;
+	struct sim_node *src = s->node[from - 1];
+	if (src && src->tx_inflight)
+		src->tx_inflight--;
+	send_ctl(s, n, from, SIM_PKT_ACK, e + 1);
+	rc_arrive(s, n, p);
 }
 
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
@@ -70,18 +339,70 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	src->st[ST_BYTES_SENT] += h.size; /* packet bytes, header included */
 	src->tx_inflight++;
 	src->tx_unacked++;
-	sim_schedule(s, depart + 2ull * s->t.swif_ns + s->t.switch_ns, EV_ARRIVE, clid, 0, 0, p);
+	p->psn = src->swif.tx_psn[clid]++;
+	p->aux = clid;
+	struct sim_swif_slot *sl = NULL;
+	if ((sim_faults_on(s) || src->swif.used) && p->nlines <= SIM_SWIF_SLOT_LINES)
+		for (unsigned i = 0; i < SIM_SWIF_TX_PKTS && !sl; i++)
+			if (!src->swif.slot[i].used)
+				sl = &src->swif.slot[i];
+	if (!sl) { /* the fault-free path: exactly the model without faults */
+		sim_schedule(s, depart + hop_ns(s), EV_ARRIVE, clid, 0, 0, p);
+		return;
+	}
+	*sl = (struct sim_swif_slot){ .used = true, .dst = clid, .psn = p->psn,
+				      .order = ++src->swif.order, .nlines = p->nlines, .slid = p->slid,
+				      .deadline = depart + sim_faults_rto(s) };
+	memcpy(sl->line, p->line, (size_t)p->nlines * sizeof(uint64_t));
+	src->swif.used++;
+	p->rel = true;
+	p->crc = pkt_crc(SIM_PKT_DATA, p->psn, p->line, p->nlines);
+	transmit(s, src, clid, p, depart);
+	arm_timer(s, src);
 }
 
 void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 {
-	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
-	if (src && src->tx_inflight)
-		src->tx_inflight--;
-	struct sim_node *n = sim_node_get(s, node);
-	if (!n) {
+	if (p->kind == SIM_PKT_TIMER) {
+		struct sim_node *tn = s->node[node - 1];
+		if (tn)
+			on_timer(s, tn, p);
 		free(p);
 		return;
 	}
+	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
+	struct sim_node *n = sim_node_get(s, node);
+	if (!n) {
+		if (!p->rel && src && src->tx_inflight)
+			src->tx_inflight--;
+		free(p);
+		return;
+	}
+	/* A stall fault: the receive side takes nothing until it ends; what
+	 * arrives meanwhile waits, in arrival order. */
+	if (p->stall_ns) {
+		if (n->swif.stall_until < s->now + p->stall_ns)
+			n->swif.stall_until = s->now + p->stall_ns;
+		p->stall_ns = 0;
+	}
+	if (n->swif.stall_until > s->now) {
+		sim_schedule(s, n->swif.stall_until, EV_ARRIVE, node, 0, 0, p);
+		return;
+	}
+	if (p->kind == SIM_PKT_ACK || p->kind == SIM_PKT_NAK) {
+		if (pkt_crc(p->kind, p->psn, NULL, 0) != p->crc)
+			n->st[ST_CRC_ERRORS]++;
+		else
+			on_ack(s, n, p);
+		free(p);
+		return;
+	}
+	if (p->rel) {
+		rx_reliable(s, n, p);
+		return;
+	}
+	if (src && src->tx_inflight)
+		src->tx_inflight--;
+	n->swif.rx_epsn[p->src_node] = p->psn + 1;
 	rc_arrive(s, n, p);
 }
