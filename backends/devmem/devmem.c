@@ -1,20 +1,34 @@
 /* The devmem backend: the DIMMnet-2 host interface mapped from /dev/mem (or
  * a file standing in for it) at a physical base given by the user.
  *
- *   devmem:0xBASE[@PATH][,force][,iomem=PATH]
+ *   devmem:0xBASE[@PATH][,privileged][,known-machine][,iomem=PATH]
+ *
+ * Safety, before anything is mapped (dsh(1), "Running on a board"):
+ *   - PATH is identified with stat/fstat, not by its name: a character
+ *     device 1:1 is /dev/mem (whatever the path or symlink that reaches it),
+ *     a regular file is a stand-in, anything else is refused;
+ *   - for /dev/mem the window is checked against /proc/iomem (iomem.h):
+ *     System RAM is refused with no override; the window must lie wholly
+ *     inside a Reserved entry or outside every entry; a list that cannot be
+ *     read or shows no addresses refuses unless ,known-machine;
+ *   - the System Register (privileged process only, §4.5) is reachable only
+ *     with ,privileged (DNET_CAP_PRIVILEGED);
+ *   - before the first write, a read-only presence check (mmio.h).
  *
  * Accesses are single volatile loads/stores of the requested width, like
- * rdma-core's util/mmio.h.  The region attributes of Tab. 4.1 are honoured
- * by the caller-visible ordering points: an sfence after write-combining
- * Write Window stores (wc_flush), clflush before reading Prefetch Window /
- * LH Buffer lines and prefetchnta on request (§4.2.1).  /dev/mem mappings
- * opened with O_SYNC are uncached, which is always safe; the fences keep
- * the code right on a PAT-WC mapping too.
+ * rdma-core's util/mmio.h.  The mapping is opened with O_SYNC and is
+ * uncached-minus for every region (decision D-CACHE): the Write Window is
+ * write-combining only if an MTRR makes it so; the ordering points (sfence
+ * after Write Window stores and before a request, clflush before reading the
+ * Prefetch Window or LH Buffer) keep the code right in either case.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "dnet/backend.h"
@@ -23,86 +37,151 @@
 #include "devmem/iomem.h"
 #include "mmio/mmio.h"
 
-static int parse_args(const char *args, char *path, size_t pathlen, uint64_t *base,
-		      bool *force, char *iomem, size_t iomemlen, struct dnet_err *err)
+#define SYNOPSIS "devmem:0xBASE[@PATH][,privileged][,known-machine][,iomem=PATH]"
+
+struct devmem_cfg {
+	char path[DNET_SPEC_MAX];
+	char iomem[DNET_SPEC_MAX];
+	bool iomem_given;
+	uint64_t base;
+	bool privileged, known_machine;
+	bool is_devmem;     /* PATH is the character device 1:1 */
+	struct stat st;
+};
+
+static int parse_args(const char *args, struct devmem_cfg *c, struct dnet_err *err)
 {
 	char first[DNET_SPEC_MAX];
 	const char *comma = strchr(args, ',');
 	size_t flen = comma ? (size_t)(comma - args) : strlen(args);
 	if (flen == 0)
-		return dnet_seterr(err, DNET_EINVAL,
-				   "devmem needs a physical base: devmem:0xBASE[@PATH][,force]");
+		return dnet_seterr(err, DNET_EINVAL, "devmem needs a physical base: " SYNOPSIS);
 	memcpy(first, args, flen);
 	first[flen] = '\0';
 	char *at = strchr(first, '@');
-	snprintf(path, pathlen, "%s", at ? at + 1 : "/dev/mem");
+	snprintf(c->path, sizeof c->path, "%s", at ? at + 1 : "/dev/mem");
 	if (at) {
 		*at = '\0';
-		if (!path[0])
+		if (!c->path[0])
 			return dnet_seterr(err, DNET_EINVAL, "devmem: empty path after '@'");
 	}
-	int rc = dnet_parse_u64(first, UINT64_MAX - DNET_MAP_SIZE, base, "devmem base", err);
+	int rc = dnet_parse_u64(first, UINT64_MAX - DNET_MAP_SIZE, &c->base, "devmem base", err);
 	if (rc)
 		return rc;
-	*force = false;
-	snprintf(iomem, iomemlen, "/proc/iomem");
+	snprintf(c->iomem, sizeof c->iomem, "/proc/iomem");
 	struct dnet_kv kv[4];
 	unsigned n;
 	if (comma && (rc = dnet_kv_split(comma + 1, kv, 4, &n, err)))
 		return rc;
 	for (unsigned i = 0; comma && i < n; i++) {
-		if (strcmp(kv[i].key, "force") == 0 && !kv[i].has_val)
-			*force = true;
-		else if (strcmp(kv[i].key, "iomem") == 0 && kv[i].has_val)
-			snprintf(iomem, iomemlen, "%s", kv[i].val);
-		else
+		if (strcmp(kv[i].key, "privileged") == 0 && !kv[i].has_val) {
+			c->privileged = true;
+		} else if (strcmp(kv[i].key, "known-machine") == 0 && !kv[i].has_val) {
+			c->known_machine = true;
+		} else if (strcmp(kv[i].key, "iomem") == 0 && kv[i].has_val && kv[i].val[0]) {
+			snprintf(c->iomem, sizeof c->iomem, "%s", kv[i].val);
+			c->iomem_given = true;
+		} else if (strcmp(kv[i].key, "force") == 0) {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "devmem: unknown option '%s' (known: force, iomem=PATH)", kv[i].key);
+					   "devmem: ',force' is gone: System RAM is never mapped (PAT makes "
+					   "the mapping write-back and the kernel may hand the pages out); "
+					   "reserve the range with memmap=SIZE$BASE -- see dsh(1), "
+					   "'Running on a board'");
+		} else {
+			return dnet_seterr(err, DNET_EINVAL,
+					   "devmem: unknown option '%s' (known: privileged, known-machine, "
+					   "iomem=PATH)", kv[i].key);
+		}
 	}
 	return 0;
 }
 
-static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+/* Everything decided before the device is opened: the arguments, the base's
+ * alignment, what PATH is (stat follows symlinks), and for /dev/mem the
+ * /proc/iomem check.  Used by open and by a dry run. */
+static int devmem_check(const char *args, struct devmem_cfg *c, struct dnet_err *err)
 {
-	char path[DNET_SPEC_MAX], iomem[DNET_SPEC_MAX];
-	uint64_t base = 0;
-	bool force = false;
-	int rc = parse_args(args, path, sizeof path, &base, &force, iomem, sizeof iomem, err);
+	memset(c, 0, sizeof *c);
+	int rc = parse_args(args, c, err);
 	if (rc)
 		return rc;
 	long pg = sysconf(_SC_PAGESIZE);
 	if (pg <= 0)
 		pg = 4096;
-	if (base % (uint64_t)pg)
+	if (c->base % (uint64_t)pg)
 		return dnet_seterr(err, DNET_EALIGN,
 				   "devmem base 0x%" PRIx64 " is not aligned to the %ld-byte page size "
-				   "(the board's window starts on a page boundary)", base, pg);
-	bool is_devmem = strcmp(path, "/dev/mem") == 0;
-	/* Refuse to map RAM the kernel owns (the board answers the BIOS as
-	 * memory, OQ-27): only a range outside "System RAM" is plausible. */
-	if (is_devmem || strcmp(iomem, "/proc/iomem") != 0) {
-		char what[128];
-		int r = dnet_iomem_check(iomem, base, DNET_MAP_SIZE, what, sizeof what, err);
-		if (r < 0)
-			return r;
-		if (r > 0 && !force)
-			return dnet_seterr(err, DNET_EPERM,
-					   "devmem: 0x%" PRIx64 "-0x%" PRIx64 " overlaps '%s' in %s; "
-					   "refusing to map it (add ,force if you are sure)",
-					   base, base + DNET_MAP_SIZE - 1, what, iomem);
+				   "(the board's window starts on a page boundary)", c->base, pg);
+	if (stat(c->path, &c->st) != 0)
+		return dnet_seterr(err, DNET_EIO, "devmem: cannot open %s: %s", c->path, strerror(errno));
+	if (S_ISCHR(c->st.st_mode)) {
+		if (major(c->st.st_rdev) != 1 || minor(c->st.st_rdev) != 1)
+			return dnet_seterr(err, DNET_EINVAL,
+					   "devmem: %s is the character device %u:%u, not /dev/mem (1:1); "
+					   "for a board behind a PCI BAR use pci:SLOT", c->path,
+					   major(c->st.st_rdev), minor(c->st.st_rdev));
+		c->is_devmem = true;
+	} else if (!S_ISREG(c->st.st_mode)) {
+		return dnet_seterr(err, DNET_EINVAL,
+				   "devmem: %s is neither /dev/mem (character device 1:1) nor a regular "
+				   "file standing in for it", c->path);
 	}
-	if ((rc = dnet_mmio_open(dev, path, base, "devmem", is_devmem ? "needs root / CAP_SYS_RAWIO"
-								 : "check the file's permissions", err)))
+	/* /dev/mem always; a stand-in file when a list is named (tests). */
+	if (c->is_devmem || c->iomem_given) {
+		char note[256];
+		if ((rc = dnet_iomem_check(c->iomem, c->base, DNET_MAP_SIZE, c->known_machine, note,
+					   sizeof note, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static unsigned devmem_caps(const struct devmem_cfg *c)
+{
+	return (c->privileged ? DNET_CAP_PRIVILEGED : 0) | (c->is_devmem ? DNET_CAP_REAL_HW : 0);
+}
+
+static int devmem_dry_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	struct devmem_cfg c;
+	int rc = devmem_check(args, &c, err);
+	if (rc)
 		return rc;
-	dev->caps = DNET_CAP_PRIVILEGED | (is_devmem ? DNET_CAP_REAL_HW : 0);
+	dev->caps = devmem_caps(&c);
+	return 0;
+}
+
+static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	struct devmem_cfg c;
+	int rc = devmem_check(args, &c, err);
+	if (rc)
+		return rc;
+	int fd;
+	struct stat st;
+	if ((rc = dnet_mmio_openfd(c.path, "devmem", c.is_devmem ? "needs root / CAP_SYS_RAWIO"
+								  : "check the file's permissions",
+				   &fd, &st, err)))
+		return rc;
+	/* What was opened must be what was checked (no swap in between). */
+	if ((st.st_mode & S_IFMT) != (c.st.st_mode & S_IFMT) || st.st_rdev != c.st.st_rdev ||
+	    st.st_dev != c.st.st_dev || st.st_ino != c.st.st_ino) {
+		close(fd);
+		return dnet_seterr(err, DNET_EPERM, "devmem: %s changed between the check and the open",
+				   c.path);
+	}
+	if ((rc = dnet_mmio_map(dev, fd, &st, c.path, c.base, "devmem", err)))
+		return rc;
+	dev->caps = devmem_caps(&c);
 	return 0;
 }
 
 const struct dnet_backend_ops dnet_backend_devmem = {
 	.name = "devmem",
-	.synopsis = "devmem:0xBASE[@PATH][,force][,iomem=PATH]",
+	.synopsis = SYNOPSIS,
 	.help = "map the board's physical window from /dev/mem (or a file standing in for it)",
 	.open = devmem_open,
+	.dry_open = devmem_dry_open,
 	.close = dnet_mmio_op_close,
 	.read = dnet_mmio_op_read,
 	.write = dnet_mmio_op_write,

@@ -1,10 +1,12 @@
 /* Volatile MMIO accessors (mmio.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -14,6 +16,7 @@
 #endif
 
 #include "dnet/map.h"
+#include "dnet/regs.h"
 #include "mmio/mmio.h"
 
 void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
@@ -25,8 +28,15 @@ void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
 	case 8: { uint64_t v = *(const volatile uint64_t *)(const volatile void *)p; memcpy(buf, &v, 8); break; }
 	case 16: {
 #ifdef MMIO_X86
-		/* One 128-bit access: the host reads LLCM 128 bits at a time (§5.1.3). */
-		__m128i v = _mm_load_si128((const __m128i *)(const void *)p);
+		/* One 128-bit load (the host reads LLCM 128 bits at a time,
+		 * §5.1.3).  asm volatile with a memory clobber, as rdma-core's
+		 * mmio_read128: never split, hoisted out of a poll or moved
+		 * across another device access. */
+		__m128i v;
+		__asm__ __volatile__("movdqa %1, %0"
+				     : "=x"(v)
+				     : "m"(*(const volatile __m128i *)(const volatile void *)p)
+				     : "memory");
 		_mm_storeu_si128((__m128i *)buf, v);
 #else
 		uint64_t v[2] = { *(const volatile uint64_t *)(const volatile void *)p,
@@ -47,8 +57,12 @@ void dnet_mmio_write(volatile uint8_t *p, const void *buf, unsigned width)
 	case 8: { uint64_t v; memcpy(&v, buf, 8); *(volatile uint64_t *)(volatile void *)p = v; break; }
 	case 16: {
 #ifdef MMIO_X86
+		/* One 128-bit store, kept in program order (see the read). */
 		__m128i v = _mm_loadu_si128((const __m128i *)buf);
-		_mm_store_si128((__m128i *)(void *)p, v);
+		__asm__ __volatile__("movdqa %1, %0"
+				     : "=m"(*(volatile __m128i *)(volatile void *)p)
+				     : "x"(v)
+				     : "memory");
 #else
 		uint64_t v[2];
 		memcpy(v, buf, 16);
@@ -93,8 +107,8 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len)
 #endif
 }
 
-int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, const char *who,
-		   const char *perm_hint, struct dnet_err *err)
+int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fdp,
+		     struct stat *st, struct dnet_err *err)
 {
 	int fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0) {
@@ -104,13 +118,23 @@ int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, cons
 					   strerror(e), perm_hint);
 		return dnet_seterr(err, DNET_EIO, "%s: cannot open %s: %s", who, path, strerror(e));
 	}
+	if (fstat(fd, st) != 0) {
+		int e = errno;
+		close(fd);
+		return dnet_seterr(err, DNET_EIO, "%s: cannot stat %s: %s", who, path, strerror(e));
+	}
+	*fdp = fd;
+	return 0;
+}
+
+int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+		  uint64_t offset, const char *who, struct dnet_err *err)
+{
 	/* Mapping past a regular file's end would fault on first access. */
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size < offset + DNET_MAP_SIZE) {
+	if (S_ISREG(st->st_mode) && (uint64_t)st->st_size < offset + DNET_MAP_SIZE) {
 		close(fd);
 		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; it must hold 0x%llx + 0x%x bytes",
-				   who, path, (long long)st.st_size, (unsigned long long)offset,
+				   who, path, (long long)st->st_size, (unsigned long long)offset,
 				   DNET_MAP_SIZE);
 	}
 	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
@@ -121,7 +145,8 @@ int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, cons
 				   "%s: mmap of %s at 0x%llx failed: %s%s", who, path,
 				   (unsigned long long)offset, strerror(e),
 				   e == EPERM || e == EACCES
-					   ? " (needs root; CONFIG_STRICT_DEVMEM may forbid the range)" : "");
+					   ? " (needs root; CONFIG_STRICT_DEVMEM allows only ranges that are "
+					     "not System RAM: see 'Running on a board' in dsh(1))" : "");
 	}
 	struct dnet_mmio *p = calloc(1, sizeof *p);
 	if (!p) {
@@ -132,14 +157,73 @@ int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, cons
 	p->fd = fd;
 	p->map = m;
 	p->len = DNET_MAP_SIZE;
+	p->wc_fd = -1;
+	p->who = who;
+	snprintf(p->where, sizeof p->where, "0x%llx in %.70s", (unsigned long long)offset, path);
 	dev->priv = p;
 	dev->nodes = 1;
+	return 0;
+}
+
+int dnet_mmio_map_wc(struct dnet_dev *dev, const char *path, size_t len, struct dnet_err *err)
+{
+	struct dnet_mmio *p = dev->priv;
+	int fd;
+	struct stat st;
+	int rc = dnet_mmio_openfd(path, p->who, "needs root", &fd, &st, err);
+	if (rc)
+		return rc;
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < len) {
+		close(fd);
+		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; the Write Window needs 0x%zx",
+				   p->who, path, (long long)st.st_size, len);
+	}
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return dnet_seterr(err, DNET_EIO, "%s: mmap of %s failed: %s", p->who, path, strerror(e));
+	}
+	p->wc_fd = fd;
+	p->wc = m;
+	p->wc_len = len;
+	return 0;
+}
+
+static volatile uint8_t *at(struct dnet_mmio *p, uint32_t off)
+{
+	return p->wc && off < p->wc_len ? p->wc + off : p->map + off;
+}
+
+int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
+{
+	struct dnet_mmio *p = dev->priv;
+	static const struct { uint32_t off; uint64_t valid; const char *name; const char *bits; } probe[] = {
+		{ DNET_UREG_BASE + DNET_UR_CTL_STATUS, DNET_CS_VALID_MASK, "Controller Status", "63:20" },
+		{ DNET_UREG_BASE + DNET_UR_PW_FLAG, 0xffffull, "Prefetch Window Flag", "63:16" },
+	};
+	for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+		uint64_t v;
+		dnet_mmio_read(p->map + probe[i].off, &v, 8);
+		if (v & ~probe[i].valid)
+			return dnet_seterr(err, DNET_EIO,
+					   "%s: no DIMMnet-2 answers at %s: %s (offset 0x%x) reads 0x%016" PRIx64
+					   ", but its bits %s are reserved and read 0%s; nothing was written",
+					   p->who, p->where, probe[i].name, probe[i].off, v, probe[i].bits,
+					   v == ~0ull ? " (all ones: nothing decodes the address, or PCI "
+							"memory decoding is off)" : "");
+	}
+	p->checked = true;
 	return 0;
 }
 
 void dnet_mmio_op_close(struct dnet_dev *dev)
 {
 	struct dnet_mmio *p = dev->priv;
+	if (p->wc) {
+		munmap((void *)p->wc, p->wc_len);
+		close(p->wc_fd);
+	}
 	munmap((void *)p->map, p->len);
 	close(p->fd);
 	free(p);
@@ -149,15 +233,20 @@ int dnet_mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned wi
 		      struct dnet_err *err)
 {
 	(void)err;
-	dnet_mmio_read(((struct dnet_mmio *)dev->priv)->map + off, buf, width);
+	dnet_mmio_read(at(dev->priv, off), buf, width);
 	return 0;
 }
 
 int dnet_mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
 		       struct dnet_err *err)
 {
-	(void)err;
-	dnet_mmio_write(((struct dnet_mmio *)dev->priv)->map + off, buf, width);
+	struct dnet_mmio *p = dev->priv;
+	if (!p->checked) {
+		int rc = dnet_mmio_presence(dev, err);
+		if (rc)
+			return rc;
+	}
+	dnet_mmio_write(at(p, off), buf, width);
 	return 0;
 }
 
@@ -172,13 +261,13 @@ int dnet_mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 int dnet_mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-	dnet_mmio_cache_flush(((struct dnet_mmio *)dev->priv)->map + off, len);
+	dnet_mmio_cache_flush(at(dev->priv, off), len);
 	return 0;
 }
 
 int dnet_mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-	dnet_mmio_prefetch(((struct dnet_mmio *)dev->priv)->map + off, len);
+	dnet_mmio_prefetch(at(dev->priv, off), len);
 	return 0;
 }

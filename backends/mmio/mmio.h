@@ -1,13 +1,23 @@
 /* Memory-mapped access to a DIMMnet-2 window, shared by the devmem and pci
  * backends.  Semantics as rdma-core's util/mmio.h: each call is exactly one
- * volatile access of the given width (128 bits with one SSE access on x86);
- * ordering points are explicit (sfence for write combining, clflush/mfence
- * for write-back lines). */
+ * volatile access of the given width (128 bits with one SSE access on x86,
+ * written as asm with a memory clobber so the compiler can neither split,
+ * merge, hoist nor reorder it); ordering points are explicit (sfence for
+ * write combining, clflush/mfence for write-back lines).
+ *
+ * Caching (decision D-CACHE, docs/decisions.md): every mapping is opened
+ * with O_SYNC, i.e. uncached-minus.  The Write Window becomes write-combining
+ * only through a second mapping the kernel offers as WC (PCI resourceN_wc)
+ * or an MTRR the administrator sets; the code is right for either, because
+ * Write Window stores end with an sfence and every read of a write-back
+ * region is preceded by clflush of its lines. */
 #ifndef DNET_MMIO_H
 #define DNET_MMIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "dnet/backend.h"
 
@@ -21,16 +31,37 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len);
 /* A mapped window; dev->priv of the devmem and pci backends. */
 struct dnet_mmio {
 	int fd;
-	volatile uint8_t *map;
+	volatile uint8_t *map;   /* the whole window, uncached(-minus) */
 	size_t len;
+	int wc_fd;               /* -1, or the write-combining mapping of the */
+	volatile uint8_t *wc;    /* Write Window (offsets below wc_len) */
+	size_t wc_len;
+	bool checked;            /* presence check done (before the first write) */
+	const char *who;         /* "devmem", "pci" */
+	char where[96];          /* "0x80000000 in /dev/mem", for messages */
 };
 
-/* Open path (O_SYNC: uncached) and map the DNET_MAP_SIZE-byte window at
- * offset into a new dev->priv, one node.  who prefixes messages ("devmem");
- * perm_hint is added when the open is refused ("needs root").  A regular
- * file (a stand-in for the device) must hold offset + DNET_MAP_SIZE bytes. */
-int dnet_mmio_open(struct dnet_dev *dev, const char *path, uint64_t offset, const char *who,
-		   const char *perm_hint, struct dnet_err *err);
+/* Open path read/write with O_SYNC (uncached) and fstat it.  who prefixes
+ * messages; perm_hint is added when the open is refused ("needs root"). */
+int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fd,
+		     struct stat *st, struct dnet_err *err);
+
+/* Map DNET_MAP_SIZE bytes of fd at offset into a new dev->priv (one node);
+ * takes fd over (closed on failure).  A regular file (a stand-in for the
+ * device) must hold offset + DNET_MAP_SIZE bytes.  Nothing is accessed. */
+int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+		  uint64_t offset, const char *who, struct dnet_err *err);
+
+/* Map len bytes of path (opened like dnet_mmio_openfd) as the Write
+ * Window's write-combining view: accesses to offsets below len use it. */
+int dnet_mmio_map_wc(struct dnet_dev *dev, const char *path, size_t len, struct dnet_err *err);
+
+/* The presence check run before the first write: registers whose reserved
+ * bits must read 0 (Controller Status [63:20], Prefetch Window Flag [63:16]
+ * of WID 0) are read; bits set there (all ones when nothing decodes the
+ * address, or PCI memory decoding is off) refuse with a message naming the
+ * register and the value.  Reads only. */
+int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */
 void dnet_mmio_op_close(struct dnet_dev *dev);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <pci/pci.h>
 
@@ -155,7 +156,10 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 		return dnet_seterr(err, DNET_ERANGE,
 				   "pci: BAR%u is 0x%" PRIx64 " bytes; the DIMMnet-2 window needs 0x%x",
 				   a.bar, size, DNET_MAP_SIZE);
-	if ((rc = dnet_mmio_open(dev, res, 0, "pci", "needs root", err)))
+	int fd;
+	struct stat st;
+	if ((rc = dnet_mmio_openfd(res, "pci", "needs root", &fd, &st, err)) ||
+	    (rc = dnet_mmio_map(dev, fd, &st, res, 0, "pci", err)))
 		return rc;
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;

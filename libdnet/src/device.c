@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dnet/access.h"
 #include "dnet/backend.h"
 #include "dnet/map.h"
 
@@ -32,7 +33,7 @@ const struct dnet_backend_desc *dnet_backends(unsigned *count)
 	return descs;
 }
 
-int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
+static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struct dnet_err *err)
 {
 	*devp = NULL;
 	if (!spec || !*spec)
@@ -60,8 +61,15 @@ int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
 	dev->ops = ops;
 	dev->nodes = 1;
 	dev->node = 1;
+	dev->dry = dry;
 	strcpy(dev->spec, spec);
-	int rc = ops->open(dev, colon ? colon + 1 : "", err);
+	int rc = 0;
+	if (!dry)
+		rc = ops->open(dev, colon ? colon + 1 : "", err);
+	else if (ops->dry_open)
+		rc = ops->dry_open(dev, colon ? colon + 1 : "", err);
+	else
+		dev->caps = DNET_CAP_PRIVILEGED;
 	if (rc) {
 		free(dev);
 		return rc;
@@ -74,12 +82,65 @@ int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
 	return 0;
 }
 
+int dnet_open(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
+{
+	return open_common(spec, false, devp, err);
+}
+
+int dnet_open_dry(const char *spec, struct dnet_dev **devp, struct dnet_err *err)
+{
+	return open_common(spec, true, devp, err);
+}
+
+bool dnet_dev_dry(const struct dnet_dev *dev) { return dev->dry; }
+
 void dnet_close(struct dnet_dev *dev)
 {
 	if (!dev)
 		return;
-	dev->ops->close(dev);
+	if (!dev->dry)
+		dev->ops->close(dev);
 	free(dev);
+}
+
+void dnet_set_tap(struct dnet_dev *dev, dnet_tap_fn fn, void *ctx)
+{
+	dev->tap = fn;
+	dev->tap_ctx = fn ? ctx : NULL;
+}
+
+static const char *const tap_names[] = {
+	[DNET_TAP_READ] = "read", [DNET_TAP_WRITE] = "write", [DNET_TAP_READ_BLOCK] = "read_block",
+	[DNET_TAP_WRITE_BLOCK] = "write_block", [DNET_TAP_WAIT] = "wait", [DNET_TAP_DELAY] = "delay",
+	[DNET_TAP_WC_FLUSH] = "wc_flush", [DNET_TAP_CACHE_FLUSH] = "cache_flush",
+	[DNET_TAP_PREFETCH] = "prefetch", [DNET_TAP_NODE] = "node", [DNET_TAP_BUSY] = "busy",
+};
+
+const char *dnet_tap_kind_name(enum dnet_tap_kind k)
+{
+	return (unsigned)k < N(tap_names) ? tap_names[k] : "?";
+}
+
+int dnet_tap_kind_parse(const char *s, enum dnet_tap_kind *k)
+{
+	for (unsigned i = 0; i < N(tap_names); i++)
+		if (strcmp(s, tap_names[i]) == 0) {
+			*k = (enum dnet_tap_kind)i;
+			return 0;
+		}
+	return -DNET_ENOENT;
+}
+
+/* Report an operation that ran (or, dry, would have) to the tap. */
+static int tap(struct dnet_dev *dev, struct dnet_tap_rec *r, int rc, const struct dnet_err *err)
+{
+	if (dev->tap) {
+		r->node = dev->node;
+		r->rc = rc;
+		r->msg = rc && err ? err->msg : NULL;
+		dev->tap(dev->tap_ctx, r);
+	}
+	return rc;
 }
 
 const char *dnet_dev_backend(const struct dnet_dev *dev) { return dev->ops->name; }
@@ -95,13 +156,13 @@ int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
 				   node, dev->nodes, dev->nodes == 1 ? "" : "s", dev->nodes);
 	if (node == dev->node)
 		return 0;
-	if (dev->ops->set_node) {
-		int rc = dev->ops->set_node(dev, node, err);
-		if (rc)
-			return rc;
-	}
-	dev->node = node;
-	return 0;
+	int rc = 0;
+	if (!dev->dry && dev->ops->set_node)
+		rc = dev->ops->set_node(dev, node, err);
+	if (!rc)
+		dev->node = node;
+	struct dnet_tap_rec r = { .kind = DNET_TAP_NODE, .val = { node, 0 } };
+	return tap(dev, &r, rc, err);
 }
 
 static int check_access(uint32_t off, size_t len, unsigned align, struct dnet_err *err)
@@ -123,10 +184,22 @@ static bool valid_width(unsigned w)
 
 int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, struct dnet_err *err)
 {
+	bool confirmed = dev->confirm_next;
+	dev->confirm_next = false;
 	if (!valid_width(width))
 		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
 	int rc = check_access(off, width, width, err);
-	return rc ? rc : dev->ops->read(dev, off, buf, width, err);
+	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, false, confirmed, err)))
+		return rc;
+	if (dev->dry)
+		memset(buf, 0, width);
+	else
+		rc = dev->ops->read(dev, off, buf, width, err);
+	struct dnet_tap_rec r = { .kind = DNET_TAP_READ, .off = off, .width = width,
+				  .confirmed = confirmed };
+	if (!rc)
+		memcpy(r.val, buf, width);
+	return tap(dev, &r, rc, err);
 }
 
 int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width, struct dnet_err *err)
@@ -134,7 +207,13 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
 	if (!valid_width(width))
 		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
 	int rc = check_access(off, width, width, err);
-	return rc ? rc : dev->ops->write(dev, off, buf, width, err);
+	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, true, false, err)))
+		return rc;
+	if (!dev->dry)
+		rc = dev->ops->write(dev, off, buf, width, err);
+	struct dnet_tap_rec r = { .kind = DNET_TAP_WRITE, .off = off, .width = width };
+	memcpy(r.val, buf, width);
+	return tap(dev, &r, rc, err);
 }
 
 #define ACCESSORS(bits, type) \
@@ -161,16 +240,23 @@ int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t le
 			struct dnet_err *err)
 {
 	int rc = check_access(off, len, 8, err);
-	if (rc || len == 0)
+	if (rc || len == 0 || (rc = dnet_access_check(dev->caps, off, len, 8, write, false, err)))
 		return rc;
-	if (write && dev->ops->write_block)
-		return dev->ops->write_block(dev, off, buf, len, err);
-	if (!write && dev->ops->read_block)
-		return dev->ops->read_block(dev, off, buf, len, err);
-	for (size_t i = 0; i < len && !rc; i += 8)
-		rc = write ? dev->ops->write(dev, off + (uint32_t)i, (char *)buf + i, 8, err)
-			   : dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err);
-	return rc;
+	if (dev->dry) {
+		if (!write)
+			memset(buf, 0, len);
+	} else if (write && dev->ops->write_block) {
+		rc = dev->ops->write_block(dev, off, buf, len, err);
+	} else if (!write && dev->ops->read_block) {
+		rc = dev->ops->read_block(dev, off, buf, len, err);
+	} else {
+		for (size_t i = 0; i < len && !rc; i += 8)
+			rc = write ? dev->ops->write(dev, off + (uint32_t)i, (char *)buf + i, 8, err)
+				   : dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err);
+	}
+	struct dnet_tap_rec r = { .kind = write ? DNET_TAP_WRITE_BLOCK : DNET_TAP_READ_BLOCK,
+				  .off = off, .data = buf, .len = len };
+	return tap(dev, &r, rc, err);
 }
 
 int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err)
@@ -196,7 +282,9 @@ int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t
 
 int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
-	return dev->ops->wc_flush ? dev->ops->wc_flush(dev, err) : 0;
+	int rc = !dev->dry && dev->ops->wc_flush ? dev->ops->wc_flush(dev, err) : 0;
+	struct dnet_tap_rec r = { .kind = DNET_TAP_WC_FLUSH };
+	return tap(dev, &r, rc, err);
 }
 
 int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
@@ -204,7 +292,9 @@ int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet
 	int rc = check_access(off, len, 1, err);
 	if (rc)
 		return rc;
-	return dev->ops->cache_flush ? dev->ops->cache_flush(dev, off, len, err) : 0;
+	rc = !dev->dry && dev->ops->cache_flush ? dev->ops->cache_flush(dev, off, len, err) : 0;
+	struct dnet_tap_rec r = { .kind = DNET_TAP_CACHE_FLUSH, .off = off, .len = len };
+	return tap(dev, &r, rc, err);
 }
 
 int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
@@ -212,7 +302,9 @@ int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_er
 	int rc = check_access(off, len, 1, err);
 	if (rc)
 		return rc;
-	return dev->ops->prefetch ? dev->ops->prefetch(dev, off, len, err) : 0;
+	rc = !dev->dry && dev->ops->prefetch ? dev->ops->prefetch(dev, off, len, err) : 0;
+	struct dnet_tap_rec r = { .kind = DNET_TAP_PREFETCH, .off = off, .len = len };
+	return tap(dev, &r, rc, err);
 }
 
 const char *dnet_cond_name(enum dnet_cond c)
@@ -253,16 +345,14 @@ static uint64_t mono_ns(void)
 
 int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 {
-	if (dev->ops->now)
+	if (dev->ops->now && !dev->dry)
 		return dev->ops->now(dev, ns, err);
 	*ns = mono_ns();
 	return 0;
 }
 
-int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
+static int sleep_ns(uint64_t ns, struct dnet_err *err)
 {
-	if (dev->ops->delay)
-		return dev->ops->delay(dev, ns, err);
 	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 	while (nanosleep(&ts, &ts) != 0)
 		if (errno != EINTR)
@@ -270,21 +360,50 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	return 0;
 }
 
-int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
-	      uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
-	if ((unsigned)cond > DNET_COND_GE)
-		return dnet_seterr(err, DNET_EINVAL, "bad wait condition %d", (int)cond);
-	int rc = check_access(off, 8, 8, err);
-	if (rc)
-		return rc;
-	if (dev->ops->wait)
-		return dev->ops->wait(dev, off, mask, cond, value, timeout_ns, last, err);
-	/* Fallback: poll, backing off from 1 us to 1 ms. */
-	uint64_t start, now, v, step = 1000;
+	int rc = 0;
+	if (dev->dry)
+		rc = 0;
+	else if (dev->ops->delay)
+		rc = dev->ops->delay(dev, ns, err);
+	else
+		rc = sleep_ns(ns, err);
+	struct dnet_tap_rec r = { .kind = DNET_TAP_DELAY, .ns = ns };
+	return tap(dev, &r, rc, err);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* How long a poll on real time spins (with pause) before it starts to sleep:
+ * a completion normally takes a few microseconds (Tab. 6.x), and a
+ * nanosleep overshoots by tens of microseconds (timer slack). */
+#define SPIN_NS 50000ull
+
+/* The fallback wait: poll a 64-bit word.  On real time: spin with pause for
+ * SPIN_NS, then sleep backing off from 1 us to 1 ms.  On a backend with its
+ * own clock (delay), let its time pass instead.  A word of a write-back
+ * region (Prefetch Window, LH Buffer) is flushed before every read, so the
+ * poll sees the device and not a stale line (§4.2.1, §7.2.2). */
+static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+		     uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+{
+	uint64_t start, now, v = 0, step = 1000;
+	bool wb = dnet_addr_attr(off) == DNET_ATTR_WB && dev->ops->cache_flush;
+	bool real_time = !dev->ops->delay;
+	int rc;
 	if ((rc = dnet_now(dev, &start, err)))
 		return rc;
 	for (;;) {
+		if (wb && (rc = dev->ops->cache_flush(dev, off & ~63u, 64, err)))
+			return rc;
 		if ((rc = dev->ops->read(dev, off, &v, 8, err)))
 			return rc;
 		if (last)
@@ -299,27 +418,58 @@ int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond 
 					   (unsigned long long)timeout_ns, off, (unsigned long long)mask,
 					   dnet_cond_name(cond), (unsigned long long)value,
 					   (unsigned long long)v);
-		if ((rc = dnet_delay(dev, step, err)))
+		if (real_time && now - start < SPIN_NS) {
+			for (int i = 0; i < 16; i++)
+				cpu_relax();
+			continue;
+		}
+		rc = real_time ? sleep_ns(step, err) : dev->ops->delay(dev, step, err);
+		if (rc)
 			return rc;
 		if (step < 1000000)
 			step *= 2;
 	}
 }
 
+int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
+	      uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
+{
+	if ((unsigned)cond > DNET_COND_GE)
+		return dnet_seterr(err, DNET_EINVAL, "bad wait condition %d", (int)cond);
+	int rc = check_access(off, 8, 8, err);
+	if (rc || (rc = dnet_access_check(dev->caps, off, 8, 8, false, false, err)))
+		return rc;
+	uint64_t lv = 0;
+	if (dev->dry)
+		lv = value;
+	else if (dev->ops->wait)
+		rc = dev->ops->wait(dev, off, mask, cond, value, timeout_ns, &lv, err);
+	else
+		rc = poll_wait(dev, off, mask, cond, value, timeout_ns, &lv, err);
+	if (last)
+		*last = lv;
+	struct dnet_tap_rec r = { .kind = DNET_TAP_WAIT, .off = off, .mask = mask, .cond = cond,
+				  .value = value, .timeout_ns = timeout_ns, .val = { lv, 0 } };
+	return tap(dev, &r, rc, err);
+}
+
 int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 {
-	if (dev->ops->busy)
-		return dev->ops->busy(dev, busy, err);
+	int rc = 0;
 	*busy = false;
-	for (unsigned w = 0; w < DNET_NWID; w++) {
-		uint64_t cs;
-		int rc = dev->ops->read(dev, DNET_UREG_WID(w) + DNET_UR_CTL_STATUS, &cs, 8, err);
-		if (rc)
-			return rc;
-		if (cs & DNET_CS_REQ_PENDING)
-			*busy = true;
-	}
-	return 0;
+	if (dev->dry)
+		rc = 0;
+	else if (dev->ops->busy)
+		rc = dev->ops->busy(dev, busy, err);
+	else
+		for (unsigned w = 0; w < DNET_NWID && !rc; w++) {
+			uint64_t cs;
+			rc = dev->ops->read(dev, DNET_UREG_WID(w) + DNET_UR_CTL_STATUS, &cs, 8, err);
+			if (!rc && (cs & DNET_CS_REQ_PENDING))
+				*busy = true;
+		}
+	struct dnet_tap_rec r = { .kind = DNET_TAP_BUSY, .val = { *busy, 0 } };
+	return tap(dev, &r, rc, err);
 }
 
 int dnet_sodimm_access(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len,
@@ -334,15 +484,16 @@ int dnet_sodimm_access(struct dnet_dev *dev, uint64_t addr, void *buf, size_t le
 
 int dnet_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
 {
-	if (!dev->ops->stat)
-		return dnet_seterr(err, DNET_ENOTSUP, "backend '%s' keeps no statistics", dev->ops->name);
+	if (!dev->ops->stat || dev->dry)
+		return dnet_seterr(err, DNET_ENOTSUP, "backend '%s' keeps no statistics%s", dev->ops->name,
+				   dev->dry ? " in a dry run" : "");
 	return dev->ops->stat(dev, name, v, err);
 }
 
 const char *const *dnet_stat_names(struct dnet_dev *dev)
 {
 	static const char *const none[] = { NULL };
-	return dev->ops->stat_names ? dev->ops->stat_names(dev) : none;
+	return dev->ops->stat_names && !dev->dry ? dev->ops->stat_names(dev) : none;
 }
 
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
@@ -373,7 +524,9 @@ int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_r
 				   reg->name);
 	if (wid >= DNET_NWID)
 		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	dev->confirm_next = true; /* this read, on purpose (access.h reg-effect) */
 	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
+	dev->confirm_next = false;
 	if (!rc)
 		*v &= reg->valid_mask;
 	return rc;
@@ -435,9 +588,15 @@ int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
 	uint32_t ureg = DNET_UREG_WID(wid);
 	uint32_t lo = ureg + (sel == DNET_CMD0 ? DNET_UR_CMD0_LOWER : DNET_UR_CMD1_LOWER);
 	uint32_t up = ureg + (sel == DNET_CMD0 ? DNET_UR_CMD0_UPPER : DNET_UR_CMD1_UPPER);
+	/* Drain write-combining buffers first (rdma-core's mmio_flush_writes
+	 * before the doorbell): Write Window stores made with dnet_write64/128
+	 * reach the device before the request that reads them (hardware.md 1.3). */
+	int rc = dnet_wc_flush(dev, err);
+	if (rc)
+		return rc;
 	/* Flow control (§5.2.2): no new request while the FIFO is almost full
 	 * or the previous one is still in the command register. */
-	int rc = dnet_wait(dev, ureg + DNET_UR_CTL_STATUS, DNET_CS_FIFO_FULL | DNET_CS_REQ_PENDING,
+	rc = dnet_wait(dev, ureg + DNET_UR_CTL_STATUS, DNET_CS_FIFO_FULL | DNET_CS_REQ_PENDING,
 			   DNET_COND_EQ, 0, timeout_ns, NULL, err);
 	if (rc == -DNET_ETIMEDOUT)
 		return dnet_seterr(err, DNET_EBUSY,

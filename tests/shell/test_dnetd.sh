@@ -214,7 +214,7 @@ expect_eq "TCP daemon exit status" 0 "$GONE_STATUS"
 
 # ---- any backend: devmem on a file ----
 head -c $((0x51000)) /dev/zero >"$T_TMP/mem"
-"$DNETD" --backend "devmem:0x0@$T_TMP/mem" --listen "unix:$T_TMP/m.sock" >"$T_TMP/m.out" 2>&1 &
+"$DNETD" --backend "devmem:0x0@$T_TMP/mem,privileged" --listen "unix:$T_TMP/m.sock" >"$T_TMP/m.out" 2>&1 &
 MPID=$!
 T_PIDS+=("$MPID")
 wait_for_line "$T_TMP/m.out" "serving" 50

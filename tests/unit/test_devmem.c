@@ -1,10 +1,16 @@
 /* The devmem backend end to end against a temporary file standing in for
  * /dev/mem: every access width lands at the right file offset (checked with
  * pread, independently of the backend), request issue order, block copies,
- * register access rules, and the open-time checks (alignment, size,
- * System RAM in a fake /proc/iomem, unknown options). */
+ * register access rules, and the open-time safety checks: alignment, size,
+ * fake /proc/iomem lists (System RAM, Reserved, ACPI NVS, straddling, empty,
+ * unreadable, zeroed), /dev/mem known by fstat through a symlink, the
+ * presence check before the first write, the System Register only with
+ * ,privileged. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "dnet/dnet.h"
@@ -36,7 +42,7 @@ static struct dnet_dev *open_ok(void)
 	char spec[128];
 	struct dnet_err e;
 	struct dnet_dev *d = NULL;
-	snprintf(spec, sizeof spec, "devmem:0x%x@%s", BASE, path);
+	snprintf(spec, sizeof spec, "devmem:0x%x@%s,privileged", BASE, path);
 	CHECK_OK(dnet_open(spec, &d, &e), &e);
 	return d;
 }
@@ -59,18 +65,22 @@ static void widths(void)
 	CHECK_OK(dnet_write128(d, 0x20010, v128, &e), &e);
 	CHECK_EQ(file_u64(BASE + 0x20010), v128[0]);
 	CHECK_EQ(file_u64(BASE + 0x20018), v128[1]);
-	/* Reads see what the file holds. */
+	/* Reads see what the file holds (LLCM: any width; registers: 64 bits). */
 	uint64_t pat = 0x0fedcba987654321ull;
 	file_put(BASE + 0x40200, &pat, 8);
+	file_put(BASE + 0x28040, &pat, 8);
 	uint64_t r64;
 	uint32_t r32;
 	uint16_t r16;
 	uint8_t r8;
 	uint64_t r128[2];
 	CHECK_OK(dnet_read64(d, 0x40200, &r64, &e), &e); CHECK_EQ(r64, pat);
-	CHECK_OK(dnet_read32(d, 0x40204, &r32, &e), &e); CHECK_EQ(r32, 0x0fedcba9);
-	CHECK_OK(dnet_read16(d, 0x40202, &r16, &e), &e); CHECK_EQ(r16, 0x8765);
-	CHECK_OK(dnet_read8(d, 0x40201, &r8, &e), &e); CHECK_EQ(r8, 0x43);
+	CHECK_OK(dnet_read32(d, 0x28044, &r32, &e), &e); CHECK_EQ(r32, 0x0fedcba9);
+	CHECK_OK(dnet_read16(d, 0x28042, &r16, &e), &e); CHECK_EQ(r16, 0x8765);
+	CHECK_OK(dnet_read8(d, 0x28041, &r8, &e), &e); CHECK_EQ(r8, 0x43);
+	CHECK_EQ(dnet_read32(d, 0x40204, &r32, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "[reg-width]") != NULL);
+	file_put(BASE + 0x40200, &(uint64_t){ 0 }, 8); /* an idle controller again */
 	CHECK_OK(dnet_read128(d, 0x20010, r128, &e), &e);
 	CHECK_EQ(r128[0], v128[0]); CHECK_EQ(r128[1], v128[1]);
 	/* Alignment and bounds are checked before any access. */
@@ -184,36 +194,179 @@ static void open_checks(void)
 	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "bogus") != NULL);
 	CHECK_EQ(dnet_open("nosuch:1", &d, &e), -DNET_ENOENT);
-	/* A fake /proc/iomem: the window overlaps System RAM -> refused, unless
-	 * forced; outside it -> accepted. */
+	/* Options that are gone or unknown are named. */
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,force", path);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "force") != NULL && strstr(e.msg, "memmap=") != NULL);
+	/* Not /dev/mem and not a regular file: refused by what it is. */
+	CHECK_EQ(dnet_open("devmem:0x0@/dev/null", &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "1:3") != NULL && strstr(e.msg, "not /dev/mem (1:1)") != NULL);
+	CHECK_EQ(dnet_open("devmem:0x0@/tmp", &d, &e), -DNET_EINVAL);
+	CHECK(d == NULL);
+}
+
+static void put_iomem(const char *text)
+{
 	FILE *f = fopen(iomem, "w");
-	fputs("00000000-00000fff : Reserved\n00001000-00007fff : System RAM\n"
-	      "  00002000-00002fff : Kernel code\n00100000-001fffff : PCI Bus 0000:00\n", f);
+	if (!f) {
+		t_fail++;
+		return;
+	}
+	fputs(text, f);
 	fclose(f);
-	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s", path, iomem);
-	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
-	CHECK(strstr(e.msg, "System RAM") != NULL && strstr(e.msg, "force") != NULL);
-	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s,force", path, iomem);
-	CHECK_OK(dnet_open(spec, &d, &e), &e);
+}
+
+/* Open the stand-in with the fake list; returns the open's result and
+ * closes what opened. */
+static int open_with_list(uint64_t base, const char *extra, struct dnet_err *e)
+{
+	char spec[256];
+	struct dnet_dev *d = NULL;
+	snprintf(spec, sizeof spec, "devmem:0x%" PRIx64 "@%s,iomem=%s%s", base, path, iomem, extra);
+	int rc = dnet_open(spec, &d, e);
 	dnet_close(d);
-	d = NULL;
-	f = fopen(iomem, "w");
-	fputs("00000000-00000fff : Reserved\n00100000-001fffff : System RAM\n", f);
-	fclose(f);
-	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s", path, iomem);
-	CHECK_OK(dnet_open(spec, &d, &e), &e);
-	dnet_close(d);
-	d = NULL;
-	/* Non-root view of /proc/iomem: all zeros -> cannot check. */
-	f = fopen(iomem, "w");
-	fputs("00000000-00000000 : System RAM\n", f);
-	fclose(f);
-	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	return rc;
+}
+
+/* The window (0x51000 bytes) against fake /proc/iomem lists. */
+static void iomem_rules(void)
+{
+	struct dnet_err e;
+	/* System RAM under the window: refused, and there is no override. */
+	put_iomem("00000000-00000fff : Reserved\n00001000-00007fff : System RAM\n"
+		  "  00002000-00002fff : Kernel code\n00100000-001fffff : PCI Bus 0000:00\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "System RAM 1000-7fff") != NULL && strstr(e.msg, "no override") != NULL);
+	CHECK_EQ(open_with_list(0x3000, ",known-machine", &e), -DNET_EPERM);
+	/* Wholly inside a Reserved entry (memmap=): accepted, at any depth. */
+	put_iomem("00000000-00000fff : Reserved\n00001000-00002fff : System RAM\n"
+		  "00003000-00053fff : Reserved\n00100000-001fffff : System RAM\n");
+	CHECK_OK(open_with_list(0x3000, "", &e), &e);
+	put_iomem("00000000-00000fff : Reserved\n00001000-000fffff : PCI Bus 0000:00\n"
+		  "  00002000-000fffff : reserved\n");
+	CHECK_OK(open_with_list(0x3000, "", &e), &e);
+	/* Outside every entry (mem= cut it away): accepted. */
+	put_iomem("00000000-00000fff : Reserved\n00100000-001fffff : System RAM\n");
+	CHECK_OK(open_with_list(0x3000, "", &e), &e);
+	/* ACPI NVS, a device, a PCI window: not Reserved -> refused, named. */
+	put_iomem("00000000-000fffff : ACPI Non-volatile Storage\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "'ACPI Non-volatile Storage'") != NULL && strstr(e.msg, "not in a Reserved") != NULL);
+	put_iomem("00000000-000fffff : PCI Bus 0000:00\n  00002000-00080fff : 0000:00:02.0\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "'0000:00:02.0'") != NULL);
+	/* Straddling: partly Reserved, partly nothing -> refused. */
+	put_iomem("00000000-00003fff : Reserved\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "not wholly inside 'Reserved'") != NULL);
+	/* An empty list, one that shows no addresses (no root), one that
+	 * cannot be read: refused unless ,known-machine. */
+	put_iomem("");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "is empty") != NULL && strstr(e.msg, "known-machine") != NULL);
+	CHECK_OK(open_with_list(0x3000, ",known-machine", &e), &e);
+	put_iomem("00000000-00000000 : Reserved\n00000000-00000000 : System RAM\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
 	CHECK(strstr(e.msg, "root") != NULL);
-	f = fopen(iomem, "w");
-	fputs("garbage\n", f);
-	fclose(f);
-	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPROTO);
+	CHECK_OK(open_with_list(0x3000, ",known-machine", &e), &e);
+	char spec[256];
+	struct dnet_dev *d = NULL;
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=/nonexistent/iomem", path);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "cannot be read") != NULL);
+	put_iomem("garbage\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPROTO);
+	CHECK(strstr(e.msg, ":1:") != NULL);
+}
+
+/* /dev/mem is known by what it is (character device 1:1), not by its name:
+ * a node of our own reached through a symlink is checked against the list
+ * like /dev/mem (and refused before it is ever opened). */
+static void devmem_by_fstat(void)
+{
+	char node[96], link[96];
+	snprintf(node, sizeof node, "%s.mem", path);
+	snprintf(link, sizeof link, "%s.link", path);
+	if (mknod(node, S_IFCHR | 0600, makedev(1, 1)) != 0) {
+		printf("devmem_by_fstat: SKIP (mknod: %s)\n", strerror(errno));
+		return;
+	}
+	if (symlink(node, link) != 0)
+		t_fail++;
+	struct dnet_err e;
+	struct dnet_dev *d = NULL;
+	char spec[256];
+	put_iomem("00000000-000fffff : System RAM\n");
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=%s", link, iomem);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "System RAM") != NULL);
+	/* The same for a path with ./ and .. in it. */
+	char odd[128];
+	snprintf(odd, sizeof odd, "devmem:0x3000@/tmp/./../tmp/%s,iomem=%s", strrchr(link, '/') + 1, iomem);
+	CHECK_EQ(dnet_open(odd, &d, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "System RAM") != NULL);
+	/* Even without iomem=: the real /proc/iomem is consulted. */
+	snprintf(spec, sizeof spec, "devmem:0x0@%s", link);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	/* An unreadable list refuses for /dev/mem. */
+	snprintf(spec, sizeof spec, "devmem:0x3000@%s,iomem=/nonexistent", link);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPERM);
+	CHECK(d == NULL);
+	unlink(link);
+	unlink(node);
+}
+
+/* Before the first write the backend checks that a DIMMnet-2 answers:
+ * reserved bits of Controller Status / Prefetch Window Flag read 0. */
+static void presence(void)
+{
+	struct dnet_err e;
+	uint8_t ones[0x1000];
+	memset(ones, 0xff, sizeof ones);
+	file_put(BASE + 0x40000, ones, sizeof ones);
+	struct dnet_dev *d = open_ok();
+	if (!d)
+		return;
+	uint64_t v;
+	CHECK_OK(dnet_read64(d, 0x40200, &v, &e), &e); /* reads are not checked */
+	CHECK_EQ(dnet_write64(d, 0x20000, 0x55, &e), -DNET_EIO);
+	CHECK(strstr(e.msg, "no DIMMnet-2 answers") != NULL && strstr(e.msg, "Controller Status") != NULL &&
+	      strstr(e.msg, "all ones") != NULL);
+	CHECK_EQ(file_u64(BASE + 0x20000), 0x01234567cdefab00ull); /* nothing written */
+	/* Controller Status plausible, Prefetch Window Flag not. */
+	uint64_t cs = DNET_CS_SDIMM_INIT | DNET_CS_STATUS_EMPTY, pwf = 0x1ffff;
+	file_put(BASE + 0x40200, &cs, 8);
+	file_put(BASE + 0x40400, &pwf, 8);
+	CHECK_EQ(dnet_write64(d, 0x20000, 0x55, &e), -DNET_EIO);
+	CHECK(strstr(e.msg, "Prefetch Window Flag") != NULL && strstr(e.msg, "63:16") != NULL);
+	pwf = 0xffff;
+	file_put(BASE + 0x40400, &pwf, 8);
+	CHECK_OK(dnet_write64(d, 0x20000, 0x55, &e), &e);
+	CHECK_EQ(file_u64(BASE + 0x20000), 0x55);
+	dnet_close(d);
+	memset(ones, 0, sizeof ones);
+	file_put(BASE + 0x40000, ones, sizeof ones);
+}
+
+/* The System Register only with ,privileged. */
+static void privileged(void)
+{
+	struct dnet_err e;
+	struct dnet_dev *d = NULL;
+	char spec[128];
+	snprintf(spec, sizeof spec, "devmem:0x%x@%s", BASE, path);
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	if (!d)
+		return;
+	CHECK_EQ(dnet_dev_caps(d) & DNET_CAP_PRIVILEGED, 0);
+	CHECK_EQ(dnet_reg_write(d, 0, dnet_reg_by_name("pgid1"), 0x17, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "[privileged]") != NULL && strstr(e.msg, ",privileged") != NULL);
+	CHECK_EQ(file_u64(BASE + 0x50900), 0x42);
+	uint64_t v;
+	CHECK_EQ(dnet_read64(d, 0x50300, &v, &e), -DNET_EPERM);
+	CHECK_OK(dnet_write64(d, 0x40900, 0x40, &e), &e); /* the User Register is fine */
+	CHECK_EQ(file_u64(BASE + 0x40900), 0x40);
+	dnet_close(d);
 }
 
 int main(void)
@@ -231,6 +384,10 @@ int main(void)
 	RUN(widths);
 	RUN(blocks_and_issue);
 	RUN(open_checks);
+	RUN(iomem_rules);
+	RUN(devmem_by_fstat);
+	RUN(presence);
+	RUN(privileged);
 	unlink(path);
 	unlink(iomem);
 	return t_summary("test_devmem");

@@ -78,8 +78,8 @@ static void by_slot_and_id(void)
 	CHECK_OK(dnet_open(spec, &d, &e), &e);
 	if (d) {
 		CHECK_STR(dnet_dev_backend(d), "pci");
-		CHECK_OK(dnet_write64(d, 0x41900, 0x1230, &e), &e);
-		CHECK_EQ(bar_u64(0x41900), 0x1230);
+		CHECK_OK(dnet_write64(d, 0x28100, 0x1230, &e), &e);
+		CHECK_EQ(bar_u64(0x28100), 0x1230);
 		uint64_t v128[2] = { 1, 2 }, r[2];
 		CHECK_OK(dnet_write128(d, 0x20010, v128, &e), &e);
 		CHECK_OK(dnet_read128(d, 0x20010, r, &e), &e);
@@ -92,7 +92,7 @@ static void by_slot_and_id(void)
 	CHECK_OK(dnet_open(spec, &d, &e), &e);
 	if (d) {
 		uint64_t v;
-		CHECK_OK(dnet_read64(d, 0x41900, &v, &e), &e);
+		CHECK_OK(dnet_read64(d, 0x28100, &v, &e), &e);
 		CHECK_EQ(v, 0x1230);
 		dnet_close(d);
 	}

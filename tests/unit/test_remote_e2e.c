@@ -186,7 +186,8 @@ static void make_memfile(const char *name, char *spec, size_t len)
 			perror("ftruncate");
 		close(fd);
 	}
-	snprintf(spec, len, "devmem:0x0@%s", path);
+	/* ,privileged: the System Register is reachable (devmem safety, issue 14) */
+	snprintf(spec, len, "devmem:0x0@%s,privileged", path);
 }
 
 /* ---- the scenario and its trace ---- */

@@ -268,7 +268,8 @@ static void test_halt_on_error(void)
 	CHECK(memcmp(got, ww, 8) == 0);
 	busy_is(d, true);
 	/* A read of Controller Reset recovers too (App. B: any access). */
-	CHECK_OK(dnet_read64(d, DNET_SREG_BASE + DNET_SR_CTL_RESET, &(uint64_t){ 0 }, &E), &E);
+	/* the read made on purpose: a raw read is refused (access.h reg-effect) */
+	CHECK_OK(dnet_reg_read_effect(d, 0, dnet_reg_by_name("ctl_reset"), &(uint64_t){ 0 }, &E), &E);
 	busy_is(d, false);
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) & (CS_DST_OVR0 | CS_DONE0), 0);
 	dnet_close(d);

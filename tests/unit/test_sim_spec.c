@@ -645,7 +645,7 @@ static void test_ctl_reset_scope(void)
 	/* Start a VL into PW#1 and reset (a read of 0xa00) while it runs. */
 	kick(d, 0, 0, LO(DNET_OT_VL, 0, 0, 0, 0, 0, 0x200), UP(0x1000, 0x200));
 	CHECK_EQ(ureg(d, 0, DNET_UR_PW_FLAG) & 0xf0, 0);
-	(void)rd64(d, DNET_SREG_BASE + DNET_SR_CTL_RESET);
+	CHECK_OK(dnet_reg_read_effect(d, 0, dnet_reg_by_name("ctl_reset"), &(uint64_t){ 0 }, &E), &E);
 	settle(d);
 	CHECK_EQ(ureg(d, 0, DNET_UR_PW_FLAG), 0);
 	CHECK_EQ(ureg(d, 0, DNET_UR_PRIM_COUNTER), 0);

@@ -59,7 +59,9 @@ static void test_ctl_reset(void)
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS), 0x12 | 0x60);
 	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 0x400);
 	/* Any access, even a read, resets the controller. */
-	CHECK_EQ(rd64(d, DNET_SREG_BASE + DNET_SR_CTL_RESET), 0);
+	uint64_t r = 1;
+	CHECK_OK(dnet_reg_read_effect(d, 0, dnet_reg_by_name("ctl_reset"), &r, &E), &E);
+	CHECK_EQ(r, 0);
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS), 0x12);
 	CHECK_EQ(ureg(d, 0, DNET_UR_PRIM_COUNTER), 0);
 	CHECK_EQ(ureg(d, 0, DNET_UR_STATUS_ADDR), 0);

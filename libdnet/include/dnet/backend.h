@@ -9,6 +9,7 @@
 #define DNET_BACKEND_H
 
 #include "dnet/device.h"
+#include "dnet/tap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,9 @@ struct dnet_backend_ops {
 	/* Required. open parses args (the text after "NAME:", "" if none),
 	 * sets dev->priv, dev->nodes (>= 1) and dev->caps. */
 	int (*open)(struct dnet_dev *dev, const char *args, struct dnet_err *err);
+	/* Optional: check args as open would and set dev->caps, opening and
+	 * touching nothing (dnet_open_dry; dev->priv stays NULL). */
+	int (*dry_open)(struct dnet_dev *dev, const char *args, struct dnet_err *err);
 	void (*close)(struct dnet_dev *dev);
 	/* width is 1, 2, 4, 8 or 16; off is aligned and inside DNET_MAP_SIZE. */
 	int (*read)(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
@@ -65,6 +69,12 @@ struct dnet_dev {
 	unsigned node;   /* current, 1..nodes */
 	unsigned caps;   /* DNET_CAP_* */
 	char spec[DNET_SPEC_MAX];
+	/* Kept by the core (tap.h): the tap, dry mode, and the one next read
+	 * of a read-effect register allowed (dnet_reg_read_effect). */
+	void (*tap)(void *ctx, const struct dnet_tap_rec *rec);
+	void *tap_ctx;
+	bool dry;
+	bool confirm_next;
 };
 
 /* The backends linked into libdnet. */

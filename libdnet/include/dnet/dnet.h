@@ -23,6 +23,8 @@
 #include "dnet/parse.h"
 #include "dnet/modstate.h"
 #include "dnet/msg.h"
+#include "dnet/access.h"
+#include "dnet/tap.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1
