@@ -36,6 +36,7 @@
 
 _Static_assert(SIM_FAULT_INFO_RULES == SIM_FAULT_RULES, "faults.h and sim.h rule counts");
 _Static_assert(SIM_FAULT_INFO_KINDS == SIM_FK_COUNT, "faults.h and sim.h kind counts");
+_Static_assert(ST_F_STALL - ST_F_DROP == SIM_FK_STALL, "per-kind statistics in enum sim_fault_kind order");
 
 static const char *const kind_names[SIM_FK_COUNT] = {
 	"drop", "dup", "reorder", "delay", "corrupt", "stall",
