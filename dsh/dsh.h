@@ -364,6 +364,7 @@ int dsh_help_cmd(struct dsh *d, const char *name);
 
 /* Handlers (cmdtab.c wires them). */
 int cmd_help(struct dsh *d, struct dsh_args *a);
+int cmd_bench(struct dsh *d, struct dsh_args *a);
 int cmd_version(struct dsh *d, struct dsh_args *a);
 int cmd_quit(struct dsh *d, struct dsh_args *a);
 int cmd_llcm_read(struct dsh *d, struct dsh_args *a);

@@ -113,6 +113,7 @@ void sim_node_free(struct sim_node *n)
 {
 	if (!n)
 		return;
+	free(n->posted);
 	rc_reset(NULL, n);
 	sd_free(n);
 	free(n->amt);
@@ -402,19 +403,104 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 	}
 }
 
-uint64_t sim_host_cost(const struct sim *s, uint32_t off, unsigned width, bool write)
+/* What one host access costs the host, in virtual ns, and the host-side
+ * state it leaves (WC buffers to drain, lines in the cache).  Decision
+ * D-SIM-HOST-COST (docs/timing-model.md): Write Window stores are
+ * write-combined (§4.5.1) and the next uncachable access drains them first;
+ * Prefetch Window and LH Buffer reads are write-back (§4.5.2, §4.5.4): a
+ * line not cached is filled from the DIMM (one bus access), a cached one
+ * reads at host memory speed; clflush (sim_host_flush) evicts. */
+uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
+			 bool write)
 {
+	const struct sim_timing *t = &s->t;
 	uint64_t words = (width + 7u) / 8u;
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	bool mapped = dnet_addr_lookup(off, &r, &wid, &o) == 0;
 	switch (dnet_addr_attr(off)) {
 	case DNET_ATTR_WC:
-		return write ? words * s->t.host_wc_8b_ns : s->t.host_uc_read_ns;
+		if (write) {
+			/* Stores into one 64-byte line combine into one burst. */
+			uint64_t cost = 0;
+			for (uint32_t l = off / 64u; l <= (off + width - 1u) / 64u; l++)
+				if (!n->wc_dirty || l != n->wc_line) {
+					cost += t->host_bus_line_ns;
+					n->wc_line = l;
+					n->wc_dirty = true;
+				}
+			return cost;
+		}
+		break;
 	case DNET_ATTR_WB:
-		return write ? s->t.host_uc_write_ns : words * s->t.host_wb_read_8b_ns;
+		if (!write && mapped && (r == DNET_REG_PW || r == DNET_REG_LHB)) {
+			struct sim_wid *w = &n->w[wid];
+			uint64_t cost = 0;
+			for (uint32_t l = o / 64u; l <= (o + width - 1u) / 64u; l++) {
+				uint64_t bit = 1ull << (l & 63u);
+				uint64_t *set = r == DNET_REG_PW ? &w->pw_cached : &w->lhb_cached;
+				if (!(*set & bit)) {
+					cost += t->host_wb_miss_ns;
+					*set |= bit;
+				}
+			}
+			return cost + words * t->host_l2_8b_ns;
+		}
+		break;
 	default:
-		return write ? s->t.host_uc_write_ns : s->t.host_uc_read_ns;
+		break;
 	}
+	uint64_t cost = write ? t->host_uc_write_ns : t->host_uc_read_ns;
+	if (n->wc_dirty) {
+		cost += t->host_wc_drain_ns;
+		n->wc_dirty = false;
+	}
+	return cost;
 }
 
+/* PREFETCHNTA of [off, off+len): lines not cached are filled back to
+ * back, the first after a DIMM access, the others one bus burst each. */
+uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len)
+{
+	uint64_t lines = (len + 63) / 64, cost = 0;
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	for (uint64_t i = 0; i < lines; i++) {
+		uint32_t a = off + (uint32_t)(i * 64u);
+		if (dnet_addr_lookup(a, &r, &wid, &o) || (r != DNET_REG_PW && r != DNET_REG_LHB))
+			continue;
+		uint64_t bit = 1ull << ((o / 64u) & 63u);
+		uint64_t *set = r == DNET_REG_PW ? &n->w[wid].pw_cached : &n->w[wid].lhb_cached;
+		if (!(*set & bit)) {
+			cost += cost ? s->t.host_bus_line_ns : s->t.host_wb_miss_ns;
+			*set |= bit;
+		}
+	}
+	return cost;
+}
+
+/* clflush of [off, off+len): the lines of a write-back region leave the
+ * cache (the next read misses).  Returns the host cost. */
+uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len)
+{
+	uint64_t lines = (len + 63) / 64;
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	for (uint64_t i = 0; i < lines; i++) {
+		uint32_t a = off + (uint32_t)(i * 64u);
+		if (dnet_addr_lookup(a, &r, &wid, &o) == 0 && (r == DNET_REG_PW || r == DNET_REG_LHB)) {
+			uint64_t bit = 1ull << ((o / 64u) & 63u);
+			if (r == DNET_REG_PW)
+				n->w[wid].pw_cached &= ~bit;
+			else
+				n->w[wid].lhb_cached &= ~bit;
+		}
+	}
+	return lines * s->t.host_clflush_64b_ns;
+}
 
 int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf, unsigned wd,
 		  bool peek)

@@ -282,7 +282,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			rc_finish(s, n, sim_clk(s, t->rc_hdr_clk));
 			return;
 		}
-		uint64_t lines = (x.dlen + 7) / 8, clk = t->rc_hdr_clk;
+		uint64_t lines = (x.dlen + 7) / 8, clk = t->rc_hdr_clk, wu_lines = 0;
 		if (!x.oi) {
 			/* header only: dropped in phase 1 */
 		} else if (x.oi->family == DNET_FAM_IPUSH) {
@@ -296,6 +296,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			clk += t->ipush_amt_clk + entry;
 			if (rl)
 				clk += t->wu_setup_clk + t->wu_write_clk + (rl - 1) * t->line_clk;
+			wu_lines = rl;
 		} else if (x.oi->family == DNET_FAM_RVL) {
 			n->rc_ms = DNET_RCS_REQ;
 			clk += t->rc_req_clk;
@@ -305,9 +306,16 @@ void rc_step(struct sim *s, struct sim_node *n)
 		} else {
 			n->rc_ms = DNET_RCS_WU;
 			clk += t->wu_setup_clk + t->wu_write_clk + (lines ? lines - 1 : 0) * t->line_clk;
+			wu_lines = lines;
 		}
 		n->rc_phase = 1;
-		rc_schedule(s, n, sim_clk(s, clk));
+		uint64_t dur = sim_clk(s, clk);
+		if (wu_lines) {
+			/* The Write Unit shares the SO-DIMM with the PU (D-SIM-SD-CONTEND). */
+			dur += sd_contend(s, dur, n->pu_until, wu_lines);
+			n->wu_until = s->now + dur;
+		}
+		rc_schedule(s, n, dur);
 		return;
 	}
 	case 1:

@@ -2,13 +2,23 @@
  * waits and statistics.
  *
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
- *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error]
+ *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines]
  *
  * N nodes (1..3071: unicast CLIDs, Tab. 4.6) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
  * each host access costs its entry of the timing table (timing.c), delays
  * and waits run the event queue, and nothing depends on real time, so the
  * same run gives the same result every time.
+ *
+ * Decision D-SIM-TIMELINES: by default all nodes' hosts share one clock
+ * (one program drives them in turn, as dsh does with @K).  With
+ * `timelines` every node's host has its own clock: a host access happens at
+ * that host's time (the device is run up to it first) and advances only that
+ * host's clock; the device runs lazily, up to the next access of any host.
+ * Concurrent host programs (the bench, dnetd --lockstep) stay correct and
+ * deterministic if each next access is made by the host with the least
+ * clock (ties: the lower node), sim_host_next() telling a waiting host when
+ * to look again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +121,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t v = 0;
 		const char *k = kv[i].key;
-		bool flag = !strcmp(k, "cold") || !strcmp(k, "halt_on_error");
+		bool flag = !strcmp(k, "cold") || !strcmp(k, "halt_on_error") || !strcmp(k, "timelines");
 		if (!flag && !kv[i].has_val)
 			return dnet_seterr(err, DNET_EINVAL, "sim: option '%s' needs a value", k);
 		if (flag && kv[i].has_val)
@@ -126,6 +136,10 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			else
 				return dnet_seterr(err, DNET_EINVAL, "sim: clid=%s is not 11:8 or 12:9 (the LID bits "
 						   "a CLID drops, Tab. 4.6)", kv[i].val);
+			continue;
+		}
+		if (!strcmp(k, "timelines")) {
+			s->timelines = true; /* Decision D-SIM-TIMELINES (above) */
 			continue;
 		}
 		if (!strcmp(k, "halt_on_error")) {
@@ -175,7 +189,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->fifo_depth = (unsigned)v;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error, faults=RULES)",
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error, timelines, faults=RULES)",
 					   k);
 		}
 	}
@@ -240,6 +254,31 @@ static void sim_close(struct dnet_dev *dev)
 
 /* ---- accesses ---- */
 
+/* The current host's clock: its own with timelines, else the device's.
+ * host_begin runs the device up to the host's time and returns it. */
+static uint64_t host_begin(struct sim *s, struct sim_node *n)
+{
+	if (s->timelines && n->ht > s->now)
+		run_until(s, n->ht);
+	if (n->posted_len) {
+		/* the previous store arrives now, before this access */
+		for (size_t i = 0; i < n->posted_len; i += n->posted_step)
+			sim_host_write(s, n, n->posted_off + (uint32_t)i, n->posted + i, n->posted_step);
+		n->posted_len = 0;
+	}
+	return s->now;
+}
+
+/* The host spent cost ns after host_begin: with timelines only its clock
+ * moves (the device catches up at the next access); else the device runs. */
+static void host_end(struct sim *s, struct sim_node *n, uint64_t cost)
+{
+	if (s->timelines)
+		n->ht = s->now + cost;
+	else
+		run_until(s, s->now + cost);
+}
+
 /* Host accesses of step bytes each over [off, off+len): into rbuf (reads)
  * or from wbuf (writes); then the device runs for their summed cost. */
 static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void *wbuf,
@@ -250,16 +289,44 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
+	host_begin(s, n);
 	uint64_t cost = 0;
+	if (wbuf) {
+		/* Decision D-SIM-HOST-COST: a store reaches the device at the end
+		 * of its cost (the bus transaction), a load samples the device at
+		 * the start of its cost (the §6.2.1 breakdown: completion, then
+		 * one uncachable read to see it). */
+		for (size_t i = 0; i < len; i += step)
+			cost += sim_host_charge(s, n, off + (uint32_t)i, step, true);
+		if (s->timelines) {
+			/* Posted: it reaches the device when this host's clock is
+			 * next looked at (host_begin), after the other hosts'
+			 * earlier accesses. */
+			if (len > n->posted_cap) {
+				uint8_t *b = realloc(n->posted, len);
+				if (!b)
+					return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
+				n->posted = b;
+				n->posted_cap = len;
+			}
+			memcpy(n->posted, wbuf, len);
+			n->posted_len = len;
+			n->posted_off = off;
+			n->posted_step = step;
+			host_end(s, n, cost);
+			return 0;
+		}
+		run_until(s, s->now + cost);
+		for (size_t i = 0; i < len; i += step)
+			sim_host_write(s, n, off + (uint32_t)i, (const uint8_t *)wbuf + i, step);
+		return 0;
+	}
 	for (size_t i = 0; i < len; i += step) {
 		uint32_t a = off + (uint32_t)i;
-		if (wbuf)
-			sim_host_write(s, n, a, (const uint8_t *)wbuf + i, step);
-		else
-			sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
-		cost += sim_host_cost(s, a, step, wbuf != NULL);
+		cost += sim_host_charge(s, n, a, step, false);
+		sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
 	}
-	run_until(s, s->now + cost);
+	host_end(s, n, cost);
 	return 0;
 }
 
@@ -289,10 +356,25 @@ static int sim_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, 
 
 static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
-	(void)off;
-	(void)err;
 	struct sim *s = S(dev);
-	run_until(s, s->now + (len + 63) / 64 * s->t.host_clflush_64b_ns);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	host_begin(s, n);
+	host_end(s, n, sim_host_flush(s, n, off, len));
+	return 0;
+}
+
+static int sim_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	host_begin(s, n);
+	host_end(s, n, sim_host_prefetch(s, n, off, len));
 	return 0;
 }
 
@@ -322,6 +404,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 	if (off == DNET_SREG_BASE + DNET_SR_CTL_RESET)
 		return dnet_seterr(err, DNET_EINVAL,
 				   "sim: refusing to poll Controller Reset (every read resets)");
+	host_begin(s, n);
 	/* A timeout past the end of virtual time ends there (D-SIM-TIME-END). */
 	uint64_t deadline = SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END : s->now + timeout_ns;
 	uint64_t v;
@@ -330,7 +413,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 		 * wait costs one host read once the condition holds. */
 		sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
 		if (dnet_cond_eval(cond, v & mask, value)) {
-			run_until(s, s->now + sim_host_cost(s, off, 8, false));
+			host_end(s, n, sim_host_charge(s, n, off, 8, false));
 			if (last)
 				*last = v;
 			return 0;
@@ -338,6 +421,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 		const struct sim_ev *top = evq_peek(&s->q);
 		if (!top || top->t > deadline) {
 			run_until(s, deadline);
+			host_end(s, n, 0);
 			sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
 			if (last)
 				*last = v;
@@ -360,21 +444,31 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
 	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	uint64_t now = s->timelines && n->ht > s->now ? n->ht : s->now;
 	/* Decision D-SIM-TIME-END: virtual time ends at 2^62 ns (146 years), so
 	 * that now + any step the model takes can never wrap; a delay past the
 	 * end is refused and leaves the clock where it was. */
-	if (ns > SIM_TIME_END - s->now)
+	if (ns > SIM_TIME_END - now)
 		return dnet_seterr(err, DNET_ERANGE,
 				   "sim: a delay of %llu ns would pass the end of virtual time (2^62 ns; now %llu ns)",
-				   (unsigned long long)ns, (unsigned long long)s->now);
-	run_until(s, s->now + ns);
+				   (unsigned long long)ns, (unsigned long long)now);
+	host_begin(s, n);
+	host_end(s, n, now - s->now + ns);
 	return 0;
 }
 
 static int sim_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 {
-	(void)err;
-	*ns = S(dev)->now;
+	struct sim *s = S(dev);
+	struct sim_node *n;
+	int rc = cur_node(s, &n, err);
+	if (rc)
+		return rc;
+	*ns = s->timelines && n->ht > s->now ? n->ht : s->now;
 	return 0;
 }
 
@@ -385,6 +479,7 @@ static int sim_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
+	host_begin(s, n);
 	*busy = wc_busy(n) || rc_busy(n) || n->tx_inflight || n->sdimm_init_busy;
 	return 0;
 }
@@ -414,7 +509,7 @@ static int sim_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len
 }
 
 static const char *const stat_names[] = {
-	"vtime_ns", "events", "queued_events", "nodes_allocated",
+	"vtime_ns", "host_ns", "next_event_ns", "events", "queued_events", "nodes_allocated",
 	"pgid_drops", "packets_sent", "packets_received", "ipush_messages", "lhs_messages",
 	"ipush_stalls", "lhb_stalls", "ipush_no_ring", "ipush_too_big", "ipush_orphans",
 	"amt_bad_lid", "unroutable_drops", "multicast_drops", "copy_list_refused", "bad_packets", "requests_overwritten",
@@ -458,12 +553,18 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	};
 	if (!strcmp(name, "vtime_ns")) { *v = s->now; return 0; }
 	if (!strcmp(name, "events")) { *v = s->events; return 0; }
+	if (!strcmp(name, "next_event_ns")) {
+		const struct sim_ev *top = evq_peek(&s->q);
+		*v = top ? top->t : SIM_TIME_END;
+		return 0;
+	}
 	if (!strcmp(name, "queued_events")) { *v = s->q.n; return 0; }
 	if (!strcmp(name, "nodes_allocated")) { *v = s->nodes_allocated; return 0; }
 	struct sim_node *n;
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
+	if (!strcmp(name, "host_ns")) { *v = s->timelines && n->ht > s->now ? n->ht : s->now; return 0; }
 	if (!strcmp(name, "sodimm_bytes")) { *v = sd_bytes(n); return 0; }
 	if (!strcmp(name, "sodimm_area_bytes")) { *v = sim_capacity(n); return 0; }
 	if (!strcmp(name, "rx_queue")) { *v = n->rxq_len + (n->rx_cur != NULL); return 0; }
@@ -477,7 +578,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 
 const struct dnet_backend_ops dnet_backend_sim = {
 	.name = "sim",
-	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error]",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines]",
 	.help = "emulated DIMMnet-2 cluster of N nodes (1-3071) in virtual time",
 	.open = sim_open,
 	.close = sim_close,
@@ -487,7 +588,7 @@ const struct dnet_backend_ops dnet_backend_sim = {
 	.write_block = sim_write_block,
 	.wc_flush = NULL,
 	.cache_flush = sim_cache_flush,
-	.prefetch = sim_cache_flush,
+	.prefetch = sim_prefetch,
 	.set_node = sim_set_node,
 	.wait = sim_wait,
 	.delay = sim_delay,

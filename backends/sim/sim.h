@@ -156,6 +156,8 @@ struct sim_wid {
 	uint16_t lhb_head, lhb_tail;
 	uint16_t st_init, st_head, st_tail;
 	uint32_t st_size;             /* bytes */
+	/* host side: 64-byte lines of PW (2 KB) / LH Buffer (4 KB) in the cache */
+	uint64_t pw_cached, lhb_cached;
 };
 
 enum sim_stat {
@@ -294,6 +296,15 @@ struct sim_node {
 	unsigned tx_inflight;         /* packets sent, not yet delivered */
 	unsigned tx_unacked;          /* sent, not yet taken by the receiving RC */
 	bool tx_wait;                 /* executor waits for SWIF FIFO space */
+	bool wc_dirty;                /* host: WC stores not yet drained */
+	uint32_t wc_line;             /* host: the 64-byte line being combined */
+	uint64_t ht;                  /* host clock with sim timelines (D-SIM-TIMELINES) */
+	/* timelines: the host's last store, reaching the device at ht */
+	uint8_t *posted;
+	size_t posted_len, posted_cap;
+	uint32_t posted_off;
+	unsigned posted_step;
+	uint64_t pu_until, wu_until;  /* PU reading / WU writing the SO-DIMM until */
 	uint64_t st[ST_COUNT];
 	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
 };
@@ -314,6 +325,7 @@ struct sim {
 	bool lhs_own_type;            /* lhs_type=own: LHSv1/v2 keep their TYPE on the wire */
 	bool halt_on_error;           /* an error stops the controller until Controller Reset */
 	bool clid_12_9;               /* clid=12:9: the LID[12:9] reading of D-CLID */
+	bool timelines;               /* a host clock per node (D-SIM-TIMELINES) */
 	struct sim_faults faults;     /* faults=... and the dsh fault command (faults.c) */
 };
 
@@ -332,7 +344,10 @@ int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf,
 		  bool peek);
 int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
 		   unsigned w);
-uint64_t sim_host_cost(const struct sim *s, uint32_t off, unsigned width, bool write);
+uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
+			 bool write);
+uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
+uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
 uint32_t sim_mtu(const struct sim_node *n);
 uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n);
@@ -355,6 +370,7 @@ uint64_t sd_bytes(const struct sim_node *n);
 void sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len);
 void sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len);
 uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off);
+uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines);
 
 /* xfer.c */
 void pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,

@@ -141,3 +141,17 @@ uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off)
 	sd_area_read(n, wid, off, b, 4);
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
+
+/* Decision D-SIM-SD-CONTEND (§6.3.1): the Prefetch Unit's reads and the
+ * Write Unit's writes share a node's SO-DIMMs.  A stream of `lines` lines
+ * taking dur ns from now, while the other engine is busy until
+ * other_until, costs sd_contend_8b_ns more for each line that overlaps. */
+uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines)
+{
+	if (other_until <= s->now || !dur || !lines)
+		return 0;
+	uint64_t ov = other_until - s->now;
+	if (ov > dur)
+		ov = dur;
+	return (lines * ov + dur - 1) / dur * s->t.sd_contend_8b_ns;
+}

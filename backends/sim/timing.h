@@ -1,5 +1,6 @@
-/* sim: the cost of each modelled step, in one table (timing.c).
- * A later issue calibrates it against spec/evaluation.md E1 and E5. */
+/* sim: the cost of each modelled step, in one table (timing.c),
+ * calibrated on spec/evaluation.md E1 and E5 and the hardware constants
+ * only (docs/timing-model.md). */
 #ifndef SIM_TIMING_H
 #define SIM_TIMING_H
 
@@ -11,8 +12,11 @@ struct sim_timing {
 	/* host side (per access, charged to virtual time by the accessor) */
 	uint32_t host_uc_read_ns;
 	uint32_t host_uc_write_ns;
-	uint32_t host_wc_8b_ns;
-	uint32_t host_wb_read_8b_ns;
+	uint32_t host_bus_line_ns;     /* one 64-byte burst on the memory bus */
+	uint32_t host_wc_drain_ns;     /* first UC access after WC stores */
+	uint32_t host_wb_miss_ns;      /* a line of PW / LH Buffer filled on a read miss */
+	uint32_t host_l2_8b_ns;        /* 8 bytes read or written in the L2 cache */
+	uint32_t host_l2_bytes;        /* L2 size: copies beyond it go to main memory */
 	uint32_t host_clflush_64b_ns;
 	/* Window Controller (clocks of clk_ns) */
 	uint32_t cfg_forward_clk;
@@ -22,6 +26,9 @@ struct sim_timing {
 	uint32_t botf_end_clk;
 	uint32_t line_clk;
 	uint32_t pu_first_clk;
+	uint32_t pu_8b_ns;             /* Prefetch Unit SO-DIMM read rate */
+	uint32_t pu_burst_lines;       /* PU reads whole bursts of this many lines */
+	uint32_t sd_contend_8b_ns;     /* per line when PU and WU share the SO-DIMM */
 	uint32_t pu_elem_clk;
 	uint32_t pu_list_clk;
 	uint32_t wu_setup_clk;

@@ -304,16 +304,32 @@ static void exec_botf(struct sim *s, struct sim_node *n)
 
 /* ---- VL family (§4.6.3, §5.3.4, Fig. 5.12) ---- */
 
-static uint64_t stream_time(const struct sim *s, const struct sim_pat *p, uint64_t pos)
+/* Moving pos bytes of pattern p at line_ns per 64-bit line, plus a
+ * per-element cost for stride/list accesses. */
+static uint64_t pat_time(const struct sim *s, const struct sim_pat *p, uint64_t pos,
+			 uint64_t line_ns)
 {
-	/* Prefetch Unit: first-data latency, then one 64-bit line per clock,
-	 * plus a per-element cost for stride/list accesses. */
-	uint64_t clk = s->t.pu_first_clk + lines_of(pos) * s->t.line_clk;
+	uint64_t ns = lines_of(pos) * line_ns;
 	if (p->kind != SIM_PAT_CONTIG && p->esize) {
 		uint64_t elems = (pos + p->esize - 1) / p->esize;
-		clk += elems * (s->t.pu_elem_clk + (p->kind == SIM_PAT_LIST ? s->t.pu_list_clk : 0));
+		ns += sim_clk(s, elems * (s->t.pu_elem_clk + (p->kind == SIM_PAT_LIST ? s->t.pu_list_clk : 0)));
 	}
-	return sim_clk(s, clk);
+	return ns;
+}
+
+/* Lines the Prefetch Unit reads for `lines` lines of data: whole bursts. */
+static uint64_t pu_lines(const struct sim *s, uint64_t lines)
+{
+	uint64_t b = s->t.pu_burst_lines ? s->t.pu_burst_lines : 1;
+	return (lines + b - 1) / b * b;
+}
+
+/* Prefetch Unit: first-data latency, then its streaming rate. */
+static uint64_t stream_time(const struct sim *s, const struct sim_pat *p, uint64_t pos)
+{
+	uint64_t ns = pat_time(s, p, pos, s->t.pu_8b_ns);
+	uint64_t l = lines_of(pos);
+	return sim_clk(s, s->t.pu_first_clk) + ns + (pu_lines(s, l) - l) * s->t.pu_8b_ns;
 }
 
 static uint64_t clip_contig_src(const struct sim_node *n, uint64_t src, uint64_t total)
@@ -453,7 +469,7 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 		j->pos = total;
 		pat_from_req(&dp, oi->variant, r->dstoff, r->dtype, r->iter, r->size, total);
 		uint64_t clk = s->t.wu_setup_clk + s->t.wu_write_clk + s->t.end_clk;
-		uint64_t t = sim_clk(s, clk) + stream_time(s, &dp, total) - sim_clk(s, s->t.pu_first_clk);
+		uint64_t t = sim_clk(s, clk) + pat_time(s, &dp, total, sim_clk(s, s->t.line_clk));
 		job_next(s, n, 1, t);
 		return;
 	}
@@ -779,13 +795,17 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	 * bytes per element already sent. */
 	if (h->type == DNET_OT_RVSI)
 		ph.stride_list = j->pkt_list;
+	/* Header lines at the SWIF's line rate, data at the PU's, slowed while
+	 * the Write Unit shares the SO-DIMM (D-SIM-SD-CONTEND). */
+	uint64_t dl = lines_of(d);
+	uint64_t dur = sim_clk(s, j->hdr_lines * s->t.line_clk) + pu_lines(s, dl) * s->t.pu_8b_ns;
+	dur += sd_contend(s, dur, n->wu_until, dl);
+	n->pu_until = s->now + dur;
 	struct sim_pkt *p = build_pkt(n, &ph, j->hdr_lines, d);
 	if (p) {
 		job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
-		uint64_t nl = j->hdr_lines + lines_of(d);
-		sw_send(s, n, p, s->now + sim_clk(s, nl * s->t.line_clk));
+		sw_send(s, n, p, s->now + dur);
 	}
-	uint64_t nl = j->hdr_lines + lines_of(d);
 	j->pos += d;
 	if (h->type == DNET_OT_RVSS)
 		j->pkt_dst += (uint32_t)((d / e) * h->stride_list);
@@ -794,9 +814,9 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	else
 		j->pkt_dst += (uint32_t)d; /* RVS and the IPUSH family */
 	if (last)
-		job_next(s, n, 2, sim_clk(s, nl * s->t.line_clk + s->t.end_clk));
+		job_next(s, n, 2, dur + sim_clk(s, s->t.end_clk));
 	else
-		job_next(s, n, 1, sim_clk(s, nl * s->t.line_clk + s->t.rvs_pkt_gap_clk));
+		job_next(s, n, 1, dur + sim_clk(s, s->t.rvs_pkt_gap_clk));
 }
 
 /* ---- the Executor ---- */

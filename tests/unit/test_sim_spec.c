@@ -747,7 +747,10 @@ static void test_parallel(void)
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 1, 1, SZ), UP(0x10000, 0x80000));
 	uint64_t t2 = wait_tail(d, 2, 16), t1 = wait_tail(d, 1, 16);
 	uint64_t both = (t1 > t2 ? t1 : t2) - t0;
-	CHECK(both < one + one / 4);
+	/* ... but both nodes' SO-DIMMs serve a read and a write stream at once
+	 * (§6.3.1): E5 gives 727.20 MB/s one way and 953.50 MB/s both ways, so
+	 * each direction takes 727.20 / (953.50 / 2) = 1.53 times as long. */
+	CHECK(both * 100 > one * 130 && both * 100 < one * 175);
 	sd_get(d, 0x80000, got, SZ);
 	CHECK(memcmp(got, b, SZ) == 0);
 	node(d, 2);

@@ -1,0 +1,344 @@
+/* dsh bench: the scheduler of concurrent host programs (bench_host.h).
+ *
+ * Conservative and deterministic: a host asks for its turn before each
+ * device call; once every live host is asking, the one with the least key
+ * goes (key = its clock, or for a waiting host the time it should look
+ * again: the device's next event or its deadline, never before its clock).
+ * The emulator runs the device lazily up to each access (sim timelines), so
+ * the order of the calls is the order of virtual time.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_host.h"
+#include "dnet/backend.h"
+#include "sim/timing.h"
+
+struct bench_sched;
+
+struct bench_host {
+	struct bench_sched *s;
+	unsigned idx, node;
+	uint64_t t;                  /* clock after its last call */
+	bool parked, waiting, done, go;
+	bool looked;                 /* a wait looked at least once (at its own clock) */
+	uint64_t deadline, key;
+	/* the condition of a wait, looked at by the scheduler (pick) */
+	uint32_t w_off;
+	uint64_t w_mask, w_value, w_val;
+	enum dnet_cond w_cond;
+	int w_rc;
+	char w_msg[256];
+	pthread_cond_t cv;
+	pthread_t th;
+	bench_prog prog;
+	void *arg;
+};
+
+struct bench_sched {
+	struct dnet_dev *dev;
+	pthread_mutex_t mu;
+	struct bench_host *h;
+	unsigned n;
+	bool failed;
+	char err[256];
+};
+
+static uint64_t stat_or(struct bench_sched *s, const char *name, uint64_t dflt)
+{
+	struct dnet_err e;
+	uint64_t v = dflt;
+	if (dnet_stat(s->dev, name, &v, &e))
+		v = dflt;
+	return v;
+}
+
+/* Mutex held, every live host parked: look at a waiting host's condition
+ * at its key time, in this thread (the others are parked).  True when its
+ * wait is over (condition true, failed, or deadline). */
+static bool look(struct bench_sched *s, struct bench_host *h)
+{
+	struct dnet_err e;
+	int rc = dnet_set_node(s->dev, h->node, &e);
+	if (!rc && h->key > h->t)
+		rc = dnet_delay(s->dev, h->key - h->t, &e);
+	uint64_t v = 0;
+	if (!rc)
+		rc = dnet_wait(s->dev, h->w_off, h->w_mask, h->w_cond, h->w_value, 0, &v, &e);
+	struct dnet_err e2;
+	if (dnet_now(s->dev, &h->t, &e2) && !rc) {
+		rc = -DNET_EIO;
+		e = e2;
+	}
+	h->w_val = v;
+	h->looked = true;
+	if (rc == -DNET_ETIMEDOUT && h->t < h->deadline)
+		return false;
+	h->w_rc = rc;
+	snprintf(h->w_msg, sizeof h->w_msg, "%s", rc ? e.msg : "");
+	return true;
+}
+
+/* Mutex held.  If every live host is parked, wake the one to go; waiting
+ * hosts whose condition does not hold yet are looked at here, without
+ * waking their threads. */
+static void pick(struct bench_sched *s)
+{
+	for (;;) {
+		struct bench_host *best = NULL;
+		uint64_t ev = 0, dev_now = 0;
+		bool have_ev = false;
+		for (unsigned i = 0; i < s->n; i++) {
+			struct bench_host *h = &s->h[i];
+			if (h->done)
+				continue;
+			if (!h->parked || h->go)
+				return; /* someone is running (or about to) */
+			uint64_t key = h->t;
+			if (h->waiting && h->looked) {
+				/* Look again at the device's next event, or at once
+				 * if the device already ran past this host's clock
+				 * (another host's access ran events that may concern
+				 * it). */
+				if (!have_ev) {
+					ev = stat_or(s, "next_event_ns", DNET_VTIME_END);
+					dev_now = stat_or(s, "vtime_ns", 0);
+					have_ev = true;
+				}
+				uint64_t at = ev < h->deadline ? ev : h->deadline;
+				if (dev_now > h->t && dev_now < at)
+					at = dev_now;
+				key = at > h->t ? at : h->t;
+			}
+			h->key = key;
+			if (!best || key < best->key)
+				best = h;
+		}
+		if (!best)
+			return;
+		if (best->waiting && !look(s, best))
+			continue;
+		best->waiting = false;
+		best->go = true;
+		pthread_cond_signal(&best->cv);
+		return;
+	}
+}
+
+static void turn(struct bench_host *h, bool waiting, uint64_t deadline)
+{
+	struct bench_sched *s = h->s;
+	pthread_mutex_lock(&s->mu);
+	h->parked = true;
+	h->waiting = waiting;
+	h->deadline = deadline;
+	pick(s);
+	while (!h->go)
+		pthread_cond_wait(&h->cv, &s->mu);
+	h->go = false;
+	h->parked = false;
+	pthread_mutex_unlock(&s->mu);
+	struct dnet_err e;
+	if (dnet_set_node(s->dev, h->node, &e))
+		bh_fail(h, "node %u: %s", h->node, e.msg);
+}
+
+static void finish(struct bench_host *h)
+{
+	struct bench_sched *s = h->s;
+	pthread_mutex_lock(&s->mu);
+	h->done = true;
+	pick(s);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void bh_fail(struct bench_host *h, const char *fmt, ...)
+{
+	struct bench_sched *s = h->s;
+	char msg[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&s->mu);
+	if (!s->failed) {
+		s->failed = true;
+		snprintf(s->err, sizeof s->err, "host %u (node %u) at %llu ns: %s", h->idx, h->node,
+			 (unsigned long long)h->t, msg);
+	}
+	pthread_mutex_unlock(&s->mu);
+	finish(h);
+	pthread_exit(NULL);
+}
+
+/* After a call: the host's clock, or fail with the call's error. */
+static void done_call(struct bench_host *h, int rc, const struct dnet_err *e, const char *what)
+{
+	if (rc)
+		bh_fail(h, "%s: %s", what, e->msg);
+	struct dnet_err e2;
+	if (dnet_now(h->s->dev, &h->t, &e2))
+		bh_fail(h, "now: %s", e2.msg);
+}
+
+uint64_t bh_now(const struct bench_host *h) { return h->t; }
+unsigned bh_node(const struct bench_host *h) { return h->node; }
+
+void bh_w64(struct bench_host *h, uint32_t off, uint64_t v)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_write64(h->s->dev, off, v, &e), &e, "write64");
+}
+
+uint64_t bh_r64(struct bench_host *h, uint32_t off)
+{
+	struct dnet_err e;
+	uint64_t v = 0;
+	turn(h, false, 0);
+	done_call(h, dnet_read64(h->s->dev, off, &v, &e), &e, "read64");
+	return v;
+}
+
+void bh_wblock(struct bench_host *h, uint32_t off, const void *buf, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_write_block(h->s->dev, off, buf, len, &e), &e, "write block");
+}
+
+void bh_rblock(struct bench_host *h, uint32_t off, void *buf, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_read_block(h->s->dev, off, buf, len, &e), &e, "read block");
+}
+
+void bh_rcached(struct bench_host *h, uint32_t off, void *buf, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_block_transfer(h->s->dev, off, buf, len, false, &e), &e, "read block");
+}
+
+void bh_flush(struct bench_host *h, uint32_t off, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_cache_flush(h->s->dev, off, len, &e), &e, "clflush");
+}
+
+void bh_spend(struct bench_host *h, uint64_t ns)
+{
+	struct dnet_err e;
+	if (!ns)
+		return;
+	turn(h, false, 0);
+	done_call(h, dnet_delay(h->s->dev, ns, &e), &e, "delay");
+}
+
+void bh_prefetch(struct bench_host *h, uint32_t off, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_prefetch(h->s->dev, off, len, &e), &e, "prefetch");
+}
+
+void bh_copy(struct bench_host *h, uint64_t bytes, uint64_t footprint)
+{
+	const struct sim_timing *t = &sim_timing_default;
+	if (footprint <= t->host_l2_bytes)
+		bh_spend(h, (bytes + 7) / 8 * t->host_l2_8b_ns);
+	else /* read for ownership + write-back of every line */
+		bh_spend(h, (bytes + 63) / 64 * 2 * t->host_bus_line_ns);
+}
+
+void bh_sodimm_write(struct bench_host *h, uint64_t addr, const void *buf, size_t len)
+{
+	struct dnet_err e;
+	turn(h, false, 0);
+	done_call(h, dnet_sodimm_access(h->s->dev, addr, (void *)(uintptr_t)buf, len, true, &e), &e,
+		  "SO-DIMM write");
+}
+
+/* Event-driven polling: the condition is looked at (by the scheduler) at
+ * each device event; once it holds, the host pays one read. */
+uint64_t bh_wait(struct bench_host *h, uint32_t off, uint64_t mask, enum dnet_cond cond,
+		 uint64_t value, uint64_t timeout_ns)
+{
+	h->w_off = off;
+	h->w_mask = mask;
+	h->w_cond = cond;
+	h->w_value = value;
+	h->looked = false; /* the first look is at the host's own clock */
+	turn(h, true, h->t + timeout_ns);
+	if (h->w_rc == -DNET_ETIMEDOUT)
+		bh_fail(h, "timed out waiting for 0x%x & 0x%llx %s 0x%llx (last 0x%llx)", off,
+			(unsigned long long)mask, dnet_cond_name(cond), (unsigned long long)value,
+			(unsigned long long)h->w_val);
+	if (h->w_rc)
+		bh_fail(h, "wait: %s", h->w_msg);
+	return h->w_val;
+}
+
+static void *host_main(void *p)
+{
+	struct bench_host *h = p;
+	h->prog(h, h->arg);
+	/* The host's last store is posted: let it reach the device. */
+	struct dnet_err e;
+	bool busy;
+	turn(h, false, 0);
+	if (dnet_busy(h->s->dev, &busy, &e))
+		bh_fail(h, "busy: %s", e.msg);
+	finish(h);
+	return NULL;
+}
+
+int bench_run(struct dnet_dev *dev, unsigned n, const unsigned *nodes, const bench_prog *progs,
+	      void *const *args, char *err, size_t errlen)
+{
+	struct bench_sched s = { .dev = dev, .n = n };
+	s.h = calloc(n, sizeof *s.h);
+	if (!s.h) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&s.mu, NULL);
+	struct dnet_err e;
+	unsigned started = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct bench_host *h = &s.h[i];
+		*h = (struct bench_host){ .s = &s, .idx = i, .node = nodes[i], .prog = progs[i], .arg = args[i] };
+		pthread_cond_init(&h->cv, NULL);
+		if (dnet_set_node(dev, h->node, &e) || dnet_now(dev, &h->t, &e)) {
+			snprintf(err, errlen, "host %u: node %u: %s", i, h->node, e.msg);
+			s.failed = true;
+			n = i;
+			break;
+		}
+	}
+	pthread_mutex_lock(&s.mu);
+	for (unsigned i = 0; i < n && !s.failed; i++) {
+		if (pthread_create(&s.h[i].th, NULL, host_main, &s.h[i])) {
+			snprintf(s.err, sizeof s.err, "cannot start host thread %u", i);
+			s.failed = true;
+			break;
+		}
+		started++;
+	}
+	for (unsigned i = started; i < s.n; i++)
+		s.h[i].done = true; /* never started: not waited for */
+	pthread_mutex_unlock(&s.mu);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(s.h[i].th, NULL);
+	for (unsigned i = 0; i < s.n; i++)
+		pthread_cond_destroy(&s.h[i].cv);
+	pthread_mutex_destroy(&s.mu);
+	free(s.h);
+	if (s.failed && s.err[0])
+		snprintf(err, errlen, "%s", s.err);
+	return s.failed ? -1 : 0;
+}

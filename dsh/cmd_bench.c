@@ -1,0 +1,232 @@
+/* dsh: bench -- the thesis's evaluation re-run on the emulator
+ * (bench_exp.c), whatever backend the shell is attached to: each
+ * experiment opens its own two-node sim with per-host timelines.
+ *
+ *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR]
+ *
+ * Prints one line per headline figure (model, thesis, difference), writes
+ * every curve to json=FILE, and with out=DIR a .dat file per figure and,
+ * when gnuplot is installed, its PNG and SVG with the thesis's calibration
+ * points beside the model's curve.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "dsh.h"
+#include "bench.h"
+
+static cJSON *fig_json(const struct bench_fig *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", f->id);
+	cJSON_AddStringToObject(o, "title", f->title);
+	cJSON_AddStringToObject(o, "xlabel", f->xlabel);
+	cJSON_AddStringToObject(o, "ylabel", f->ylabel);
+	cJSON_AddBoolToObject(o, "logx", f->logx);
+	cJSON *ss = cJSON_AddArrayToObject(o, "series");
+	for (unsigned i = 0; i < f->ns; i++) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "name", f->s[i].name);
+		cJSON *pts = cJSON_AddArrayToObject(s, "points");
+		for (unsigned k = 0; k < f->s[i].n; k++) {
+			cJSON *p = cJSON_CreateArray();
+			cJSON_AddItemToArray(p, cJSON_CreateNumber(f->s[i].x[k]));
+			cJSON_AddItemToArray(p, cJSON_CreateNumber(round(f->s[i].y[k] * 1e4) / 1e4));
+			cJSON_AddItemToArray(pts, p);
+		}
+		cJSON_AddItemToArray(ss, s);
+	}
+	return o;
+}
+
+static cJSON *val_json(const struct bench_val *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "experiment", v->exp);
+	cJSON_AddStringToObject(o, "what", v->what);
+	cJSON_AddStringToObject(o, "kind", v->kind);
+	cJSON_AddStringToObject(o, "unit", v->unit);
+	cJSON_AddNumberToObject(o, "model", round(v->model * 1e4) / 1e4);
+	if (isnan(v->thesis)) {
+		cJSON_AddNullToObject(o, "thesis");
+	} else {
+		cJSON_AddNumberToObject(o, "thesis", v->thesis);
+		cJSON_AddNumberToObject(o, "error_pct", round((v->model / v->thesis - 1) * 1e4) / 100);
+	}
+	return o;
+}
+
+static int write_json(struct dsh *d, const char *path, const struct bench_out *b, bool quick)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "tool", "dsh bench");
+	cJSON_AddStringToObject(root, "version", DNET_VERSION_STRING);
+	cJSON_AddStringToObject(root, "model", "sim:nodes=2,timelines (backends/sim/timing.c)");
+	cJSON_AddBoolToObject(root, "quick", quick);
+	cJSON *vals = cJSON_AddArrayToObject(root, "values");
+	for (unsigned i = 0; i < b->nval; i++)
+		cJSON_AddItemToArray(vals, val_json(&b->val[i]));
+	cJSON *figs = cJSON_AddArrayToObject(root, "figures");
+	for (unsigned i = 0; i < b->nfig; i++)
+		cJSON_AddItemToArray(figs, fig_json(&b->fig[i]));
+	char *txt = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!txt)
+		return dsh_error(d, "json=%s: out of memory", path);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		free(txt);
+		return dsh_error(d, "json=%s: %s", path, strerror(errno));
+	}
+	int bad = fputs(txt, f) < 0 || fputc('\n', f) < 0;
+	bad |= fclose(f) != 0;
+	free(txt);
+	return bad ? dsh_error(d, "json=%s: write failed", path) : 0;
+}
+
+/* One .dat per figure (blocks per series, gnuplot's index), a .gp script,
+ * and the PNG and SVG when gnuplot is there. */
+static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b, bool *plotted)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return dsh_error(d, "out=%s: %s", dir, strerror(errno));
+	bool gp = system("command -v gnuplot >/dev/null 2>&1") == 0;
+	*plotted = false;
+	for (unsigned i = 0; i < b->nfig; i++) {
+		const struct bench_fig *f = &b->fig[i];
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s.dat", dir, f->id);
+		FILE *o = fopen(path, "w");
+		if (!o)
+			return dsh_error(d, "%s: %s", path, strerror(errno));
+		for (unsigned s = 0; s < f->ns; s++) {
+			fprintf(o, "# %s\n", f->s[s].name);
+			for (unsigned k = 0; k < f->s[s].n; k++)
+				fprintf(o, "%g %g\n", f->s[s].x[k], f->s[s].y[k]);
+			fprintf(o, "\n\n");
+		}
+		if (fclose(o))
+			return dsh_error(d, "%s: write failed", path);
+		snprintf(path, sizeof path, "%s/%s.gp", dir, f->id);
+		o = fopen(path, "w");
+		if (!o)
+			return dsh_error(d, "%s: %s", path, strerror(errno));
+		for (int fmt = 0; fmt < 2; fmt++) {
+			fprintf(o, "set terminal %s size 800,560\nset output '%s/%s.%s'\n", fmt ? "svg" : "pngcairo",
+				dir, f->id, fmt ? "svg" : "png");
+			fprintf(o, "set title '%s (model)'\nset xlabel '%s'\nset ylabel '%s'\nset key left top\n%s", f->title,
+				f->xlabel, f->ylabel, f->logx ? "set logscale x\n" : "unset logscale x\n");
+			/* calibration points of this figure, as the thesis gives them */
+			fprintf(o, "$calib << EOD\n");
+			for (unsigned v = 0; v < b->nval; v++)
+				if (!strcmp(b->val[v].kind, "calibration") && !isnan(b->val[v].thesis) &&
+				    !strcmp(b->val[v].unit, strstr(f->ylabel, "us") ? "us" : "MB/s")) {
+					double x = 0;
+					const char *at = strstr(b->val[v].what, "(at ");
+					if (at)
+						x = strtod(at + 4, NULL);
+					if (x > 0 && ((!strcmp(f->id, "fig6.3") && !strcmp(b->val[v].exp, "E1")) ||
+						      (!strcmp(f->id, "fig6.4") && !strcmp(b->val[v].exp, "E1")) ||
+						      (!strcmp(f->id, "fig6.11") && !strcmp(b->val[v].exp, "E5"))))
+						fprintf(o, "%g %g\n", x, b->val[v].thesis);
+				}
+			fprintf(o, "EOD\nplot ");
+			for (unsigned s = 0; s < f->ns; s++)
+				fprintf(o, "'%s/%s.dat' index %u with lines title '%s', ", dir, f->id, s, f->s[s].name);
+			fprintf(o, "$calib with points pt 7 ps 1.5 title 'thesis (calibration)'\n");
+		}
+		if (fclose(o))
+			return dsh_error(d, "%s: write failed", path);
+		if (gp) {
+			char cmd[4200];
+			snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+			if (system(cmd) == 0)
+				*plotted = true;
+		}
+	}
+	return 0;
+}
+
+int cmd_bench(struct dsh *d, struct dsh_args *a)
+{
+	struct bench_opts o = { 0 };
+	const char *json = NULL, *dir = NULL;
+	const char *want[16];
+	unsigned nwant = 0;
+	for (int i = 1; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		if (!strcmp(w, "quick"))
+			o.quick = true;
+		else if (!strncmp(w, "json=", 5) && w[5])
+			json = w + 5;
+		else if (!strncmp(w, "out=", 4) && w[4])
+			dir = w + 4;
+		else if (!strcasecmp(w, "all"))
+			continue;
+		else {
+			unsigned k = 0;
+			while (bench_experiments[k] && strcasecmp(bench_experiments[k], w))
+				k++;
+			if (!bench_experiments[k])
+				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE "
+						 "or out=DIR", i, w);
+			if (nwant < 16)
+				want[nwant++] = bench_experiments[k];
+		}
+	}
+	if (!nwant)
+		for (unsigned k = 0; bench_experiments[k]; k++)
+			want[nwant++] = bench_experiments[k];
+	struct bench_out *b = calloc(1, sizeof *b);
+	if (!b)
+		return dsh_error(d, "out of memory");
+	int rc = 0;
+	char err[256] = "";
+	out_text(d, "%-4s %-11s %-66s %12s %12s %8s\n", "exp", "kind", "figure", "model", "thesis", "diff");
+	for (unsigned i = 0; i < nwant && !rc; i++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		unsigned v0 = b->nval;
+		if (bench_experiment(want[i], &o, b, err, sizeof err)) {
+			rc = dsh_error(d, "bench %s: %s", want[i], err);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		for (unsigned v = v0; v < b->nval; v++) {
+			const struct bench_val *x = &b->val[v];
+			char th[32] = "withheld", df[16] = "";
+			if (!isnan(x->thesis)) {
+				snprintf(th, sizeof th, "%.3f", x->thesis);
+				snprintf(df, sizeof df, "%+.1f%%", (x->model / x->thesis - 1) * 100);
+			} else if (!strcmp(x->kind, "new")) {
+				snprintf(th, sizeof th, "-");
+			}
+			out_text(d, "%-4s %-11s %-66.66s %7.3f %-4s %12s %8s\n", x->exp, x->kind, x->what, x->model, x->unit,
+				 th, df);
+		}
+		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i],
+			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	cJSON *res = out_res(d);
+	if (!rc && res) {
+		cJSON *vals = cJSON_AddArrayToObject(res, "values");
+		for (unsigned i = 0; i < b->nval; i++)
+			cJSON_AddItemToArray(vals, val_json(&b->val[i]));
+	}
+	if (!rc && json)
+		rc = write_json(d, json, b, o.quick);
+	if (!rc && dir) {
+		bool plotted = false;
+		rc = write_plots(d, dir, b, &plotted);
+		if (!rc)
+			out_text(d, "figures: %s/*.dat and *.gp%s\n", dir,
+				 plotted ? ", *.png, *.svg" : " (install gnuplot for PNG and SVG)");
+	}
+	free(b);
+	return rc;
+}
