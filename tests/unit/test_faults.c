@@ -3,9 +3,9 @@
  *
  * The core check is differential: the same random program -- primitives of
  * every family (VS/VL and their stride/list forms, RVS/RVL with stride,
- * list, Command1 and Command Ex, BOTF images into SO-DIMM and LLCM, and
- * messages over BOTF, LHSv1, LHSv2 and rendezvous, which are IPUSH/LHS and
- * RVL) among 8 nodes -- runs on a fault-free cluster and on one whose switch
+ * list, Command1 and Command Ex, BOTF images into SO-DIMM and LLCM, plain
+ * IPUSH into AMT-directed rings, and messages over BOTF, LHSv1, LHSv2 and
+ * rendezvous, which are IPUSH/LHS and RVL) among 8 nodes -- runs on a fault-free cluster and on one whose switch
  * loses 5 % of packets and duplicates, reorders, delays and corrupts
  * others, with the same seed; afterwards every byte of every SO-DIMM,
  * LLCM (status rings included), Prefetch Window and LH Buffer of every node
@@ -97,6 +97,37 @@ struct figures {
 #define AREA 0x100000u
 #define LIST 0xf0000u
 
+/* Plain IPUSH from WID 1 to WID 1: on every node, sender k's messages go
+ * to a 4 KB ring at RING + (k - 1) x 4 KB of WID 1's area, through AMT
+ * entry AMT0 + k (App. B word: [11:0] index, [12] sender WID, [29:14]
+ * sender LID = CLID k; the entry, Head [31:0] / Tail [63:32], in WID 1's
+ * LLCM at 8 x index, away from the BOTF targets). */
+#define RING 0x90000u
+#define AMT0 0xc00u
+
+static void ipush_setup(struct dnet_dev *d)
+{
+	for (unsigned rx = 1; rx <= NODES; rx++) {
+		node(d, rx);
+		for (unsigned k = 1; k <= NODES; k++) {
+			if (k == rx)
+				continue;
+			uint32_t r = RING + (k - 1) * 0x1000u;
+			sreg_w(d, DNET_SR_AMT, (uint64_t)(AMT0 + k) | 1ull << 12 | (uint64_t)k << 14);
+			wr64(d, DNET_LLCM_WID(1) + 8 * (AMT0 + k), (uint64_t)r << 32 | r);
+		}
+		ureg_w(d, 1, DNET_UR_IPUSH_AREA, 1);
+	}
+}
+
+/* Give src's ring at dst back: Head = Tail. */
+static void ipush_consume(struct dnet_dev *d, unsigned src, unsigned dst)
+{
+	node(d, dst);
+	uint32_t tail = (uint32_t)(rd64(d, DNET_LLCM_WID(1) + 8 * (AMT0 + src)) >> 32);
+	CHECK_OK(dnet_write32(d, DNET_LLCM_WID(1) + 8 * (AMT0 + src), tail, &E), &E);
+}
+
 static void ww_fill(struct dnet_dev *d, unsigned wid, unsigned win, const uint8_t *b, unsigned len)
 {
 	CHECK_OK(dnet_write_block(d, DNET_WW_WID(wid) + win * DNET_WINDOW_SIZE, b, (len + 7) & ~7u, &E),
@@ -123,6 +154,7 @@ static const unsigned raw_ops[] = {
 	DNET_OT_VS, DNET_OT_VSS, DNET_OT_VSI, DNET_OT_VL, DNET_OT_VLS, DNET_OT_VLI,
 	DNET_OT_RVS, DNET_OT_RVS, DNET_OT_RVS, DNET_OT_RVSS, DNET_OT_RVSI,
 	DNET_OT_RVL, DNET_OT_RVL, DNET_OT_RVLS, DNET_OT_RVLI, DNET_OT_BOTF, DNET_OT_BOTF,
+	DNET_OT_IPUSH, DNET_OT_IPUSH,
 };
 
 /* One raw primitive from (src, WID 1) to dst; returns its family. */
@@ -161,6 +193,11 @@ static enum dnet_family raw_prim(struct dnet_dev *d, unsigned src, unsigned dst,
 		img[1] = dnet_hdr_dw2(&h);
 		ww_fill(d, 1, win, (const uint8_t *)img, h.size);
 		issue_botf(d, 1, win, h.size);
+		return oi->family;
+	}
+	if (op == DNET_OT_IPUSH) {
+		/* Up to 2 KB from the SO-DIMM into dst's ring for src. */
+		issue_x(d, 1, 0, op, 0, 0, 1, dst, eflag, 1 + below(2048), soff, 0, NULL);
 		return oi->family;
 	}
 	uint32_t size;
@@ -219,6 +256,7 @@ static void run_program(struct dnet_dev *d, unsigned n, uint64_t seed, struct fi
 	prng = seed | 1;
 	memset(f, 0, sizeof *f);
 	write_lists(d);
+	ipush_setup(d);
 	struct dnet_msg_job *j = NULL;
 	CHECK_OK(dnet_msg_job_open(d, NODES, NULL, NULL, 0, NULL, &j, &E), &E);
 	static uint8_t tx[40000], rx[40000];
@@ -251,11 +289,13 @@ static void run_program(struct dnet_dev *d, unsigned n, uint64_t seed, struct fi
 			 * pair, whose order SWIF keeps end to end, so the outcome is
 			 * fixed.  An RVL ends a burst: its response lands in src's
 			 * memory whenever the network brings it, so what src does
-			 * after it would race with it, faults or not. */
+			 * after it would race with it, faults or not.  So does an
+			 * IPUSH: the ring (4 KB) is given back between steps. */
 			unsigned k = 1 + below(4);
 			for (unsigned i = 0; i < k && done < n; i++) {
 				done++;
-				if (raw_prim(d, src, dst, f) == DNET_FAM_RVL)
+				enum dnet_family fam = raw_prim(d, src, dst, f);
+				if (fam == DNET_FAM_RVL || fam == DNET_FAM_IPUSH)
 					break;
 			}
 		}
@@ -265,6 +305,7 @@ static void run_program(struct dnet_dev *d, unsigned n, uint64_t seed, struct fi
 			break;
 		}
 		consume_status(d);
+		ipush_consume(d, src, dst);
 	}
 	dnet_msg_job_close(j);
 	drain(d);
@@ -366,6 +407,12 @@ static void test_differential(void)
 	uint64_t pkts = stat_sum(faulty, "packets_sent");
 	CHECK_EQ(pkts, stat_sum(clean, "packets_sent")); /* the same primitives, packet for packet */
 	CHECK_EQ(stat_sum(faulty, "packets_received"), stat_sum(clean, "packets_received"));
+	/* IPUSH messages: plain ones and LHS of the messaging layer, each once. */
+	uint64_t ipm = stat_sum(clean, "ipush_messages");
+	CHECK_EQ(stat_sum(faulty, "ipush_messages"), ipm);
+	CHECK_EQ(stat_sum(faulty, "lhs_messages"), stat_sum(clean, "lhs_messages"));
+	if (n >= 1000)
+		CHECK(ipm > 0);
 	if (n >= 1000) {
 		CHECK(retx > 0);
 		CHECK(dups > 0);
@@ -375,11 +422,12 @@ static void test_differential(void)
 	uint64_t prims = 0;
 	for (unsigned k = 0; k < DNET_FAMILY_COUNT; k++)
 		prims += fa.prims[k];
-	printf("faults: %u steps: %llu primitives (BOTF %llu, VL %llu, VS %llu, RVL %llu, RVS %llu) + %llu messages "
-	       "(%llu bytes) among %u nodes, seed %llu\n",
+	printf("faults: %u steps: %llu primitives (BOTF %llu, VL %llu, VS %llu, RVL %llu, RVS %llu, IPUSH %llu) + "
+	       "%llu messages (%llu bytes; BOTF, LHSv1, LHSv2, rendezvous) among %u nodes, seed %llu\n",
 	       n, (unsigned long long)prims, (unsigned long long)fa.prims[DNET_FAM_BOTF],
 	       (unsigned long long)fa.prims[DNET_FAM_VL], (unsigned long long)fa.prims[DNET_FAM_VS],
 	       (unsigned long long)fa.prims[DNET_FAM_RVL], (unsigned long long)fa.prims[DNET_FAM_RVS],
+	       (unsigned long long)fa.prims[DNET_FAM_IPUSH],
 	       (unsigned long long)fa.prims[DNET_FAMILY_COUNT], (unsigned long long)fa.msg_bytes, NODES,
 	       (unsigned long long)seed);
 	printf("faults: %llu packets sent; injected %llu: dropped %llu, duplicated %llu, reordered %llu, "
