@@ -125,10 +125,26 @@ int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write
 	const struct dnet_field *f3 = fr ? dnet_field_by_name(fr, "pw3") : NULL;
 	if (!f3)
 		return dsh_error(d, "libdnet has no pw_flag.pw3 field");
+	const struct dnet_reg *pc = dsh_reg_at(DNET_BLK_USER, DNET_UR_PRIM_COUNTER, DNET_ACC_R);
+	uint64_t vl_mask = ((1ull << DNET_PC_BITS) - 1) << DNET_PC_SHIFT(DNET_FAM_VL);
 	for (size_t k = 0; k < len; k += DNET_WINDOW_SIZE) {
 		uint32_t n = (uint32_t)(len - k < DNET_WINDOW_SIZE ? len - k : DNET_WINDOW_SIZE);
+		uint64_t before;
+		if (prim_counter(d, &before) < 0)
+			return -1;
 		if (issue_simple(d, DNET_OT_VL, (uint32_t)(off + k), win, n) < 0)
 			return -1;
+		/* OQ-16 leaves open whether the window's flags reset at the Lower
+		 * write or when the controller starts the request: on a board that
+		 * resets them at start, the flags still read 4'b1111 from the last
+		 * read for a while.  So first the VL counter must move (this VL
+		 * completed), then the flags must be 4'b1111 (as the VS path waits
+		 * for its counter). */
+		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->wid), vl_mask, DNET_COND_NE, before & vl_mask,
+			      d->timeout_ns, NULL, &e) < 0)
+			return dsh_error(d, "VL into PW#3: the Primitive Counter's VL count did not move from %"
+					 PRIu64 " (no completion): %s", (before & vl_mask) >> DNET_PC_SHIFT(DNET_FAM_VL),
+					 e.msg);
 		uint64_t mask = dnet_field_mask(f3);
 		if (dnet_wait(d->dev, dnet_reg_addr(fr, d->wid), mask, DNET_COND_EQ, mask, d->timeout_ns,
 			      NULL, &e) < 0)

@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include "dsh.h"
+#include "journal.h"
 
 #define NODEV DSH_C_NODEV
 
@@ -187,13 +188,23 @@ static const struct dsh_cmd cmds[] = {
 	{ "peek", { 0 }, cmd_peek, "peek REGION OFFSET [8|16|32|64]",
 	  "Read one value (like devmem)", "peek ureg 0x200 64", NULL, 0,
 	  "One read of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (pw llcm lhb ureg sreg) of\n"
-	  "the current WID, aligned to its width. A register that cannot be read (write-only) or whose read\n"
-	  "acts (Controller Reset) is refused, as by 'reg'; the Write Window is write-only. Sets last." },
+	  "the current WID, aligned to its width. Registers are read 64 bits at a time only (§4.2.1). A\n"
+	  "register that cannot be read (write-only) or whose read acts (Controller Reset) is refused, as by\n"
+	  "'reg'; the Write Window is write-only. Sets last." },
 	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [8|16|32|64] [force]",
 	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, 0,
 	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
-	  "must fit the width, and a whole register's implemented bits; read-only registers, the Prefetch\n"
-	  "Window and the LH Buffer are refused; the LLCM flag area 0x7000-0x7fff needs 'force'." },
+	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
+	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM flag area\n"
+	  "0x7000-0x7fff needs 'force'." },
+	{ "replay", { 0 }, cmd_replay, "replay FILE",
+	  "Run a journal, report the first divergence", "replay board.journal", NULL, 0,
+	  "Runs the device accesses of a journal written with --journal FILE (on a board, a stand-in or\n"
+	  "the emulator) on the current backend, normally the emulator, in order: writes, waits (with\n"
+	  "their timeouts), delays and flushes as recorded; every read, block read and busy query is\n"
+	  "compared with the journal, and so is whether each operation succeeded. The first divergence\n"
+	  "fails the command naming the journal line, the address and both values. Real hardware is\n"
+	  "refused. From the command line: dsh replay FILE." },
 	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
 	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
 	  "wait: until the current node has nothing in flight; wait all: every node. With a condition\n"

@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "dsh.h"
+#include "journal.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
+		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence)\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -42,6 +44,9 @@ static void usage(FILE *f)
 		"      --timeout DUR    default timeout of waits (default 1s)\n"
 		"      --max-time DUR   limit on the real time of the whole run: past it the command\n"
 		"                       running stops, nothing more runs, exit 1\n"
+		"      --dry-run        touch no device: print every access (address, width, value,\n"
+		"                       region) instead; reads give 0, waits are taken as met\n"
+		"      --journal FILE   record every device access with its result in FILE (for replay)\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
@@ -179,6 +184,8 @@ static void cleanup(struct dsh *d)
 	dsh_snaps_free(d);
 	if (d->dev)
 		dnet_close(d->dev);
+	d->dev = NULL;
+	dsh_journal_stop();
 }
 
 int main(int argc, char **argv)
@@ -193,7 +200,7 @@ int main(int argc, char **argv)
 	static char specbuf[512];
 	uint64_t nodes = 0;
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME, O_DRY, O_JOURNAL };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
@@ -205,6 +212,7 @@ int main(int argc, char **argv)
 		{ "errexit", no_argument, NULL, 'e' }, { "interactive", no_argument, NULL, 'i' },
 		{ "pretty", no_argument, NULL, O_PRETTY }, { "norc", no_argument, NULL, O_NORC },
 		{ "max-time", required_argument, NULL, O_MAXTIME },
+		{ "dry-run", no_argument, NULL, O_DRY }, { "journal", required_argument, NULL, O_JOURNAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
@@ -212,7 +220,8 @@ int main(int argc, char **argv)
 	opterr = 0;
 	bool check_only = false, want_summary = false, stay = false, norc = false;
 	uint64_t max_time = 0;
-	const char *outfile = NULL;
+	const char *outfile = NULL, *journal = NULL;
+	bool dry = false;
 	static struct source src[DSH_MAX_SOURCES];
 	unsigned nsrc = 0;
 	while ((o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1) {
@@ -232,6 +241,8 @@ int main(int argc, char **argv)
 		case 'i': stay = true; break;
 		case O_PRETTY: d->pretty = true; break;
 		case O_NORC: norc = true; break;
+		case O_DRY: dry = true; break;
+		case O_JOURNAL: journal = optarg; break;
 		case O_MAXTIME:
 			if (dnet_parse_duration(optarg, &max_time, "--max-time", &e) < 0 || max_time == 0)
 				return usage_error("%s", e.msg[0] ? e.msg : "--max-time: at least 1ns");
@@ -267,6 +278,20 @@ int main(int argc, char **argv)
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	/* dsh [options] replay JOURNAL: the command 'replay JOURNAL'. */
+	static char replay_cmd[4200];
+	if (argc - optind >= 1 && strcmp(argv[optind], "replay") == 0) {
+		if (argc - optind != 2)
+			return usage_error("%s", "replay takes one journal file: dsh replay FILE");
+		if (strlen(argv[optind + 1]) > 4096 || strpbrk(argv[optind + 1], "'\n;"))
+			return usage_error("replay: unusable file name '%s'", argv[optind + 1]);
+		if (nsrc == DSH_MAX_SOURCES)
+			return usage_error("more than %s -c and -f options", "64");
+		snprintf(replay_cmd, sizeof replay_cmd, "replay '%s'", argv[optind + 1]);
+		src[nsrc].file = false;
+		src[nsrc++].arg = replay_cmd;
+		optind = argc;
 	}
 	/* positional: [NPROCS PID WID] [FILE|-] */
 	const char *file = NULL;
@@ -325,13 +350,25 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nsrc; i++)
 		if (load_source(d, &src[i]) < 0)
 			return DSH_EXIT_USAGE;
-	if (dnet_open(spec, &d->dev, &e) < 0 || !d->dev) {
+	if ((dry ? dnet_open_dry(spec, &d->dev, &e) : dnet_open(spec, &d->dev, &e)) < 0 || !d->dev) {
 		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", spec, e.msg);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}
 	d->spec = spec;
 	d->caps = dnet_dev_caps(d->dev);
+	/* The journal and the dry run see every access from here on. */
+	if (dry)
+		dsh_dry_start(d, d->json ? stderr : stdout);
+	if (journal) {
+		char jerr[512];
+		if (dsh_journal_start(d, journal, jerr, sizeof jerr) < 0) {
+			fprintf(stderr, "dsh: %s\n", jerr);
+			free_sources(src, nsrc);
+			cleanup(d);
+			return DSH_EXIT_USAGE;
+		}
+	}
 	char serr[256];
 	if (dsh_sync_init(d, serr, sizeof serr) < 0 || dsh_sync_attach(d, serr, sizeof serr) < 0) {
 		fprintf(stderr, "dsh: %s\n", serr);

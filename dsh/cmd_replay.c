@@ -1,0 +1,318 @@
+/* dsh: replay FILE -- run a journal (--journal) on the current backend,
+ * normally the emulator, and report the first divergence: a read, block
+ * read or busy query that gives another value, or an operation whose
+ * success or failure differs.  A session recorded on a board becomes a
+ * test the emulator can run in CI.
+ *
+ * Writes, waits (with the journal's timeout), delays, flushes and node
+ * switches are done as recorded; a wait compares only whether it was met.
+ * A read of Controller Reset recorded with 'confirm' is made through
+ * dnet_reg_read_effect.  Real hardware is refused: a journal is not a
+ * script to run on a board.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnet/backend.h" /* dnet_block_transfer: the flushes are records of their own */
+#include "journal.h"
+
+struct rec {
+	enum dnet_tap_kind kind;
+	unsigned node;
+	uint32_t off;
+	unsigned width;
+	bool confirm;
+	uint64_t val[2];
+	uint8_t *data;
+	size_t len;
+	uint64_t mask, value, timeout, ns;
+	enum dnet_cond cond;
+	int rc;
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
+/* Parse one journal line (comments stripped).  msg names what is wrong. */
+static int parse_line(char *line, struct rec *r, char *msg, size_t n)
+{
+	memset(r, 0, sizeof *r);
+	r->rc = 1; /* "missing" */
+	char *save = NULL;
+	char *tok = strtok_r(line, " \t", &save);
+	if (dnet_tap_kind_parse(tok, &r->kind) < 0) {
+		snprintf(msg, n, "unknown record '%.40s'", tok);
+		return -1;
+	}
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		if (strcmp(tok, "confirm") == 0) {
+			r->confirm = true;
+			continue;
+		}
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			snprintf(msg, n, "'%.40s' is not key=value", tok);
+			return -1;
+		}
+		*eq = '\0';
+		const char *k = tok, *v = eq + 1;
+		uint64_t x = 0;
+		bool ok = true;
+		if (strcmp(k, "data") == 0) {
+			size_t l = strlen(v);
+			if (l % 2) {
+				ok = false;
+			} else {
+				free(r->data);
+				r->data = malloc(l / 2 + 1);
+				if (!r->data) {
+					snprintf(msg, n, "out of memory");
+					return -1;
+				}
+				for (size_t i = 0; i < l / 2 && ok; i++) {
+					int h = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
+					ok = h >= 0 && lo >= 0;
+					r->data[i] = (uint8_t)(h << 4 | lo);
+				}
+				r->len = l / 2;
+			}
+		} else if (strcmp(k, "cond") == 0) {
+			static const char *const names[] = { "eq", "ne", "lt", "gt", "le", "ge" };
+			ok = false;
+			for (unsigned i = 0; i < 6; i++)
+				if (strcmp(v, names[i]) == 0) {
+					r->cond = (enum dnet_cond)i;
+					ok = true;
+				}
+		} else if (strcmp(k, "val") == 0 && strlen(v) == 34 && v[0] == '0' && v[1] == 'x') {
+			char hi[19] = "0x", lo[19] = "0x";
+			memcpy(hi + 2, v + 2, 16);
+			memcpy(lo + 2, v + 18, 16);
+			ok = parse_u64(hi, &r->val[1]) && parse_u64(lo, &r->val[0]);
+		} else if (strcmp(k, "rc") == 0) {
+			char *end;
+			long rc = strtol(v, &end, 10);
+			ok = end != v && !*end && rc <= 0 && rc > -100;
+			r->rc = (int)rc;
+		} else if (!(ok = parse_u64(v, &x))) {
+			/* reported below */
+		} else if (strcmp(k, "node") == 0) {
+			r->node = (unsigned)x;
+		} else if (strcmp(k, "off") == 0) {
+			r->off = (uint32_t)x;
+			ok = x <= UINT32_MAX;
+		} else if (strcmp(k, "width") == 0) {
+			r->width = (unsigned)x;
+			ok = x == 1 || x == 2 || x == 4 || x == 8 || x == 16;
+		} else if (strcmp(k, "val") == 0 || strcmp(k, "last") == 0) {
+			r->val[0] = x;
+		} else if (strcmp(k, "len") == 0) {
+			ok = x <= (1u << 24);
+			if (ok && !r->data)
+				r->len = (size_t)x;
+		} else if (strcmp(k, "mask") == 0) {
+			r->mask = x;
+		} else if (strcmp(k, "value") == 0) {
+			r->value = x;
+		} else if (strcmp(k, "timeout") == 0) {
+			r->timeout = x;
+		} else if (strcmp(k, "ns") == 0) {
+			r->ns = x;
+		} else {
+			snprintf(msg, n, "unknown key '%.30s'", k);
+			return -1;
+		}
+		if (!ok) {
+			snprintf(msg, n, "bad value '%.40s' for %s", v, k);
+			return -1;
+		}
+	}
+	if (r->rc > 0) {
+		snprintf(msg, n, "no rc=");
+		return -1;
+	}
+	if ((r->kind == DNET_TAP_READ || r->kind == DNET_TAP_WRITE) && !r->width) {
+		snprintf(msg, n, "no width=");
+		return -1;
+	}
+	if ((r->kind == DNET_TAP_READ_BLOCK || r->kind == DNET_TAP_WRITE_BLOCK) &&
+	    (!r->data || r->len == 0)) {
+		snprintf(msg, n, "no data=");
+		return -1;
+	}
+	return 0;
+}
+
+/* Run one record; *diverge describes a difference (empty: none). */
+static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
+{
+	struct dnet_err e = { 0 };
+	int rc = 0;
+	uint64_t v[2] = { 0, 0 };
+	uint8_t *buf = NULL;
+	bool busy = false;
+	char where[96];
+	diverge[0] = '\0';
+	if (r->node && r->kind != DNET_TAP_NODE && r->node != dnet_node(d->dev) &&
+	    (rc = dnet_set_node(d->dev, r->node, &e)) < 0) {
+		snprintf(diverge, n, "node %u: %s", r->node, e.msg);
+		return;
+	}
+	switch (r->kind) {
+	case DNET_TAP_READ:
+		if (r->confirm) {
+			const struct dnet_reg *reg = dnet_reg_at(DNET_BLK_SYSTEM, r->off - DNET_SREG_BASE, DNET_ACC_R);
+			rc = reg ? dnet_reg_read_effect(d->dev, 0, reg, &v[0], &e)
+				 : dnet_seterr(&e, DNET_EINVAL, "'confirm' on 0x%x, no read-effect register", r->off);
+		} else {
+			rc = dnet_read(d->dev, r->off, v, r->width, &e);
+		}
+		if (!rc && !r->rc && (v[0] != r->val[0] || v[1] != r->val[1])) {
+			if (r->width == 16)
+				snprintf(diverge, n, "read of 128 bits at 0x%x (%s): journal 0x%016" PRIx64 "%016" PRIx64
+					 ", emulator 0x%016" PRIx64 "%016" PRIx64, r->off,
+					 dnet_addr_describe(r->off, false, where, sizeof where), r->val[1], r->val[0],
+					 v[1], v[0]);
+			else
+				snprintf(diverge, n, "read of %u bits at 0x%x (%s): journal 0x%" PRIx64 ", emulator 0x%"
+					 PRIx64, r->width * 8, r->off, dnet_addr_describe(r->off, false, where, sizeof where),
+					 r->val[0], v[0]);
+			return;
+		}
+		break;
+	case DNET_TAP_WRITE:
+		rc = dnet_write(d->dev, r->off, r->val, r->width, &e);
+		break;
+	case DNET_TAP_READ_BLOCK:
+		buf = malloc(r->len);
+		if (!buf) {
+			snprintf(diverge, n, "out of memory");
+			return;
+		}
+		rc = dnet_block_transfer(d->dev, r->off, buf, r->len, false, &e);
+		if (!rc && !r->rc && memcmp(buf, r->data, r->len) != 0) {
+			size_t i = 0;
+			while (buf[i] == r->data[i])
+				i++;
+			snprintf(diverge, n, "block read of %zu bytes at 0x%x (%s): first difference at byte %zu "
+				 "(0x%x): journal 0x%02x, emulator 0x%02x", r->len, r->off,
+				 dnet_addr_describe(r->off, false, where, sizeof where), i, r->off + (uint32_t)i,
+				 r->data[i], buf[i]);
+		}
+		free(buf);
+		if (diverge[0])
+			return;
+		break;
+	case DNET_TAP_WRITE_BLOCK:
+		rc = dnet_block_transfer(d->dev, r->off, r->data, r->len, true, &e);
+		break;
+	case DNET_TAP_WAIT:
+		rc = dnet_wait(d->dev, r->off, r->mask, r->cond, r->value, r->timeout, NULL, &e);
+		break;
+	case DNET_TAP_DELAY:
+		rc = dnet_delay(d->dev, r->ns, &e);
+		break;
+	case DNET_TAP_WC_FLUSH:
+		rc = dnet_wc_flush(d->dev, &e);
+		break;
+	case DNET_TAP_CACHE_FLUSH:
+		rc = dnet_cache_flush(d->dev, r->off, r->len, &e);
+		break;
+	case DNET_TAP_PREFETCH:
+		rc = dnet_prefetch(d->dev, r->off, r->len, &e);
+		break;
+	case DNET_TAP_NODE:
+		rc = dnet_set_node(d->dev, (unsigned)r->val[0], &e);
+		break;
+	case DNET_TAP_BUSY:
+		rc = dnet_busy(d->dev, &busy, &e);
+		if (!rc && !r->rc && busy != (r->val[0] != 0)) {
+			snprintf(diverge, n, "busy: journal %s, emulator %s", r->val[0] ? "busy" : "idle",
+				 busy ? "busy" : "idle");
+			return;
+		}
+		break;
+	}
+	if ((rc < 0) != (r->rc < 0))
+		snprintf(diverge, n, "%s: journal %s, emulator %s%s%s", dnet_tap_kind_name(r->kind),
+			 r->rc < 0 ? "failed" : "succeeded", rc < 0 ? "failed" : "succeeded",
+			 rc < 0 ? ": " : "", rc < 0 ? e.msg : "");
+}
+
+int cmd_replay(struct dsh *d, struct dsh_args *a)
+{
+	if (a->argc != 2)
+		return dsh_error(d, "usage: replay FILE");
+	if (d->caps & DNET_CAP_REAL_HW)
+		return dsh_error(d, "replay runs a journal on the emulator (or a stand-in), not on real "
+				 "hardware ('%s')", dnet_dev_spec(d->dev));
+	const char *path = a->argv[1];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned lineno = 0, done = 0;
+	int rc = 0;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (lineno == 1 && strcmp(line, DSH_JOURNAL_MAGIC) != 0) {
+			rc = dsh_error(d, "%s:1: not a dsh journal (the first line must be '%s')", path,
+				       DSH_JOURNAL_MAGIC);
+			break;
+		}
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (line[strspn(line, " \t")] == '\0')
+			continue;
+		struct rec r;
+		char msg[512];
+		if (parse_line(line, &r, msg, sizeof msg) < 0) {
+			free(r.data);
+			rc = dsh_error(d, "%s:%u: %s", path, lineno, msg);
+			break;
+		}
+		run_rec(d, &r, msg, sizeof msg);
+		free(r.data);
+		if (msg[0]) {
+			cJSON *o = out_res(d);
+			jnum(o, "records", done);
+			jnum(o, "line", lineno);
+			jstr(o, "divergence", msg);
+			rc = dsh_error(d, "%s:%u: first divergence after %u record%s: %s", path, lineno,
+				       done, done == 1 ? "" : "s", msg);
+			break;
+		}
+		done++;
+	}
+	free(line);
+	fclose(f);
+	if (rc == 0) {
+		if (lineno == 0)
+			return dsh_error(d, "%s is empty (not a dsh journal)", path);
+		jnum(out_res(d), "records", done);
+		out_text(d, "replay: %s: %u record%s, no divergence\n", path, done, done == 1 ? "" : "s");
+	}
+	return rc;
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# On a board: the devmem safety checks as dsh users meet them, the access
+# rules named, a Prefetch Window read that waits for the VL counter (not
+# stale flags), --dry-run showing exactly the accesses a run makes, and a
+# --journal recorded on a stand-in for the board replayed on the emulator.
+. "$(dirname "$0")/lib.sh"
+MEM="$T_TMP/board.mem"
+fresh() { rm -f "$MEM"; truncate -s $((0x51000)) "$MEM"; }
+put() { printf "$2" | dd of="$MEM" bs=1 seek=$(($1)) conv=notrunc status=none; }
+fresh
+
+# ---- safety, as dsh reports it (exit 3: the backend is not opened) ----
+expect_status "force is gone" 3 "$DSH" -b "devmem:0x0@$MEM,force" -c 'v'
+expect_match "force message" "',force' is gone.*memmap=" "$(cat "$T_TMP/err")"
+printf '00000000-000fffff : System RAM\n' >"$T_TMP/iomem"
+expect_status "System RAM" 3 "$DSH" -b "devmem:0x0@$MEM,iomem=$T_TMP/iomem" -c 'v'
+expect_match "System RAM message" "overlaps System RAM 0-fffff.*no override" "$(cat "$T_TMP/err")"
+printf '00000000-000fffff : ACPI Non-volatile Storage\n' >"$T_TMP/iomem"
+expect_status "ACPI NVS" 3 "$DSH" -b "devmem:0x0@$MEM,iomem=$T_TMP/iomem" -c 'v'
+expect_match "ACPI NVS message" "'ACPI Non-volatile Storage'.*not in a Reserved entry" "$(cat "$T_TMP/err")"
+printf '00000000-000fffff : Reserved\n' >"$T_TMP/iomem"
+expect_status "Reserved" 0 "$DSH" -b "devmem:0x0@$MEM,iomem=$T_TMP/iomem" -c 'v'
+: >"$T_TMP/iomem"
+expect_status "empty iomem" 3 "$DSH" -b "devmem:0x0@$MEM,iomem=$T_TMP/iomem" -c 'v'
+expect_match "empty iomem message" "is empty.*known-machine" "$(cat "$T_TMP/err")"
+expect_status "empty iomem, known machine" 0 "$DSH" -b "devmem:0x0@$MEM,iomem=$T_TMP/iomem,known-machine" -c 'v'
+expect_status "not /dev/mem" 3 "$DSH" -b "devmem:0x0@/dev/null" -c 'v'
+expect_match "not /dev/mem message" "character device 1:3, not /dev/mem \(1:1\)" "$(cat "$T_TMP/err")"
+# /dev/mem reached through a symlink is checked like /dev/mem (refused
+# here before it is opened: the real /proc/iomem has RAM at 0x1000).
+if mknod "$T_TMP/mem" c 1 1 2>/dev/null; then
+	ln -s "$T_TMP/mem" "$T_TMP/link"
+	expect_status "symlinked /dev/mem" 3 "$DSH" -b "devmem:0x0@$T_TMP/link" -c 'v'
+	expect_match "symlinked /dev/mem message" "System RAM|not in a Reserved|not wholly inside|cannot be checked" \
+		"$(cat "$T_TMP/err")"
+fi
+# The System Register only with ,privileged.
+expect_status "sreg without privilege" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'sreg_write pgid0 5'
+expect_match "sreg message" "\[privileged\].*,privileged" "$(cat "$T_TMP/err")"
+expect_status "sreg with privilege" 0 "$DSH" -b "devmem:0x0@$MEM,privileged" -c 'sreg_write pgid0 5'
+expect_eq "PGID0 written" "0000000000000005" "$(od -An -tx8 -j $((0x50800)) -N 8 "$MEM" | tr -d ' ')"
+# Presence check before the first write: all ones where a register is.
+fresh
+head -c 4096 /dev/zero | tr '\0' '\377' | dd of="$MEM" bs=1 seek=$((0x40000)) conv=notrunc status=none
+expect_status "nothing answers" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
+expect_match "presence message" "no DIMMnet-2 answers.*Controller Status.*all ones" "$(cat "$T_TMP/err")"
+expect_eq "nothing written" "0000000000000000" "$(od -An -tx8 -j $((0x20000)) -N 8 "$MEM" | tr -d ' ')"
+fresh
+
+# ---- access rules named ----
+expect_status "32-bit register read" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200 32'
+expect_match "reg-width" "\[reg-width\] a 32-bit access at 0x40200" "$(cat "$T_TMP/err")"
+expect_status "16-bit Command Lower write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'poke ureg 0x0 1 16'
+expect_match "reg-width write" "\[reg-width\]" "$(cat "$T_TMP/err")"
+
+# ---- a Prefetch Window read waits for the VL counter, not stale flags ----
+# PW#3's flags already read 4'b1111 (from an earlier read) and the counter
+# never moves: the read must fail, not return the old window.
+put 0x40400 '\x00\xf0'
+put 0x10600 'STALEDAT'
+expect_status "stale PW flags" 1 "$DSH" -b "devmem:0x0@$MEM" --timeout 20ms -c 'sodimm read 0 8'
+expect_match "stale PW message" "VL count did not move from 0" "$(cat "$T_TMP/err")"
+if grep -q 5354414c "$T_TMP/out"; then fail "the stale window was returned"; else pass; fi
+fresh
+
+# ---- dry run: exactly the accesses of a real run, none done ----
+S='llcm_write from=0 it=4 val=0x11 inc=1; llcm_read 0 32; poke ureg 0x900 0x100; pw_read 1 16;
+prim VS size=8 src=0 dst=0x100; peek llcm 0x8 32'
+sum0=$(md5sum <"$MEM")
+"$DSH" --dry-run -b "devmem:0x0@$MEM,privileged" -c "$S" >"$T_TMP/dry" 2>&1
+expect_eq "dry run exit" 0 $?
+expect_eq "dry run wrote nothing" "$sum0" "$(md5sum <"$MEM")"
+expect_match "dry run header" "^dry: devmem:0x0@.*nothing is done" "$(head -n 1 "$T_TMP/dry")"
+expect_match "dry run shows the Lower write" "dry: write node=1 off=0x40000 width=8 val=0x0000000800000008 rc=0  # ureg0\+0x0 cmd0_lower" "$(cat "$T_TMP/dry")"
+"$DSH" -b "devmem:0x0@$MEM,privileged" --journal "$T_TMP/real.j" -c "$S" >/dev/null 2>&1
+expect_eq "journal run exit" 0 $?
+# Values read differ (a dry read gives 0); the accesses are the same, in order.
+norm() { sed -E 's/^dry: //; s/ (val|data|last)=[0-9a-fx]+//' | grep -v '^#' ; }
+grep '^dry: ' "$T_TMP/dry" | tail -n +2 | norm >"$T_TMP/dry.n"
+norm <"$T_TMP/real.j" >"$T_TMP/real.n"
+expect_eq "dry run = real run's accesses" "" "$(diff "$T_TMP/real.n" "$T_TMP/dry.n")"
+expect_eq "accesses recorded" 13 "$(wc -l <"$T_TMP/real.n" | tr -d ' ')"
+# JSON: the listing goes to stderr, stdout stays JSON.
+"$DSH" --dry-run --json -b "devmem:0x0@$MEM" -c 'llcm_read 0 8' >"$T_TMP/j.out" 2>"$T_TMP/j.err"
+expect_match "dry run JSON listing on stderr" "dry: read_block node=1 off=0x20000 len=8" "$(cat "$T_TMP/j.err")"
+if grep -q '^dry:' "$T_TMP/j.out"; then fail "dry listing on JSON stdout"; else pass; fi
+
+# ---- journal on the stand-in, replayed on the emulator ----
+"$DSH" replay "$T_TMP/real.j" >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "replay on sim: exit" 0 $?
+expect_match "replay on sim: no divergence" "replay: .*real.j: 13 records, no divergence" "$(cat "$T_TMP/out")"
+cp "$T_TMP/real.j" "$T_TMP/pc.j"
+# A board that answered differently: the first divergence, with its line.
+sed -i 's/^\(read_block node=1 off=0x20000 len=32 data=\)11/\1ee/' "$T_TMP/real.j"
+line=$(grep -n '^read_block node=1 off=0x20000' "$T_TMP/real.j" | cut -d: -f1)
+expect_status "divergence" 1 "$DSH" replay "$T_TMP/real.j"
+expect_match "divergence message" "real.j:$line: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
+# The stand-in does not run the VS the emulator runs: a read of the
+# Primitive Counter afterwards is a divergence.
+echo 'read node=1 off=0x40300 width=8 val=0x0000000000000000 rc=0' >>"$T_TMP/pc.j"
+expect_status "counter divergence" 1 "$DSH" replay "$T_TMP/pc.j"
+expect_match "counter divergence message" "pc.j:16: first divergence after 13 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
+# A session on the emulator replays on the emulator (reads of live registers too).
+"$DSH" --journal "$T_TMP/sim.j" -c 'prim VS size=8 src=0 dst=0x100 wait; reg ctl_status; reg prim_counter; reg ctl_reset confirm' >/dev/null 2>&1
+expect_status "sim journal replays" 0 "$DSH" -c "replay '$T_TMP/sim.j'"
+expect_match "confirmed read recorded" "read node=1 off=0x50a00 width=8 .* confirm rc=0" "$(cat "$T_TMP/sim.j")"
+# Bad journals: clear errors naming file and line.
+printf 'hello\n' >"$T_TMP/bad.j"
+expect_status "not a journal" 1 "$DSH" replay "$T_TMP/bad.j"
+expect_match "not a journal message" "bad.j:1: not a dsh journal" "$(cat "$T_TMP/err")"
+printf '# dsh journal 1\nwrite node=1 off=0x20000 width=3 val=0x1 rc=0\n' >"$T_TMP/bad.j"
+expect_status "bad width" 1 "$DSH" replay "$T_TMP/bad.j"
+expect_match "bad width message" "bad.j:2: bad value '3' for width" "$(cat "$T_TMP/err")"
+printf '# dsh journal 1\nfrob node=1 rc=0\n' >"$T_TMP/bad.j"
+expect_status "unknown record" 1 "$DSH" replay "$T_TMP/bad.j"
+expect_match "unknown record message" "bad.j:2: unknown record 'frob'" "$(cat "$T_TMP/err")"
+expect_status "missing journal" 1 "$DSH" replay "$T_TMP/none.j"
+expect_match "missing journal message" "cannot open '.*none.j'" "$(cat "$T_TMP/err")"
+expect_status "replay usage" 2 "$DSH" replay
+expect_status "journal not writable" 2 "$DSH" --journal /nonexistent/dir/j -c 'v'
+expect_match "journal not writable message" "--journal: cannot write '/nonexistent/dir/j'" "$(cat "$T_TMP/err")"
+finish
