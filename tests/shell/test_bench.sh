@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# dsh bench: the thesis's experiments on the timing model.  Checks the
+# calibration points against spec/evaluation.md (within 5 %), values worked
+# out by hand from the hardware constants, what concurrent host timelines
+# must show (bidirectional BOTF is two independent senders; SO-DIMM to
+# SO-DIMM is not), determinism, the JSON and the errors.
+. "$(dirname "$0")/lib.sh"
+S=$T_TMP
+PY=python3
+
+expect_status "bench E1 E2 E5 E9 quick" 0 "$DSH" -c "bench E1 E2 E5 E9 quick json=$S/b.json out=$S/fig"
+J=$S/b.json
+val() { # experiment substring -> model value
+	"$PY" - "$J" "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [v["model"] for v in d["values"] if v["experiment"] == sys.argv[2] and sys.argv[3] in v["what"]]
+print(m[0] if m else "missing")
+EOF
+}
+point() { # figure series x -> y
+	"$PY" - "$J" "$1" "$2" "$3" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d["figures"]:
+    if f["id"] != sys.argv[2]:
+        continue
+    for s in f["series"]:
+        if s["name"] == sys.argv[3]:
+            for x, y in s["points"]:
+                if x == float(sys.argv[4]):
+                    print(y)
+                    sys.exit(0)
+print("missing")
+EOF
+}
+within() { # name got want pct
+	if "$PY" -c "import sys; g=float('$2'); w=float('$3'); sys.exit(0 if abs(g/w-1)*100 <= $4 else 1)" 2>/dev/null; then
+		pass
+	else
+		fail "$1: $2, expected $3 within $4 %"
+	fi
+}
+
+# ---- calibration points (spec/evaluation.md E1, E5): within 5 % ----
+within "E1 1 WW max" "$(val E1 '1 WW')" 297.44 5
+within "E1 2 WW max" "$(val E1 '2 WW')" 463.55 5
+within "E1 4 WW max" "$(val E1 '4 WW')" 520.31 5
+within "E1 min latency" "$(val E1 'min latency')" 0.632 5
+within "E5 uni max" "$(val E5 'max throughput, unidirectional')" 727.20 5
+within "E5 half of peak" "$(val E5 'half-of-peak')" 564 5
+within "E5 bi max" "$(val E5 'max throughput, bidirectional')" 953.50 5
+within "E5 min latency" "$(val E5 'min latency, unidirectional')" 0.81 5
+within "E5 latency at 64 B" "$(val E5 'latency at 64 B')" 0.81 5
+
+# ---- by hand from the constants (timing.c's sources) ----
+# 1 WW, 496 B: host = WC drain 94 + 8 lines x 60 + UC store 189 = 763 ns;
+# Core Logic = (1 forwarding the command + 3 accept + 2 + 64 lines + 2) x 10
+# = 720 ns; completion seen by one UC read 189 ns: 1672 ns per message.
+within "E1 1 WW at 496 B" "$(point fig6.3 '1 WW, Unidirectional' 496)" "$("$PY" -c 'print(496*1000/1672)')" 0.2
+# RVS 8 B: Upper + Lower 2 x 189; forwarding 1 + accept 3 + setup 2 + PU
+# first 10 + 2 header lines + one 32-byte PU burst (4 x 11 ns) + end 1
+# clock; one UC read.
+within "E5 8 B latency" "$(point E5-latency Unidirectional 8)" "$("$PY" -c 'print((378 + 180 + 44 + 10 + 189) / 1000)')" 0.2
+
+# ---- concurrent host timelines ----
+# BOTF both ways: two senders that share nothing but the switch, so twice
+# one direction (to 1 %); RVS both ways shares each node's SO-DIMM (§6.3.1).
+uni=$(point fig6.3 '1 WW, Unidirectional' 496)
+bi=$(point fig6.5 '1 WW, Bidirectional' 496)
+within "BOTF 1 WW bidirectional = 2 x uni" "$bi" "$("$PY" -c "print(2*$uni)")" 1
+rvs_uni=$(val E5 'max throughput, unidirectional')
+rvs_bi=$(val E5 'max throughput, bidirectional')
+if "$PY" -c "import sys; sys.exit(0 if $rvs_bi < 1.5 * $rvs_uni else 1)"; then pass; else fail "RVS bidirectional $rvs_bi not below 1.5 x $rvs_uni"; fi
+# Fig. 7.9: every curve within 0-6 us (spec/evaluation.md E9).
+"$PY" - "$J" <<'EOF' && pass || fail "fig7.9 outside 0-6 us"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["figures"] if f["id"] == "fig7.9"][0]
+sys.exit(0 if len(f["series"]) == 4 and all(0 < y < 6 for s in f["series"] for x, y in s["points"]) else 1)
+EOF
+
+# ---- deterministic: the same run gives the same virtual times ----
+expect_status "bench E2 again" 0 "$DSH" -c "bench E2 quick json=$S/b2.json"
+expect_eq "E2 identical" "$(jq -c '.figures[] | select(.id == "fig6.5")' "$J")" \
+	"$(jq -c '.figures[] | select(.id == "fig6.5")' "$S/b2.json")"
+
+# ---- output ----
+expect_match "table names the withheld ones" "E2 +prediction .* withheld" "$("$DSH" -c 'bench E2 quick' 2>/dev/null)"
+expect_eq "figure data files" "fig6.11.dat fig6.11.gp" "$(cd "$S/fig" && ls fig6.11.*  | grep -v 'png\|svg' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "JSON values have kinds" "calibration prediction" \
+	"$(jq -r '[.values[].kind] | unique | join(" ")' "$J")"
+expect_match "--json result" '"values":\[' "$("$DSH" --json -c 'bench E1 quick' 2>/dev/null)"
+
+# ---- errors ----
+expect_status "unknown experiment" 1 "$DSH" -c 'bench E10'
+expect_match "names it" "argument 1: 'E10' is not an experiment" "$(cat "$T_TMP/err")"
+expect_status "unwritable json" 1 "$DSH" -c "bench E1 quick json=/nonexistent/x.json"
+expect_match "names the file" "json=/nonexistent/x.json" "$(cat "$T_TMP/err")"
+finish
