@@ -1,12 +1,24 @@
 /* The pci backend: a board that exposes the DIMMnet-2 host interface through
  * a PCI BAR, found with libpci and mapped through sysfs.
  *
- *   pci:SLOT[,bar=N][,sysfs=PATH]          SLOT = [[domain:]bus:]dev.func
- *   pci:id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH]
+ * The DIMMnet-2 of the thesis sits in a DIMM slot and has no PCI form: this
+ * backend is the project's own extension, for boards or FPGA set-ups that
+ * expose the same map (hardware.md section 1) behind a memory BAR.
  *
- * The BAR must be at least DNET_MAP_SIZE bytes; it is mapped from
- * <sysfs>/devices/<slot>/resource<N> (uncached, like /dev/mem with O_SYNC).
- * sysfs=PATH points libpci and the mapping at another tree (tests).
+ *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]    SLOT = [[domain:]bus:]dev.func
+ *   pci:id=VVVV:DDDD[,index=K][,...]
+ *
+ * Checked before anything is mapped, from the configuration space: the BAR
+ * is a memory BAR (not I/O, not the upper half of a 64-bit BAR), assigned,
+ * at least DNET_MAP_SIZE bytes, and memory decoding is on in the Command
+ * register (with it off every read is all ones); ,enable turns decoding on.
+ * The window is mapped from <sysfs>/devices/<slot>/resource<N> (uncached);
+ * the Write Window (offsets below 0x10000) from resource<N>_wc, write
+ * combining, where the kernel offers it (prefetchable BARs), unless ,nowc.
+ * sysfs=PATH points libpci and the mapping at another tree; dump=FILE makes
+ * libpci read configuration spaces from an "lspci -x" dump (its dump access
+ * method), as pciutils' own tests do -- the mapping still comes from sysfs.
+ * Before the first write the presence check of mmio.h runs.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -15,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -48,15 +61,26 @@ struct pci_args {
 	unsigned bar;
 	unsigned index;
 	char sysfs[DNET_SPEC_MAX];
+	char dump[DNET_SPEC_MAX];
+	bool enable, nowc;
+};
+
+/* What the configuration space says about the device and its BAR. */
+struct pci_found {
+	char devdir[DNET_SPEC_MAX + 64];
+	char slot[32];
+	uint64_t size;        /* from libpci, 0 when unknown (dump) */
+	uint32_t bar_raw;     /* the BAR register */
+	uint16_t command;
 };
 
 static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err)
 {
 	memset(a, 0, sizeof *a);
 	snprintf(a->sysfs, sizeof a->sysfs, "/sys/bus/pci");
-	struct dnet_kv kv[6];
+	struct dnet_kv kv[9];
 	unsigned n;
-	int rc = dnet_kv_split(args, kv, 6, &n, err);
+	int rc = dnet_kv_split(args, kv, 9, &n, err);
 	if (rc)
 		return rc;
 	if (n == 0)
@@ -82,10 +106,16 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 			a->index = (unsigned)v;
 		} else if (strcmp(kv[i].key, "sysfs") == 0 && kv[i].has_val) {
 			snprintf(a->sysfs, sizeof a->sysfs, "%s", kv[i].val);
+		} else if (strcmp(kv[i].key, "dump") == 0 && kv[i].has_val && kv[i].val[0]) {
+			snprintf(a->dump, sizeof a->dump, "%s", kv[i].val);
+		} else if (strcmp(kv[i].key, "enable") == 0 && !kv[i].has_val) {
+			a->enable = true;
+		} else if (strcmp(kv[i].key, "nowc") == 0 && !kv[i].has_val) {
+			a->nowc = true;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "pci: unknown option '%s' (known: SLOT, id=, bar=, index=, sysfs=)",
-					   kv[i].key);
+					   "pci: unknown option '%s' (known: SLOT, id=, bar=, index=, sysfs=, "
+					   "dump=, enable, nowc)", kv[i].key);
 		}
 	}
 	if (!a->slot[0] && !a->id[0])
@@ -93,9 +123,9 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 	return 0;
 }
 
-/* Find the device; fills the sysfs resource path and BAR size. */
-static int find_device(const struct pci_args *a, char *res, size_t reslen, uint64_t *size,
-		       struct dnet_err *err)
+/* Find the device and check its BAR in the configuration space (pci_found);
+ * with a->enable, turn memory decoding on. */
+static int find_device(const struct pci_args *a, bool dry, struct pci_found *out, struct dnet_err *err)
 {
 	struct pci_access *volatile pacc = pci_alloc();
 	if (!pacc)
@@ -107,8 +137,13 @@ static int find_device(const struct pci_args *a, char *res, size_t reslen, uint6
 		pci_cleanup(pacc);
 		return dnet_seterr(err, DNET_EIO, "pci: libpci: %s", pci_msg);
 	}
-	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-	pci_set_param(pacc, "sysfs.path", (char *)a->sysfs);
+	if (a->dump[0]) {
+		pacc->method = PCI_ACCESS_DUMP;
+		pci_set_param(pacc, "dump.name", (char *)a->dump);
+	} else {
+		pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+		pci_set_param(pacc, "sysfs.path", (char *)a->sysfs);
+	}
 	pci_init(pacc);
 	struct pci_filter f;
 	pci_filter_init(pacc, &f);
@@ -125,7 +160,7 @@ static int find_device(const struct pci_args *a, char *res, size_t reslen, uint6
 	unsigned seen = 0;
 	struct pci_dev *found = NULL;
 	for (struct pci_dev *d = pacc->devices; d; d = d->next) {
-		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_BASES | PCI_FILL_SIZES);
+		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_BASES | (a->dump[0] ? 0 : PCI_FILL_SIZES));
 		if (pci_filter_match(&f, d) && seen++ == a->index) {
 			found = d;
 			break;
@@ -135,41 +170,133 @@ static int find_device(const struct pci_args *a, char *res, size_t reslen, uint6
 		pci_cleanup(pacc);
 		return dnet_seterr(err, DNET_ENOENT, "pci: no device matches '%s'%s in %s",
 				   a->slot[0] ? a->slot : a->id, a->index ? " at that index" : "",
-				   a->sysfs);
+				   a->dump[0] ? a->dump : a->sysfs);
 	}
-	*size = found->size[a->bar];
-	snprintf(res, reslen, "%s/devices/%04x:%02x:%02x.%d/resource%u", a->sysfs,
-		 found->domain, found->bus, found->dev, found->func, a->bar);
+	snprintf(out->slot, sizeof out->slot, "%04x:%02x:%02x.%d", found->domain, found->bus,
+		 found->dev, found->func);
+	snprintf(out->devdir, sizeof out->devdir, "%s/devices/%s", a->sysfs, out->slot);
+	out->size = a->dump[0] ? 0 : found->size[a->bar];
+	unsigned htype = pci_read_byte(found, PCI_HEADER_TYPE) & 0x7f;
+	unsigned nbars = htype == PCI_HEADER_TYPE_NORMAL ? 6 : htype == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
+	int rc = 0;
+	if (a->bar >= nbars) {
+		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s has header type %u with %u BARs; there is no BAR%u",
+				 out->slot, htype, nbars, a->bar);
+		goto done;
+	}
+	out->bar_raw = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)a->bar);
+	if (a->bar > 0) {
+		uint32_t prev = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar - 1));
+		if (!(prev & PCI_BASE_ADDRESS_SPACE_IO) &&
+		    (prev & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64) {
+			rc = dnet_seterr(err, DNET_EINVAL,
+					 "pci: %s BAR%u is the upper half of the 64-bit BAR%u; use bar=%u",
+					 out->slot, a->bar, a->bar - 1, a->bar - 1);
+			goto done;
+		}
+	}
+	if (out->bar_raw & PCI_BASE_ADDRESS_SPACE_IO) {
+		rc = dnet_seterr(err, DNET_EINVAL,
+				 "pci: %s BAR%u (0x%08x) is an I/O BAR; the DIMMnet-2 map needs a memory BAR",
+				 out->slot, a->bar, out->bar_raw);
+		goto done;
+	}
+	if ((out->bar_raw & PCI_BASE_ADDRESS_MEM_MASK) == 0 &&
+	    !((out->bar_raw & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64 &&
+	      pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar + 1)))) {
+		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s BAR%u is not assigned (address 0)", out->slot,
+				 a->bar);
+		goto done;
+	}
+	out->command = pci_read_word(found, PCI_COMMAND);
+	if (!(out->command & PCI_COMMAND_MEMORY)) {
+		if (!a->enable) {
+			rc = dnet_seterr(err, DNET_EPERM,
+					 "pci: %s has memory decoding off (Command 0x%04x, bit 1 clear): every "
+					 "read would be all ones; add ,enable to turn it on", out->slot,
+					 out->command);
+			goto done;
+		}
+		if (dry) /* a dry run changes nothing, not even the Command register */
+			goto done;
+		pci_write_word(found, PCI_COMMAND, (u16)(out->command | PCI_COMMAND_MEMORY));
+		out->command = pci_read_word(found, PCI_COMMAND);
+		if (!(out->command & PCI_COMMAND_MEMORY))
+			rc = dnet_seterr(err, DNET_EIO, "pci: %s: memory decoding did not turn on (Command 0x%04x)",
+					 out->slot, out->command);
+	}
+done:
 	pci_cleanup(pacc);
+	return rc;
+}
+
+static int pci_check(const char *args, struct pci_args *a, struct pci_found *fd, struct dnet_err *err)
+{
+	memset(fd, 0, sizeof *fd);
+	int rc = parse_args(args, a, err);
+	if (rc || (rc = find_device(a, false, fd, err)))
+		return rc;
+	if (fd->size && fd->size < DNET_MAP_SIZE)
+		return dnet_seterr(err, DNET_ERANGE,
+				   "pci: BAR%u is 0x%" PRIx64 " bytes; the DIMMnet-2 window needs 0x%x",
+				   a->bar, fd->size, DNET_MAP_SIZE);
+	return 0;
+}
+
+static int pci_dry_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
+{
+	struct pci_args a;
+	struct pci_found fd;
+	int rc = parse_args(args, &a, err);
+	if (rc)
+		return rc;
+	memset(&fd, 0, sizeof fd);
+	if ((rc = find_device(&a, true, &fd, err)))
+		return rc;
+	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
 
 static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err *err)
 {
 	struct pci_args a;
-	char res[DNET_SPEC_MAX + 64];
-	uint64_t size = 0;
-	int rc = parse_args(args, &a, err);
-	if (rc || (rc = find_device(&a, res, sizeof res, &size, err)))
+	struct pci_found fd;
+	char res[DNET_SPEC_MAX + 96];
+	int rc = pci_check(args, &a, &fd, err);
+	if (rc)
 		return rc;
-	if (size < DNET_MAP_SIZE)
-		return dnet_seterr(err, DNET_ERANGE,
-				   "pci: BAR%u is 0x%" PRIx64 " bytes; the DIMMnet-2 window needs 0x%x",
-				   a.bar, size, DNET_MAP_SIZE);
-	int fd;
+	snprintf(res, sizeof res, "%s/resource%u", fd.devdir, a.bar);
+	int fdn;
 	struct stat st;
-	if ((rc = dnet_mmio_openfd(res, "pci", "needs root", &fd, &st, err)) ||
-	    (rc = dnet_mmio_map(dev, fd, &st, res, 0, "pci", err)))
+	if ((rc = dnet_mmio_openfd(res, "pci", "needs root", &fdn, &st, err)))
 		return rc;
+	/* libpci gives no size from a dump: sysfs's resource file has it. */
+	if (!fd.size && S_ISREG(st.st_mode) && (uint64_t)st.st_size < DNET_MAP_SIZE) {
+		close(fdn);
+		return dnet_seterr(err, DNET_ERANGE,
+				   "pci: BAR%u is 0x%llx bytes (%s); the DIMMnet-2 window needs 0x%x", a.bar,
+				   (unsigned long long)st.st_size, res, DNET_MAP_SIZE);
+	}
+	if ((rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err)))
+		return rc;
+	/* The Write Window write-combining where the kernel offers it
+	 * (decision D-CACHE); the rest stays uncached. */
+	char wc[sizeof res + 4];
+	snprintf(wc, sizeof wc, "%s_wc", res);
+	if (!a.nowc && access(wc, F_OK) == 0 && (rc = dnet_mmio_map_wc(dev, wc, DNET_PW_BASE, err))) {
+		dnet_mmio_op_close(dev);
+		return rc;
+	}
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
 
 const struct dnet_backend_ops dnet_backend_pci = {
 	.name = "pci",
-	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH]",
+	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]",
 	.help = "a board exposing the window through a PCI BAR, found with libpci",
 	.open = pci_open_dev,
+	.dry_open = pci_dry_open,
 	.close = dnet_mmio_op_close,
 	.read = dnet_mmio_op_read,
 	.write = dnet_mmio_op_write,
