@@ -36,8 +36,7 @@ bool sw_can_send(const struct sim_node *src)
 	return src->tx_unacked < SIM_SWIF_TX_PKTS;
 }
 
-/* The receiving RC took packet p off its queue (or a Controller Reset
- * dropped it): its slot in the sender's SWIF FIFO is free again. */
+/* One of src's SWIF FIFO slots is free again. */
 static void slot_release(struct sim *s, struct sim_node *src)
 {
 	if (!src->tx_unacked)
@@ -54,6 +53,9 @@ static void slot_free(struct sim *s, struct sim_node *src, struct sim_swif_slot 
 	slot_release(s, src);
 }
 
+/* The receiving RC took packet p off its queue (or a Controller Reset
+ * dropped it): its slot in the sender's SWIF FIFO is free again -- on the
+ * reliable path once it is acknowledged too. */
 void sw_taken(struct sim *s, const struct sim_pkt *p)
 {
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
