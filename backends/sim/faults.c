@@ -235,7 +235,10 @@ static int parse_rule(struct sim_faults *f, char *text, struct dnet_err *err)
 			*(a[0] == 'n' ? &r.nth : a[0] == 'e' ? &r.every : &r.count) = v;
 		} else if (!strcmp(a, "data") || !strcmp(a, "acks")) {
 			r.what = a[0] == 'd' ? 1 : 2;
-		} else if (!rate && parse_rate(a, &r.ppm) == 0) {
+		} else if (parse_rate(a, &r.ppm) == 0) {
+			if (rate)
+				return dnet_seterr(err, DNET_EINVAL, "faults: a second rate '%s' in a %s rule", a,
+						   kind_names[k]);
 			rate = true;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL, "faults: '%s' in a %s rule is not a rate (5%%, 1/20, "
