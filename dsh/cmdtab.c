@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include "dsh.h"
+#include "board.h"
 #include "journal.h"
 
 #define NODEV DSH_C_NODEV
@@ -197,6 +198,14 @@ static const struct dsh_cmd cmds[] = {
 	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
 	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM flag area\n"
 	  "0x7000-0x7fff needs 'force'." },
+	{ "probe", { 0 }, cmd_probe, "probe [sysfs=PATH] [dump=FILE] [id=VVVV:DDDD,...]",
+	  "Where a board can be: chipset, DIMM decode, PCI BARs", "probe", "sysfs= dump= id=", NODEV,
+	  "With libpci: names the host bridge and memory controllers (vendor, device, names from the PCI ID\n"
+	  "database); for chipsets whose DRAM decode registers are public (Intel 82865/82875: DRB) the\n"
+	  "physical range each DIMM row decodes, the devmem base to try once the range is reserved; and\n"
+	  "devices exposing a memory BAR large enough for the map (memory controllers of class 0580,\n"
+	  "processing accelerators, or the ids given by id= or $DNET_PCI_IDS) with the pci backend spec.\n"
+	  "sysfs= reads another sysfs tree, dump= an 'lspci -x' dump (libpci's dump method)." },
 	{ "replay", { 0 }, cmd_replay, "replay FILE",
 	  "Run a journal, report the first divergence", "replay board.journal", NULL, 0,
 	  "Runs the device accesses of a journal written with --journal FILE (on a board, a stand-in or\n"

@@ -119,4 +119,21 @@ expect_match "missing journal message" "cannot open '.*none.j'" "$(cat "$T_TMP/e
 expect_status "replay usage" 2 "$DSH" replay
 expect_status "journal not writable" 2 "$DSH" --journal /nonexistent/dir/j -c 'v'
 expect_match "journal not writable message" "--journal: cannot write '/nonexistent/dir/j'" "$(cat "$T_TMP/err")"
+# ---- probe (libpci on fixture dumps) ----
+FIX="$(cd "$(dirname "$0")/../fixtures/pci" && pwd)"
+out=$("$DSH" -c "probe dump=$FIX/i875p.dump" 2>&1)
+expect_match "probe names the host bridge" "^host bridge +0000:00:00.0 8086:2578 Intel Corporation 82875P" "$out"
+expect_match "probe decodes DRB row 1" "row 1 \(DIMM socket 0, side 1\): 0x020000000-0x03fffffff \(512 MB\): devmem:0x20000000" "$out"
+expect_match "probe decodes DRB row 4" "row 4 \(DIMM socket 2, side 0\): 0x040000000-0x05fffffff \(512 MB\)" "$out"
+expect_match "probe: empty row" "row 2 \(DIMM socket 1, side 0\): empty" "$out"
+expect_match "probe lists the BAR with its spec" "memory BAR0 at 0xf0000000, size unknown \(dump\): -b pci:0000:03:00.0,bar=0" "$out"
+out=$("$DSH" -c "probe dump=$FIX/decoding-off.dump id=1234:5678" 2>&1)
+expect_match "probe: decoding off asks for enable" "memory decoding off: -b pci:0000:03:00.0,bar=0,enable" "$out"
+out=$("$DSH" -c "probe dump=$FIX/board.dump id=abcd:0001" 2>&1)
+expect_match "probe: no candidate among the ids" "no device exposes the DIMMnet-2 map through a PCI BAR among the ids given" "$out"
+expect_eq "probe JSON: DRB row 4 start" '"0x40000000"' "$("$DSH" -j -c "probe dump=$FIX/i875p.dump" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([x for x in d["result"]["devices"] if x["role"]=="host bridge"][0]["rows"][4]["start"]))')"
+expect_status "probe: bad argument" 1 "$DSH" -c "probe frob"
+expect_match "probe: bad argument message" "argument 1: 'frob' is not sysfs=PATH" "$(cat "$T_TMP/err")"
+expect_status "probe: missing dump" 1 "$DSH" -c "probe dump=$T_TMP/none.dump"
+expect_match "probe: missing dump message" "libpci" "$(cat "$T_TMP/err")"
 finish
