@@ -19,32 +19,63 @@
 #include "dnet/regs.h"
 #include "mmio/mmio.h"
 
+/* One function per width for 64 and 128 bits, so that a test can read each
+ * one's instructions in the built object (tests/shell/test_board_asm.sh). */
+uint64_t dnet_mmio_read64(const volatile uint8_t *p)
+{
+	return *(const volatile uint64_t *)(const volatile void *)p;
+}
+
+void dnet_mmio_write64(volatile uint8_t *p, uint64_t v)
+{
+	*(volatile uint64_t *)(volatile void *)p = v;
+}
+
+void dnet_mmio_read128(const volatile uint8_t *p, void *buf)
+{
+#ifdef MMIO_X86
+	/* One 128-bit load (the host reads LLCM 128 bits at a time, §5.1.3).
+	 * asm volatile with a memory clobber, as rdma-core's mmio_read128:
+	 * never split, hoisted out of a poll or moved across another device
+	 * access. */
+	__m128i v;
+	__asm__ __volatile__("movdqa %1, %0"
+			     : "=x"(v)
+			     : "m"(*(const volatile __m128i *)(const volatile void *)p)
+			     : "memory");
+	_mm_storeu_si128((__m128i *)buf, v);
+#else
+	uint64_t v[2] = { *(const volatile uint64_t *)(const volatile void *)p,
+			  *(const volatile uint64_t *)(const volatile void *)(p + 8) };
+	memcpy(buf, v, 16);
+#endif
+}
+
+void dnet_mmio_write128(volatile uint8_t *p, const void *buf)
+{
+#ifdef MMIO_X86
+	/* One 128-bit store, kept in program order (see the read). */
+	__m128i v = _mm_loadu_si128((const __m128i *)buf);
+	__asm__ __volatile__("movdqa %1, %0"
+			     : "=m"(*(volatile __m128i *)(volatile void *)p)
+			     : "x"(v)
+			     : "memory");
+#else
+	uint64_t v[2];
+	memcpy(v, buf, 16);
+	*(volatile uint64_t *)(volatile void *)p = v[0];
+	*(volatile uint64_t *)(volatile void *)(p + 8) = v[1];
+#endif
+}
+
 void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
 {
 	switch (width) {
 	case 1: { uint8_t v = *p; memcpy(buf, &v, 1); break; }
 	case 2: { uint16_t v = *(const volatile uint16_t *)(const volatile void *)p; memcpy(buf, &v, 2); break; }
 	case 4: { uint32_t v = *(const volatile uint32_t *)(const volatile void *)p; memcpy(buf, &v, 4); break; }
-	case 8: { uint64_t v = *(const volatile uint64_t *)(const volatile void *)p; memcpy(buf, &v, 8); break; }
-	case 16: {
-#ifdef MMIO_X86
-		/* One 128-bit load (the host reads LLCM 128 bits at a time,
-		 * §5.1.3).  asm volatile with a memory clobber, as rdma-core's
-		 * mmio_read128: never split, hoisted out of a poll or moved
-		 * across another device access. */
-		__m128i v;
-		__asm__ __volatile__("movdqa %1, %0"
-				     : "=x"(v)
-				     : "m"(*(const volatile __m128i *)(const volatile void *)p)
-				     : "memory");
-		_mm_storeu_si128((__m128i *)buf, v);
-#else
-		uint64_t v[2] = { *(const volatile uint64_t *)(const volatile void *)p,
-				  *(const volatile uint64_t *)(const volatile void *)(p + 8) };
-		memcpy(buf, v, 16);
-#endif
-		break;
-	}
+	case 8: { uint64_t v = dnet_mmio_read64(p); memcpy(buf, &v, 8); break; }
+	case 16: dnet_mmio_read128(p, buf); break;
 	}
 }
 
@@ -54,23 +85,8 @@ void dnet_mmio_write(volatile uint8_t *p, const void *buf, unsigned width)
 	case 1: { uint8_t v; memcpy(&v, buf, 1); *p = v; break; }
 	case 2: { uint16_t v; memcpy(&v, buf, 2); *(volatile uint16_t *)(volatile void *)p = v; break; }
 	case 4: { uint32_t v; memcpy(&v, buf, 4); *(volatile uint32_t *)(volatile void *)p = v; break; }
-	case 8: { uint64_t v; memcpy(&v, buf, 8); *(volatile uint64_t *)(volatile void *)p = v; break; }
-	case 16: {
-#ifdef MMIO_X86
-		/* One 128-bit store, kept in program order (see the read). */
-		__m128i v = _mm_loadu_si128((const __m128i *)buf);
-		__asm__ __volatile__("movdqa %1, %0"
-				     : "=m"(*(volatile __m128i *)(volatile void *)p)
-				     : "x"(v)
-				     : "memory");
-#else
-		uint64_t v[2];
-		memcpy(v, buf, 16);
-		*(volatile uint64_t *)(volatile void *)p = v[0];
-		*(volatile uint64_t *)(volatile void *)(p + 8) = v[1];
-#endif
-		break;
-	}
+	case 8: { uint64_t v; memcpy(&v, buf, 8); dnet_mmio_write64(p, v); break; }
+	case 16: dnet_mmio_write128(p, buf); break;
 	}
 }
 

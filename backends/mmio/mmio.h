@@ -21,6 +21,11 @@
 
 #include "dnet/backend.h"
 
+/* Exactly one instruction each: a 64-bit mov, a 128-bit movdqa. */
+uint64_t dnet_mmio_read64(const volatile uint8_t *p);
+void dnet_mmio_write64(volatile uint8_t *p, uint64_t v);
+void dnet_mmio_read128(const volatile uint8_t *p, void *buf);
+void dnet_mmio_write128(volatile uint8_t *p, const void *buf);
 /* width is 1, 2, 4, 8 or 16; p is aligned to it (the core checks). */
 void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width);
 void dnet_mmio_write(volatile uint8_t *p, const void *buf, unsigned width);

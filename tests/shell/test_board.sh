@@ -121,6 +121,7 @@ expect_status "journal not writable" 2 "$DSH" --journal /nonexistent/dir/j -c 'v
 expect_match "journal not writable message" "--journal: cannot write '/nonexistent/dir/j'" "$(cat "$T_TMP/err")"
 # ---- probe (libpci on fixture dumps) ----
 FIX="$(cd "$(dirname "$0")/../fixtures/pci" && pwd)"
+expect_status "probe exit" 0 "$DSH" -c "probe dump=$FIX/i875p.dump"
 out=$("$DSH" -c "probe dump=$FIX/i875p.dump" 2>&1)
 expect_match "probe names the host bridge" "^host bridge +0000:00:00.0 8086:2578 Intel Corporation 82875P" "$out"
 expect_match "probe decodes DRB row 1" "row 1 \(DIMM socket 0, side 1\): 0x020000000-0x03fffffff \(512 MB\): devmem:0x20000000" "$out"
