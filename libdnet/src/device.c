@@ -383,9 +383,20 @@ static inline void cpu_relax(void)
 }
 
 /* How long a poll on real time spins (with pause) before it starts to sleep:
- * a completion normally takes a few microseconds (Tab. 6.x), and a
+ * a completion normally takes a few microseconds (hardware.md 7.7), and a
  * nanosleep overshoots by tens of microseconds (timer slack). */
 #define SPIN_NS 50000ull
+
+uint64_t dnet_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step)
+{
+	if (elapsed_ns < SPIN_NS)
+		return 0;
+	uint64_t s = *step ? *step : 1000;
+	if (s > 1000000)
+		s = 1000000;
+	*step = s * 2 < 1000000 ? s * 2 : 1000000;
+	return s;
+}
 
 /* The fallback wait: poll a 64-bit word.  On real time: spin with pause for
  * SPIN_NS, then sleep backing off from 1 us to 1 ms.  On a backend with its
@@ -395,7 +406,7 @@ static inline void cpu_relax(void)
 static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
 		     uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
 {
-	uint64_t start, now, v = 0, step = 1000;
+	uint64_t start, now, v = 0, step = 0;
 	bool wb = dnet_addr_attr(off) == DNET_ATTR_WB && dev->ops->cache_flush;
 	bool real_time = !dev->ops->delay;
 	int rc;
@@ -418,16 +429,15 @@ static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dne
 					   (unsigned long long)timeout_ns, off, (unsigned long long)mask,
 					   dnet_cond_name(cond), (unsigned long long)value,
 					   (unsigned long long)v);
-		if (real_time && now - start < SPIN_NS) {
+		uint64_t pause = dnet_poll_pause_ns(real_time ? now - start : SPIN_NS, &step);
+		if (pause == 0) {
 			for (int i = 0; i < 16; i++)
 				cpu_relax();
 			continue;
 		}
-		rc = real_time ? sleep_ns(step, err) : dev->ops->delay(dev, step, err);
+		rc = real_time ? sleep_ns(pause, err) : dev->ops->delay(dev, pause, err);
 		if (rc)
 			return rc;
-		if (step < 1000000)
-			step *= 2;
 	}
 }
 

@@ -30,6 +30,8 @@ expect_eq "write128: one movdqa store" 1 "$(count "^movdqa +%xmm[0-9]+,$DEV$" "$
 expect_eq "write128: no 64-bit halves" 0 "$(count "^mov +%r[a-z0-9]+,(0x8)?$DEV$" "$d")"
 expect_eq "wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" dnet_mmio_op_wc_flush)")"
 expect_eq "mmio_wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" dnet_mmio_wc_flush)")"
+# The fallback poll spins with pause before it sleeps.
+expect_eq "poll spins with pause" 1 "$(objdump -d --no-show-raw-insn "$OBJ/libdnet/src/device.o" | grep -cm1 -P '\spause\b')"
 # dnet_issue: the WC flush before the first write (Upper, Ex, Lower).
 d=$(objdump -dr --no-show-raw-insn "$OBJ/libdnet/src/device.o" | awk '/^[0-9a-f]+ <dnet_issue>:/,/^$/' |
 	grep -oE 'R_X86_64_PLT32\s+dnet_[a-z0-9_]+' | awk '{print $2}')

@@ -5,8 +5,10 @@
  * operation once with its result; a dry-run handle reaches no backend. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "dnet/backend.h"
 #include "dnet/dnet.h"
 #include "harness.h"
 
@@ -228,6 +230,33 @@ static void dry_run(void)
 	dnet_close(d);
 }
 
+/* The fallback poll: spin (0) for the first 50 us, then sleep 1 us
+ * doubling to 1 ms. */
+static void poll_backoff(void)
+{
+	uint64_t step = 0;
+	CHECK_EQ(dnet_poll_pause_ns(0, &step), 0);
+	CHECK_EQ(dnet_poll_pause_ns(49999, &step), 0);
+	uint64_t want = 1000;
+	for (int i = 0; i < 14; i++) {
+		CHECK_EQ(dnet_poll_pause_ns(50000 + (uint64_t)i, &step), want);
+		want = want * 2 < 1000000 ? want * 2 : 1000000;
+	}
+	CHECK_EQ(dnet_poll_pause_ns(5000000000ull, &step), 1000000);
+	/* A wait that is met at once spins, never sleeps: it returns fast. */
+	struct dnet_dev *d = open_dev(false);
+	struct dnet_err e;
+	if (!d)
+		return;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 100; i++)
+		CHECK_OK(dnet_wait(d, 0x40200, 0x1, DNET_COND_EQ, 0, 1000000, NULL, &e), &e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec) < 50000000ll);
+	dnet_close(d);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof path, "/tmp/dnet-rules-XXXXXX");
@@ -241,6 +270,7 @@ int main(void)
 	RUN(regions);
 	RUN(tap_and_issue);
 	RUN(dry_run);
+	RUN(poll_backoff);
 	unlink(path);
 	return t_summary("test_access_rules");
 }

@@ -92,6 +92,11 @@ extern const struct dnet_backend_ops dnet_backend_pci;
 int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
 			struct dnet_err *err);
 
+/* The pause of the fallback poll (dnet_wait without a backend wait): 0 while
+ * elapsed_ns is below 50 us (spin with the pause instruction), then
+ * 1 us, 2 us, 4 us, ... up to 1 ms (*step keeps the state; start it at 0). */
+uint64_t dnet_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step);
+
 /* Helpers for backends parsing "key=value,key,..." argument lists. */
 struct dnet_kv {
 	char key[32];
