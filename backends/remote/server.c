@@ -63,6 +63,13 @@ struct client {
 	uint32_t p_id, p_off, p_cond;
 	uint64_t p_mask, p_value, p_timeout, p_deadline;
 	uint64_t slice;      /* virtual ns per slice (P_VWAIT, P_VDELAY) */
+	/* lockstep: an ordered request waits at the start of in (ls_ready)
+	 * until the scheduler lets one through (ls_go); a wait is looked at
+	 * first at the host's own clock (ls_looked) */
+	bool ls_ready, ls_go, ls_looked;
+	uint64_t ls_key;
+	uint64_t ls_clock;   /* this client's host clock (virtual ns) */
+	unsigned ls_home;    /* its node at its first device request: breaks ties */
 	char p_msg[96];      /* P_REJECT: the refusal sent at p_deadline */
 };
 
@@ -76,6 +83,7 @@ struct dnet_srv {
 	unsigned ncl, maxcl;
 	unsigned served, serial;
 	bool virt;
+	bool ls_started, ls_more;   /* lockstep: N clients arrived; more work than one turn's budget */
 	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
 	unsigned fails, fails_unlogged;   /* failed tokens (recent, not yet logged) */
 	uint64_t hello_grace_ns, idle_ns;
@@ -727,6 +735,22 @@ static void timeout_msg(const struct client *c, uint64_t last, uint64_t timeout_
 
 static void vpending_step(struct dnet_srv *s, struct client *c);
 
+/* Lockstep: the requests that act on the device or on a host's clock are
+ * served in virtual-time order; the others (HELLO, PING-like queries,
+ * node selection, statistics, the clock) at once. */
+static bool ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type)
+{
+	if (!s->cfg.lockstep || !c->hello)
+		return false;
+	switch (type) {
+	case DNET_MSG_HELLO: case DNET_MSG_SET_NODE: case DNET_MSG_NOW: case DNET_MSG_STAT:
+	case DNET_MSG_STAT_NAMES:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
 {
 	struct dnet_dev *dev = s->cfg.dev;
@@ -870,6 +894,10 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			c->p_deadline = DNET_VTIME_END - vnow < m->timeout_ns ? DNET_VTIME_END : vnow + m->timeout_ns;
 			c->slice = SLICE_MIN_NS;
 			c->pending = P_VWAIT;
+			if (s->cfg.lockstep) {
+				c->ls_looked = false; /* looked at by lockstep_run */
+				return;
+			}
 			vpending_step(s, c);
 			return;
 		}
@@ -898,6 +926,11 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		c->pending = P_WAIT;
 		return;
 	case DNET_MSG_DELAY:
+		if (s->virt && s->cfg.lockstep) {
+			/* Per-host clocks: a delay moves only this host's. */
+			rc = dnet_delay(dev, m->ns, &e);
+			break;
+		}
 		if (s->virt && m->ns) {
 			uint64_t vnow = 0;
 			if ((rc = dnet_now(dev, &vnow, &e)))
@@ -1104,6 +1137,37 @@ static void client_input(struct dnet_srv *s, struct client *c)
 	}
 }
 
+/* Lockstep: the clock a client's host has reached, and bringing the node
+ * it acts on up to it (a node another client touched may be ahead: then
+ * this client waits for it). */
+static uint64_t ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt)
+{
+	struct dnet_err e;
+	uint64_t v = dflt;
+	if (dnet_stat(s->cfg.dev, name, &v, &e))
+		v = dflt;
+	return v;
+}
+
+static void ls_clock_update(struct dnet_srv *s, struct client *c)
+{
+	struct dnet_err e;
+	if (select_node(s, c, &e) == 0) {
+		uint64_t t = ls_stat(s, "host_ns", c->ls_clock);
+		if (t > c->ls_clock)
+			c->ls_clock = t;
+	}
+}
+
+static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e)
+{
+	int rc = select_node(s, c, e);
+	uint64_t t = ls_stat(s, "host_ns", 0);
+	if (!rc && t < c->ls_clock)
+		rc = dnet_delay(s->cfg.dev, c->ls_clock - t, e);
+	return rc;
+}
+
 static void client_process(struct dnet_srv *s, struct client *c)
 {
 	size_t pos = 0;
@@ -1124,6 +1188,21 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			c->closing = true;
 			break;
 		}
+		{
+			uint32_t len, id;
+			uint16_t type, flags;
+			dnet_proto_header(c->in + pos, &len, &type, &flags, &id);
+			if (ls_ordered(s, c, type)) {
+				if (!c->ls_home)
+					c->ls_home = c->node; /* its node at its first device request */
+				if (!c->ls_go) {
+					c->ls_ready = true; /* lockstep_run lets it through */
+					break;
+				}
+				c->ls_go = false;
+				c->ls_ready = false;
+			}
+		}
 		struct dnet_proto_msg m;
 		int rc = dnet_proto_decode(c->in + pos, flen, &m, &e);
 		if (rc == 0 && !dnet_proto_is_request(m.type))
@@ -1137,7 +1216,10 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			slog(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->serial,
 			     dnet_proto_type_name(m.type), m.id);
 			c->active_ns = mono_ns();
+			bool ordered = ls_ordered(s, c, m.type);
 			do_request(s, c, &m);
+			if (ordered)
+				ls_clock_update(s, c);
 		}
 		pos += flen;
 	}
@@ -1156,6 +1238,104 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		if (p) {
 			c->in = p;
 			c->in_cap = IN_INIT;
+		}
+	}
+}
+
+/* Lockstep (D-SIM-TIMELINES): once every client is either waiting on the
+ * device or has its next device request here, serve the one with the least
+ * virtual time (its host's clock, or for a wait the device's next event),
+ * ties to the lower node; repeat for at most one slice of real time.
+ * A client with nothing to do yet holds the others (batch runs only). */
+static void lockstep_run(struct dnet_srv *s)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	uint64_t t0 = mono_ns();
+	s->ls_more = false;
+	unsigned members = 0;
+	for (unsigned i = 0; i < s->ncl; i++)
+		members += s->cl[i]->hello && !s->cl[i]->dead && !s->cl[i]->closing;
+	if (!members)
+		s->ls_started = false; /* the run is over: the next one waits for N again */
+	if (!s->ls_started) {
+		unsigned n = members;
+		if (n < s->cfg.lockstep)
+			return;
+		s->ls_started = true;
+		slog(s, DNET_SRV_LOG_INFO, "lockstep: %u clients, serving in virtual-time order", n);
+	}
+	for (;;) {
+		struct client *best = NULL;
+		uint64_t ev = 0, dev_now = 0;
+		bool have_ev = false;
+		for (unsigned i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+			struct dnet_err e;
+			if (!c->hello || c->dead || c->closing)
+				continue;
+			if (c->pending != P_VWAIT && !c->ls_ready)
+				return; /* its next request has not come yet */
+			(void)e;
+			uint64_t key = c->ls_clock;
+			if (c->pending == P_VWAIT && c->ls_looked) {
+				if (!have_ev) {
+					ev = ls_stat(s, "next_event_ns", DNET_VTIME_END);
+					dev_now = ls_stat(s, "vtime_ns", 0);
+					have_ev = true;
+				}
+				uint64_t at = ev < c->p_deadline ? ev : c->p_deadline;
+				if (dev_now > key && dev_now < at)
+					at = dev_now;
+				key = at > key ? at : key;
+			}
+			c->ls_key = key;
+			/* Ties go to the lower node, then WID: never to whoever
+			 * connected first (real time). */
+			if (!best || key < best->ls_key || (key == best->ls_key && c->ls_home < best->ls_home))
+				best = c;
+		}
+		if (!best)
+			return;
+		if (best->pending == P_VWAIT) {
+			struct dnet_err e;
+			dnet_clearerr(&e);
+			uint64_t hnow = 0, last = 0;
+			int rc = ls_node_sync(s, best, &e);
+			if (!rc)
+				rc = dnet_now(dev, &hnow, &e);
+			if (!rc && best->ls_key > hnow)
+				rc = dnet_delay(dev, best->ls_key - hnow, &e);
+			if (!rc)
+				rc = dnet_wait(dev, best->p_off, best->p_mask, (enum dnet_cond)best->p_cond, best->p_value, 0,
+					       &last, &e);
+			best->ls_looked = true;
+			ls_clock_update(s, best);
+			if (rc == -DNET_ETIMEDOUT && best->ls_clock < best->p_deadline)
+				continue; /* not yet: look again at the next event */
+			best->pending = P_NONE;
+			if (rc == 0 || rc == -DNET_ETIMEDOUT) {
+				char msg[160];
+				if (rc)
+					snprintf(msg, sizeof msg, "0x%x & 0x%llx %s 0x%llx not reached by virtual time %llu ns "
+						 "(last 0x%llx)", best->p_off, (unsigned long long)best->p_mask,
+						 dnet_cond_name((enum dnet_cond)best->p_cond), (unsigned long long)best->p_value,
+						 (unsigned long long)best->p_deadline, (unsigned long long)last);
+				reply_wait(s, best, best->p_id, rc != 0, last, rc ? msg : NULL);
+			} else {
+				reply_error(s, best, best->p_id, rc, e.msg);
+			}
+		} else {
+			struct dnet_err e;
+			if (ls_node_sync(s, best, &e) == 0)
+				best->ls_go = true;
+			else
+				best->dead = true;
+		}
+		client_process(s, best);
+		flush_out(s, best);
+		if (mono_ns() - t0 >= SLICE_BUDGET_NS) {
+			s->ls_more = true;
+			return;
 		}
 	}
 }
@@ -1204,7 +1384,9 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				if (t + 1000000 < next)
 					next = t + 1000000;
 			}
-			if (c->pending == P_VWAIT || c->pending == P_VDELAY) {
+			if (s->cfg.lockstep && c->pending == P_VWAIT) {
+				/* lockstep_run decides; it says when it has more */
+			} else if (c->pending == P_VWAIT || c->pending == P_VDELAY) {
 				any_pending = true;
 				next = now; /* more slices to run: do not block */
 			} else if (c->pending != P_NONE) {
@@ -1216,6 +1398,10 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				if (t < next)
 					next = t;
 			}
+		}
+		if (s->ls_more) {
+			any_pending = true;
+			next = now;
 		}
 		struct timespec ts, *tsp = NULL;
 		if (any_pending) {
@@ -1247,7 +1433,9 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				c->dead = true; /* gone both ways: nobody to answer */
 			if (re & (POLLIN | POLLHUP | POLLERR))
 				client_input(s, c);
-			if (c->pending == P_VWAIT || c->pending == P_VDELAY)
+			if (s->cfg.lockstep && c->pending == P_VWAIT)
+				; /* lockstep_run looks at it */
+			else if (c->pending == P_VWAIT || c->pending == P_VDELAY)
 				vpending_step(s, c);
 			else if (c->pending != P_NONE)
 				check_pending(s, c, now);
@@ -1256,6 +1444,8 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			if (!c->dead)
 				flush_out(s, c);
 		}
+		if (s->cfg.lockstep)
+			lockstep_run(s);
 		/* Silent connections: no HELLO within the grace time, or idle past
 		 * the idle timeout (never while a wait of theirs is pending). */
 		now = mono_ns();

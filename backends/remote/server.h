@@ -50,6 +50,11 @@ struct dnet_srv_config {
 	 * HELLO; connections that have not yet; clients of one uid (UNIX) or
 	 * address (TCP); seconds a client may stay silent (0: forever). */
 	unsigned hello_grace_s, max_unauth, max_per_peer, idle_timeout_s;
+	/* --lockstep N (a backend with per-host clocks, sim timelines): device
+	 * requests are served in virtual-time order across clients, once N
+	 * clients have said HELLO, so a multi-rank run gives the same virtual
+	 * times every time (D-SIM-TIMELINES).  0: off, served as they come. */
+	unsigned lockstep;
 };
 #define DNET_SRV_DEFAULT_HELLO_GRACE_S 10u
 #define DNET_SRV_DEFAULT_MAX_UNAUTH    16u

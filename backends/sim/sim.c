@@ -2,7 +2,7 @@
  * waits and statistics.
  *
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
- *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines]
+ *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,faults=RULES]
  *
  * N nodes (1..3071: unicast CLIDs, Tab. 4.6) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
@@ -578,7 +578,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 
 const struct dnet_backend_ops dnet_backend_sim = {
 	.name = "sim",
-	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines]",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,faults=RULES]",
 	.help = "emulated DIMMnet-2 cluster of N nodes (1-3071) in virtual time",
 	.open = sim_open,
 	.close = sim_close,

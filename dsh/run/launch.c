@@ -144,7 +144,8 @@ int dnetd_start(struct run *r)
 	snprintf(nodes, sizeof nodes, "%u", r->n);
 	snprintf(listen, sizeof listen, "unix:%s", r->sock);
 	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
-	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen, NULL };
+	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen,
+			 r->lockstep ? "--lockstep" : NULL, nodes, NULL };
 	r->dnetd_pid = spawn(argv, log, log, NULL, 0);
 	if (r->dnetd_pid < 0) {
 		fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dnetd, strerror(errno));

@@ -30,6 +30,9 @@ static void usage(FILE *f)
 		"  -b, --backend SPEC     backend of every rank (e.g. remote:unix:PATH); default: an\n"
 		"                         emulated cluster served by a private dnetd (sim:nodes=N)\n"
 		"      --nodes FILE       node table: RANK HOST BACKEND CLID WID [PGID] per line\n"
+		"      --lockstep         the private dnetd gives every node's host its own virtual\n"
+		"                         clock and serves the ranks in virtual-time order: the same\n"
+		"                         run gives the same virtual times every time\n"
 		"  -l, --launcher NAME    local (default), mpirun, srun or pdsh\n"
 		"  -t, --timeout DUR      per script and rank (default 60s); a rank still running is\n"
 		"                         killed and named\n"
@@ -195,7 +198,7 @@ int main(int argc, char **argv)
 	size_t cl = 0;
 	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
 		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
-	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP };
+	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP };
 	static const struct option lo[] = {
 		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
 		{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, O_REPORT }, { "junit", required_argument, NULL, O_JUNIT },
 		{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
 		{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
+		{ "lockstep", no_argument, NULL, O_LOCKSTEP },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -239,6 +243,7 @@ int main(int argc, char **argv)
 		case O_DSH: r->dsh = optarg; break;
 		case O_DNETD: r->dnetd = optarg; break;
 		case O_KEEP: keep = true; break;
+		case O_LOCKSTEP: r->lockstep = true; break;
 		case 'v': r->verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dsh-run 0.1.0\n"); return 0;
@@ -280,6 +285,8 @@ int main(int argc, char **argv)
 		for (unsigned k = 0; r->table && k < r->n; k++)
 			need_dnetd |= !r->table[k].backend[0];
 	}
+	if (r->lockstep && (!need_dnetd || r->table))
+		return usage_error("%s", "--lockstep goes with the private emulated cluster (no -b, no --nodes)");
 	int rc = 0;
 	if (need_dnetd && dnetd_start(r) < 0)
 		rc = 2;

@@ -75,6 +75,7 @@ struct run {
 	pid_t dnetd_pid;
 	bool progress;                  /* stderr is a terminal */
 	bool verbose;
+	bool lockstep;                  /* private dnetd serves in virtual-time order */
 	const char **scripts;
 	unsigned nscripts;
 	struct result *res;             /* [nscripts * n] */

@@ -58,6 +58,9 @@ static void usage(FILE *f)
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
 		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"
+		"      --lockstep N      once N clients said HELLO, serve device requests in virtual-\n"
+		"                        time order with a host clock per node (--sim adds timelines):\n"
+		"                        the same run gives the same virtual times (batch runs only)\n"
 		"      --pidfile F       write the daemon's pid to F and hold a lock on it (a second\n"
 		"                        dnetd with the same F refuses to start); removed at exit\n"
 		"      --syslog          log to syslog (facility daemon) instead of stderr\n"
@@ -205,7 +208,7 @@ int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
 	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP, O_HELLO_GRACE, O_MAX_UNAUTH,
-	       O_MAX_PER_PEER, O_IDLE };
+	       O_MAX_PER_PEER, O_IDLE, O_LOCKSTEP };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -227,6 +230,7 @@ int main(int argc, char **argv)
 		{"max-unauth", required_argument, NULL, O_MAX_UNAUTH},
 		{"max-per-peer", required_argument, NULL, O_MAX_PER_PEER},
 		{"idle-timeout", required_argument, NULL, O_IDLE},
+		{"lockstep", required_argument, NULL, O_LOCKSTEP},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -236,7 +240,7 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *listen_addr = NULL, *token_arg = NULL, *token_file = NULL;
 	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL, *socket_group = NULL;
 	uint64_t nodes = 0, capacity = 0, max_clients = 0, hello_grace = 0, max_unauth = 0, max_per_peer = 0,
-		 idle = 0;
+		 idle = 0, lockstep = 0;
 	int verbose = 0, c;
 	struct dnet_err err;
 	dnet_clearerr(&err);
@@ -285,6 +289,10 @@ int main(int argc, char **argv)
 				return usage_error("%s: %s", argv[optind - 1], err.msg[0] ? err.msg : "at least 1");
 			break;
 		}
+		case O_LOCKSTEP:
+			if (dnet_parse_u64(optarg, 65536, &lockstep, "--lockstep client count", &err) || lockstep < 1)
+				return usage_error("--lockstep: %s", err.msg[0] ? err.msg : "at least 1 client");
+			break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
@@ -370,8 +378,12 @@ int main(int argc, char **argv)
 			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ccapacity=%u", sep, (unsigned)capacity);
 			sep = ',';
 		}
-		if (sim_args && *sim_args)
+		if (sim_args && *sim_args) {
 			n += snprintf(spec + n, sizeof spec - (size_t)n, "%c%s", sep, sim_args);
+			sep = ',';
+		}
+		if (lockstep) /* a host clock per node (D-SIM-TIMELINES) */
+			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ctimelines", sep);
 		if (n < 0 || (size_t)n >= sizeof spec)
 			return usage_error("sim arguments too long");
 	} else {
@@ -386,6 +398,11 @@ int main(int argc, char **argv)
 	if (dnet_open(spec, &dev, &err) != 0) {
 		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", spec, err.msg);
 		return EXIT_BACKEND;
+	}
+	if (lockstep && !(dnet_dev_caps(dev) & DNET_CAP_VIRTUAL_TIME)) {
+		fprintf(stderr, "dnetd: --lockstep needs a backend in virtual time (%s is not)\n", spec);
+		dnet_close(dev);
+		return EXIT_USAGE;
 	}
 
 	/* Signals: block them, and let ppoll() unblock them while it waits, so
@@ -425,6 +442,7 @@ int main(int argc, char **argv)
 		.max_unauth = (unsigned)max_unauth,
 		.max_per_peer = (unsigned)max_per_peer,
 		.idle_timeout_s = (unsigned)idle,
+		.lockstep = (unsigned)lockstep,
 	};
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
