@@ -40,6 +40,10 @@ r sleep 'sleep 1us' 'sleep'
 r set 'set x 1; set' 'set'
 r source "source $T_TMP/empty.dsh" 'source'
 r 'sodimm write' 'sodimm write 0 1 2' 'sodimm'
+r probe "probe dump=$ROOT/tests/fixtures/pci/i875p.dump" 'probe'
+r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal" 'replay'
+"$DSH" --journal "$T_TMP/ok.journal" -c 'llcm_read 0 8' >/dev/null 2>&1
+sed 's/data=../data=ff/' "$T_TMP/ok.journal" >"$T_TMP/bad.journal"
 : >"$T_TMP/empty.dsh"
 # keys of objects whose names are data (not schema): not checked in reverse
 DYNAMIC='^(stat)$'
