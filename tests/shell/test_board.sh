@@ -104,6 +104,12 @@ expect_match "counter divergence message" "pc.j:16: first divergence after 13 re
 "$DSH" --journal "$T_TMP/sim.j" -c 'prim VS size=8 src=0 dst=0x100 wait; reg ctl_status; reg prim_counter; reg ctl_reset confirm' >/dev/null 2>&1
 expect_status "sim journal replays" 0 "$DSH" -c "replay '$T_TMP/sim.j'"
 expect_match "confirmed read recorded" "read node=1 off=0x50a00 width=8 .* confirm rc=0" "$(cat "$T_TMP/sim.j")"
+# Several nodes: node switches are records; a journal of node 2 needs node 2.
+"$DSH" --journal "$T_TMP/n.j" -c '@2 llcm_write from=0 it=1 val=7; @2 llcm_read 0 8; llcm_read 0 8' >/dev/null 2>&1
+expect_match "node switch recorded" "^node node=2 val=2 rc=0" "$(cat "$T_TMP/n.j")"
+expect_status "two-node journal replays" 0 "$DSH" replay "$T_TMP/n.j"
+expect_status "one node is not enough" 1 "$DSH" -N 1 replay "$T_TMP/n.j"
+expect_match "one node message" "n.j:3: first divergence after 0 records: node: .*node 2 does not exist" "$(cat "$T_TMP/err")"
 # Bad journals: clear errors naming file and line.
 printf 'hello\n' >"$T_TMP/bad.j"
 expect_status "not a journal" 1 "$DSH" replay "$T_TMP/bad.j"
