@@ -33,6 +33,25 @@ const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E
 #define IPUSH_RING (16u << 20)         /* SO-DIMM offset of the IPUSH ring */
 #define IPUSH_UNITS 2048u              /* 8 MB ring (4 KB units, D-SIM-IPUSH-AREA) */
 
+/* trace=FILE: the first emulator opened after bench_experiment starts
+ * writes its Chrome trace-event JSON there. */
+static const char *trace_next;
+
+static int open_sim(struct dnet_dev **dev, char *err, size_t errlen)
+{
+	char spec[512] = "sim:nodes=2,timelines";
+	if (trace_next) {
+		snprintf(spec, sizeof spec, "sim:nodes=2,timelines,trace=%s", trace_next);
+		trace_next = NULL;
+	}
+	struct dnet_err e;
+	if (dnet_open(spec, dev, &e)) {
+		snprintf(err, errlen, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- per-host state ---- */
 
 struct ctr { uint64_t total; unsigned last; };
@@ -309,11 +328,8 @@ static void host_prog(struct bench_host *h, void *p)
 static int run_pair(struct run *r, bool both, char *err, size_t errlen)
 {
 	struct dnet_dev *dev = NULL;
-	struct dnet_err e;
-	if (dnet_open("sim:nodes=2,timelines", &dev, &e)) {
-		snprintf(err, errlen, "%s", e.msg);
+	if (open_sim(&dev, err, errlen))
 		return -1;
-	}
 	struct host_arg a0 = { r, 0 }, a1 = { r, 1 };
 	unsigned nodes[2] = { 1, 2 };
 	bench_prog progs[2] = { host_prog, host_prog };
@@ -819,11 +835,8 @@ static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, 
 			struct e9 e = { .pat = (enum lhs_pat)p, .size = size, .warm = 2, .iters = 6, .rank = { 0, 1 } };
 			struct e9_host x0 = { .e = &e, .i = 0 }, x1 = { .e = &e, .i = 1 };
 			struct dnet_dev *dev = NULL;
-			struct dnet_err er;
-			if (dnet_open("sim:nodes=2,timelines", &dev, &er)) {
-				snprintf(err, errlen, "%s", er.msg);
+			if (open_sim(&dev, err, errlen))
 				return -1;
-			}
 			unsigned nodes[2] = { 1, 2 };
 			bench_prog progs[2] = { e9_prog, e9_prog };
 			void *args[2] = { &x0, &x1 };
@@ -862,6 +875,7 @@ static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, 
 
 int bench_experiment(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
+	trace_next = o->trace;
 	if (!strcasecmp(id, "E1"))
 		return exp_botf("E1", o, out, err, errlen);
 	if (!strcasecmp(id, "E2"))

@@ -2,7 +2,7 @@
  * (bench_exp.c), whatever backend the shell is attached to: each
  * experiment opens its own two-node sim with per-host timelines.
  *
- *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR]
+ *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE]
  *
  * Prints one line per headline figure (model, thesis, difference), writes
  * every curve to json=FILE, and with out=DIR a .dat file per figure and,
@@ -166,6 +166,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			json = w + 5;
 		else if (!strncmp(w, "out=", 4) && w[4])
 			dir = w + 4;
+		else if (!strncmp(w, "trace=", 6) && w[6])
+			o.trace = w + 6;
 		else if (!strcasecmp(w, "all"))
 			continue;
 		else {
@@ -173,8 +175,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			while (bench_experiments[k] && strcasecmp(bench_experiments[k], w))
 				k++;
 			if (!bench_experiments[k])
-				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE "
-						 "or out=DIR", i, w);
+				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE, "
+						 "out=DIR or trace=FILE", i, w);
 			if (nwant < 16)
 				want[nwant++] = bench_experiments[k];
 		}
@@ -182,6 +184,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 	if (!nwant)
 		for (unsigned k = 0; bench_experiments[k]; k++)
 			want[nwant++] = bench_experiments[k];
+	if (o.trace && nwant != 1)
+		return dsh_error(d, "trace=%s: name one experiment (its first run is traced)", o.trace);
 	struct bench_out *b = calloc(1, sizeof *b);
 	if (!b)
 		return dsh_error(d, "out of memory");

@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		"      --dry-run        touch no device: print every access (address, width, value,\n"
 		"                       region) instead; reads give 0, waits are taken as met\n"
 		"      --journal FILE   record every device access with its result in FILE (for replay)\n"
+		"      --trace FILE     the emulator writes a Chrome trace-event / Perfetto JSON of every\n"
+		"                       host access and primitive stage in virtual time to FILE\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
@@ -199,8 +201,9 @@ int main(int argc, char **argv)
 	d->quit_code = -1;
 	static char specbuf[512];
 	uint64_t nodes = 0;
+	const char *trace = NULL;   /* --trace FILE: the emulator's Chrome trace */
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME, O_DRY, O_JOURNAL };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME, O_DRY, O_JOURNAL, O_TRACE };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, O_PRETTY }, { "norc", no_argument, NULL, O_NORC },
 		{ "max-time", required_argument, NULL, O_MAXTIME },
 		{ "dry-run", no_argument, NULL, O_DRY }, { "journal", required_argument, NULL, O_JOURNAL },
+		{ "trace", required_argument, NULL, O_TRACE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
@@ -227,6 +231,7 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1) {
 		switch (o) {
 		case 'b': d->spec = optarg; break;
+		case O_TRACE: trace = optarg; break;
 		case 'N':
 			if (dnet_parse_u64(optarg, 3071, &nodes, "nodes", &e) < 0 || nodes == 0)
 				return usage_error("-N: %s", e.msg[0] ? e.msg : "at least 1 node");
@@ -345,6 +350,16 @@ int main(int argc, char **argv)
 		spec = specbuf;
 	} else if (is_sim && nodes) {
 		return usage_error("%s", "-N and nodes= in the backend spec are both given");
+	}
+	if (trace) {
+		/* The emulator writes it (sim option trace=, backends/sim/trace.c). */
+		static char tracebuf[1024];
+		if (!is_sim)
+			return usage_error("--trace needs the emulator (sim), not '%s'", spec);
+		if (strchr(trace, ',') || strlen(spec) + strlen(trace) + 8 >= sizeof tracebuf)
+			return usage_error("--trace: unusable file name '%s' (no commas)", trace);
+		snprintf(tracebuf, sizeof tracebuf, "%s%strace=%s", spec, spec[3] ? "," : ":", trace);
+		spec = tracebuf;
 	}
 	/* Every script and -c string is read before the backend opens. */
 	for (unsigned i = 0; i < nsrc; i++)

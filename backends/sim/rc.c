@@ -310,6 +310,9 @@ void rc_step(struct sim *s, struct sim_node *n)
 		}
 		n->rc_phase = 1;
 		uint64_t dur = sim_clk(s, clk);
+		if (s->trace)
+			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
+				       x.oi ? x.oi->name : "?", (unsigned long long)x.dlen, p->src_node);
 		if (wu_lines) {
 			/* The Write Unit shares the SO-DIMM with the PU (D-SIM-SD-CONTEND). */
 			dur += sd_contend(s, dur, n->pu_until, wu_lines);
@@ -401,6 +404,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 		n->rc_ms = DNET_RCS_STATUS;
 		rx_status(n, p, &x);
 		n->rc_phase = 3;
+		sim_trace_span(s, n->id, SIM_TR_STATUS, s->now, s->now + sim_clk(s, t->rc_status_clk), "status");
 		rc_schedule(s, n, sim_clk(s, t->rc_status_clk));
 		return;
 	}

@@ -2,7 +2,8 @@
  * waits and statistics.
  *
  *   sim[:nodes=N (default 2)][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH]
- *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,faults=RULES]
+ *      [,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,trace=FILE]
+ *      [,faults=RULES]
  *
  * N nodes (1..3071: unicast CLIDs, Tab. 4.6) in one process, each a model of the DIMMnet-2
  * controller driven only through its host interface.  Time is virtual (ns):
@@ -108,6 +109,7 @@ static void sim_free(struct sim *s)
 			sim_node_free(s->node[i]);
 	free(s->node);
 	evq_free(&s->q);
+	sim_trace_close(s);
 	free(s);
 }
 
@@ -136,6 +138,13 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			else
 				return dnet_seterr(err, DNET_EINVAL, "sim: clid=%s is not 11:8 or 12:9 (the LID bits "
 						   "a CLID drops, Tab. 4.6)", kv[i].val);
+			continue;
+		}
+		if (!strcmp(k, "trace")) {
+			if (!kv[i].has_val || !kv[i].val[0] || strlen(kv[i].val) >= sizeof s->trace_path)
+				return dnet_seterr(err, DNET_EINVAL, "sim: trace= needs a file name (at most %zu bytes)",
+						   sizeof s->trace_path - 1);
+			snprintf(s->trace_path, sizeof s->trace_path, "%s", kv[i].val);
 			continue;
 		}
 		if (!strcmp(k, "timelines")) {
@@ -189,7 +198,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 			s->fifo_depth = (unsigned)v;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
-					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error, timelines, faults=RULES)",
+					   "sim: unknown option '%s' (nodes=N, cold, capacity=MB, mtu=B, fifo=DEPTH, lhs_type=ipush|own, clid=11:8|12:9, halt_on_error, timelines, trace=FILE, faults=RULES)",
 					   k);
 		}
 	}
@@ -228,6 +237,10 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 		unsigned nn = s->nnodes;
 		free(s);
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for %u nodes", nn);
+	}
+	if (s->trace_path[0] && (rc = sim_trace_open(s, s->trace_path, err))) {
+		sim_free(s);
+		return rc;
 	}
 	/* Cold start: wake waits when the links come up. */
 	if (s->cold)
@@ -298,6 +311,7 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 		 * one uncachable read to see it). */
 		for (size_t i = 0; i < len; i += step)
 			cost += sim_host_charge(s, n, off + (uint32_t)i, step, true);
+		sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "store 0x%x, %zu B", off, len);
 		if (s->timelines) {
 			/* Posted: it reaches the device when this host's clock is
 			 * next looked at (host_begin), after the other hosts'
@@ -326,6 +340,7 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 		cost += sim_host_charge(s, n, a, step, false);
 		sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
 	}
+	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "load 0x%x, %zu B", off, len);
 	host_end(s, n, cost);
 	return 0;
 }
@@ -362,7 +377,9 @@ static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struc
 	if (rc)
 		return rc;
 	host_begin(s, n);
-	host_end(s, n, sim_host_flush(s, n, off, len));
+	uint64_t cost = sim_host_flush(s, n, off, len);
+	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "clflush 0x%x, %zu B", off, len);
+	host_end(s, n, cost);
 	return 0;
 }
 
@@ -374,7 +391,9 @@ static int sim_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct d
 	if (rc)
 		return rc;
 	host_begin(s, n);
-	host_end(s, n, sim_host_prefetch(s, n, off, len));
+	uint64_t cost = sim_host_prefetch(s, n, off, len);
+	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "prefetch 0x%x, %zu B", off, len);
+	host_end(s, n, cost);
 	return 0;
 }
 
@@ -404,7 +423,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 	if (off == DNET_SREG_BASE + DNET_SR_CTL_RESET)
 		return dnet_seterr(err, DNET_EINVAL,
 				   "sim: refusing to poll Controller Reset (every read resets)");
-	host_begin(s, n);
+	uint64_t t_poll = host_begin(s, n);
 	/* A timeout past the end of virtual time ends there (D-SIM-TIME-END). */
 	uint64_t deadline = SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END : s->now + timeout_ns;
 	uint64_t v;
@@ -413,7 +432,9 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 		 * wait costs one host read once the condition holds. */
 		sim_host_read(s, n, off, (uint8_t *)&v, 8, true);
 		if (dnet_cond_eval(cond, v & mask, value)) {
-			host_end(s, n, sim_host_charge(s, n, off, 8, false));
+			uint64_t c = sim_host_charge(s, n, off, 8, false);
+			sim_trace_span(s, n->id, SIM_TR_HOST, t_poll, s->now + c, "poll 0x%x", off);
+			host_end(s, n, c);
 			if (last)
 				*last = v;
 			return 0;
@@ -578,7 +599,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 
 const struct dnet_backend_ops dnet_backend_sim = {
 	.name = "sim",
-	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,faults=RULES]",
+	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,trace=FILE][,faults=RULES]",
 	.help = "emulated DIMMnet-2 cluster of N nodes (1-3071) in virtual time",
 	.open = sim_open,
 	.close = sim_close,

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "dnet/backend.h"
 #include "dnet/device.h"
 #include "dnet/map.h"
@@ -81,6 +82,7 @@ struct sim_pkt {
 	uint32_t crc;         /* CRC-32 of the lines (or of psn for ACK/NAK) */
 	uint32_t aux;         /* timer: generation */
 	uint64_t stall_ns;    /* a stall fault this packet starts at its receiver */
+	uint64_t depart;      /* when it left the sender (trace) */
 	uint64_t line[];      /* header lines then data lines */
 };
 enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
@@ -127,6 +129,7 @@ struct sim_wcjob {
 	bool count;                   /* counts in the Primitive Counter */
 	enum dnet_family fam;         /* counter slot (RVS or IPUSH) */
 	uint32_t pre_len;             /* LHSv2: Write Window bytes (in buf) sent first */
+	uint64_t t_start;             /* when the executor took it (trace) */
 };
 
 /* Copy descriptor left by the VL half of an SO-DIMM-to-SO-DIMM copy. */
@@ -326,8 +329,19 @@ struct sim {
 	bool halt_on_error;           /* an error stops the controller until Controller Reset */
 	bool clid_12_9;               /* clid=12:9: the LID[12:9] reading of D-CLID */
 	bool timelines;               /* a host clock per node (D-SIM-TIMELINES) */
+	FILE *trace;                  /* trace=FILE (trace.c), or NULL */
+	char trace_path[256];
+	bool trace_first;
+	unsigned char *trace_named;   /* [nnodes + 1]: node's tracks named */
 	struct sim_faults faults;     /* faults=... and the dsh fault command (faults.c) */
 };
+
+/* trace.c */
+enum sim_track { SIM_TR_HOST, SIM_TR_EXEC, SIM_TR_NET, SIM_TR_RC, SIM_TR_STATUS, SIM_TR_COUNT };
+int sim_trace_open(struct sim *s, const char *path, struct dnet_err *err);
+void sim_trace_close(struct sim *s);
+void sim_trace_span(struct sim *s, unsigned node, enum sim_track tr, uint64_t t0, uint64_t t1,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* sim.c */
 void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,

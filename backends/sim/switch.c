@@ -316,6 +316,7 @@ static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
 {
+	p->depart = depart;
 	struct dnet_pkt_hdr h;
 	dnet_hdr_decode_dw1(p->line[0], &h);
 	p->slid = sim_sma_lid(s, src);
@@ -373,6 +374,9 @@ void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 		return;
 	}
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
+	if (s->trace && p->kind == SIM_PKT_DATA)
+		sim_trace_span(s, p->src_node, SIM_TR_NET, p->depart, s->now, "packet to node %u, %u lines", node,
+			       p->nlines);
 	struct sim_node *n = sim_node_get(s, node);
 	if (!n) {
 		if (!p->rel && src && src->tx_inflight)

@@ -227,6 +227,11 @@ static bool pick(struct sim *s, struct sim_node *n, struct sim_req *r)
 
 static void job_done(struct sim *s, struct sim_node *n, uint64_t delay)
 {
+	if (s->trace && n->job.kind != SIM_JOB_NONE) {
+		const struct dnet_otype_info *oi = dnet_otype_info(n->job.r.otype);
+		sim_trace_span(s, n->id, SIM_TR_EXEC, n->job.t_start, s->now + delay, "%s%s",
+			       n->job.req.from_rc ? "RVL response " : "", oi ? oi->name : "?");
+	}
 	memset(&n->job, 0, sizeof n->job);
 	n->job.kind = SIM_JOB_NONE;
 	if (n->hostq.count || n->rcq.count)
@@ -834,6 +839,7 @@ void wc_step(struct sim *s, struct sim_node *n)
 		memset(j, 0, sizeof *j);
 		j->req = q;
 		j->kind = SIM_JOB_START;
+		j->t_start = s->now;
 	}
 	if (j->kind == SIM_JOB_START) {
 		/* OTYPE sits in the same bits in every layout, BOTF's included. */

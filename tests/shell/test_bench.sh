@@ -92,6 +92,30 @@ expect_eq "JSON values have kinds" "calibration prediction" \
 	"$(jq -r '[.values[].kind] | unique | join(" ")' "$J")"
 expect_match "--json result" '"values":\[' "$("$DSH" --json -c 'bench E1 quick' 2>/dev/null)"
 
+# ---- trace: Chrome trace-event JSON of every stage, in virtual time ----
+expect_status "dsh --trace" 0 "$DSH" --trace "$S/t.json" -c 'prim RVS dl=2 size=4096 src=0 dst=0 wait'
+"$PY" - "$S/t.json" <<'PYEOF' && pass || fail "trace: not the trace-event format or stages missing"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+x = [e for e in ev if e["ph"] == "X"]
+names = {(e["pid"], e["tid"]) for e in x}
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+ok = all(isinstance(e["ts"], (int, float)) and e["dur"] >= 0 for e in x)
+# node 1: host, executor (the RVS), the packets; node 2: receive controller
+want = {(1, 1), (1, 2), (1, 3), (2, 4)}
+ok = ok and want <= names and threads[(1, 2)] == "executor" and threads[(2, 4)] == "receive controller"
+# 4096 B in 2032-byte packets: 3 packets, in order, none before the RVS starts
+rvs = [e for e in x if e["tid"] == 2 and e["name"] == "RVS"][0]
+pk = sorted(e["ts"] for e in x if e["pid"] == 1 and e["tid"] == 3)
+ok = ok and len(pk) == 3 and pk[0] >= rvs["ts"]
+sys.exit(0 if ok else 1)
+PYEOF
+expect_status "bench trace" 0 "$DSH" -c "bench E1 quick trace=$S/b.trace"
+expect_match "bench trace has the BOTF" '"name":"BOTF"' "$(cat "$S/b.trace")"
+expect_status "bench trace needs one experiment" 1 "$DSH" -c "bench E1 E5 quick trace=$S/c.trace"
+expect_status "--trace needs the emulator" 2 "$DSH" -b remote:unix:/nonexistent --trace "$S/x" -c info
+expect_match "says so" "--trace needs the emulator" "$(cat "$T_TMP/err")"
+
 # ---- errors ----
 expect_status "unknown experiment" 1 "$DSH" -c 'bench E10'
 expect_match "names it" "argument 1: 'E10' is not an experiment" "$(cat "$T_TMP/err")"
