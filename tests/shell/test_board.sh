@@ -139,6 +139,24 @@ expect_match "probe: decoding off asks for enable" "memory decoding off: -b pci:
 out=$("$DSH" -c "probe dump=$FIX/board.dump id=abcd:0001" 2>&1)
 expect_match "probe: no candidate among the ids" "no device exposes the DIMMnet-2 map through a PCI BAR among the ids given" "$out"
 expect_eq "probe JSON: DRB row 4 start" '"0x40000000"' "$("$DSH" -j -c "probe dump=$FIX/i875p.dump" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([x for x in d["result"]["devices"] if x["role"]=="host bridge"][0]["rows"][4]["start"]))')"
+# From a sysfs tree (sizes known): an 82865 host bridge and an accelerator.
+SYS="$T_TMP/sys"
+mkdev() { # SLOT VENDOR DEVICE CLASS CONFIG-HEX RESOURCE-LINE0
+	local d="$SYS/devices/$1"
+	mkdir -p "$d"
+	echo "$2" >"$d/vendor"; echo "$3" >"$d/device"; echo "$4" >"$d/class"; echo 0 >"$d/irq"
+	printf "$5" >"$d/config"
+	{ echo "$6"; for i in 1 2 3 4 5 6; do echo "0x0000000000000000 0x0000000000000000 0x0000000000000000"; done; } >"$d/resource"
+}
+z16='\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+mkdev 0000:00:00.0 0x8086 0x2570 0x060000 "\x86\x80\x70\x25\x06\x00\x00\x00\x00\x00\x00\x06\x00\x00\x00\x00$z16$z16$z16$z16$z16\x04\x04\x08\x08\x08\x08\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00" \
+	"0x0000000000000000 0x0000000000000000 0x0000000000000000"
+mkdev 0000:03:00.0 0x10ee 0x7038 0x120000 "\xee\x10\x38\x70\x02\x00\x00\x00\x00\x00\x00\x12\x00\x00\x00\x00\x00\x00\x00\xf0$z16$z16$z16" \
+	"0x00000000f0000000 0x00000000f00fffff 0x0000000000040200"
+out=$("$DSH" -c "probe sysfs=$SYS" 2>&1)
+expect_match "probe sysfs: 82865 decoded" "row 2 \(DIMM socket 1, side 0\): 0x010000000-0x01fffffff \(256 MB\): devmem:0x10000000" "$out"
+expect_match "probe sysfs: row 1 empty" "row 1 \(DIMM socket 0, side 1\): empty" "$out"
+expect_match "probe sysfs: BAR size known" "memory BAR0 at 0xf0000000, 0x100000 bytes: -b pci:0000:03:00.0,bar=0" "$out"
 expect_status "probe: bad argument" 1 "$DSH" -c "probe frob"
 expect_match "probe: bad argument message" "argument 1: 'frob' is not sysfs=PATH" "$(cat "$T_TMP/err")"
 expect_status "probe: missing dump" 1 "$DSH" -c "probe dump=$T_TMP/none.dump"
