@@ -13,6 +13,9 @@ run env FUZZ_ITERS=200000 build-san/tests/test_fuzz_sim
 # byte with a fault-free run of the same seed (figures on the last 4 lines).
 TAIL=5 run env FAULTS_N=100000 build/tests/test_faults
 TAIL=5 run env FAULTS_N=10000 FAULTS_SEED=7 build-san/tests/test_faults
+# The attack suite against a live dnetd, with its figures (attacks tried,
+# the worst read another client saw during each).
+TAIL=22 run env BIN="$PWD/bin" bash tests/shell/test_attack.sh
 for n in 16 32 64; do
 	run bin/dsh-run -n "$n" --timeout 600s scripts/tests/barrier_stress.dsh
 done

@@ -28,6 +28,11 @@
 #define OUT_TOTAL_HIGH (64u << 20) /* ... from anyone while all clients have this much unsent */
 #define SLOW_READER_NS 10000000000ull /* a client stuck at OUT_HIGH this long is dropped */
 #define ACCEPT_BURST  16
+/* Requests served per client and loop turn: a client keeping hundreds of
+ * reads in flight gets its turn, then the others theirs (8 such clients
+ * made another's read wait 21 ms; the rest waits in its buffer). */
+#define FRAMES_PER_TURN 32u
+#define TURN_OUT_MAX    (2u << 20) /* reply bytes queued per loop turn, for all clients */
 
 /* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
  * the loop), or virtual time (P_VWAIT, P_VDELAY, advanced in bounded slices
@@ -39,6 +44,7 @@ enum pending_kind { P_NONE, P_WAIT, P_DELAY, P_VWAIT, P_VDELAY, P_REJECT };
 #define SLICE_BUDGET_NS 2000000ull
 #define SLICE_MIN_NS    10000ull
 #define SLICE_MAX_NS    (1ull << 40)
+#define SLICE_SHARE_MIN_NS 20000ull /* real time per client and turn, however many */
 
 struct client {
 	int fd;
@@ -91,6 +97,8 @@ struct dnet_srv {
 	unsigned max_unauth, max_per_peer;
 	uint64_t fail_at, fail_log_ns;
 	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
+	uint64_t vshare;        /* real time per client with virtual work, per loop turn */
+	size_t turn_out;        /* reply bytes queued in this loop turn */
 };
 
 /* Descriptors a server needs besides its clients: stdin/out/err, the
@@ -412,6 +420,29 @@ static void reject_msg(struct dnet_srv *s, int fd, const char *msg)
 	slog(s, DNET_SRV_LOG_INFO, "rejected a client: %s", msg);
 }
 
+/* The table is full: rather than refuse the new connection, drop the
+ * oldest one that has not said HELLO (whatever its age), if any.  Without
+ * this, 64 silent sockets (refreshed before the grace time runs out) kept
+ * every real client out ("too many clients"); now a real client, which says
+ * HELLO at once, gets in unless max-clients newer silent ones arrive first. */
+static bool evict_silent(struct dnet_srv *s)
+{
+	unsigned old = s->ncl;
+	for (unsigned i = 0; i < s->ncl; i++) {
+		const struct client *c = s->cl[i];
+		if (!c->hello && (old == s->ncl || c->born_ns < s->cl[old]->born_ns))
+			old = i;
+	}
+	if (old == s->ncl)
+		return false;
+	slog(s, DNET_SRV_LOG_INFO, "client #%u: no HELLO yet and the table is full; dropped for a new one",
+	     s->cl[old]->serial);
+	client_free(s, s->cl[old]);
+	memmove(&s->cl[old], &s->cl[old + 1], (s->ncl - old - 1) * sizeof *s->cl);
+	s->ncl--;
+	return true;
+}
+
 static void accept_clients(struct dnet_srv *s)
 {
 	for (int i = 0; i < ACCEPT_BURST; i++) {
@@ -442,7 +473,7 @@ static void accept_clients(struct dnet_srv *s)
 				slog(s, DNET_SRV_LOG_ERR, "accept: %s", strerror(errno));
 			return;
 		}
-		if (s->ncl >= s->maxcl) {
+		if (s->ncl >= s->maxcl && !evict_silent(s)) {
 			reject_busy(s, fd);
 			continue;
 		}
@@ -1005,13 +1036,15 @@ fail:
 }
 
 /* Advance a virtual-time wait or delay by slices of virtual time for at
- * most SLICE_BUDGET_NS of real time, then let the loop serve the others.
+ * most its share of SLICE_BUDGET_NS of real time (the budget divided among
+ * the clients with virtual work), then let the loop serve the others.
  * The slices add up to exactly what one dnet_wait()/dnet_delay() would do:
  * the same events in the same order, the same final virtual time. */
 static void vpending_step(struct dnet_srv *s, struct client *c)
 {
 	struct dnet_dev *dev = s->cfg.dev;
 	uint64_t t0 = mono_ns();
+	uint64_t share = s->vshare ? s->vshare : SLICE_BUDGET_NS;
 	for (;;) {
 		struct dnet_err e;
 		dnet_clearerr(&e);
@@ -1025,8 +1058,21 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 			return;
 		}
 		uint64_t left = c->p_deadline > vnow ? c->p_deadline - vnow : 0;
-		uint64_t step = left < c->slice ? left : c->slice;
+		/* A slice starts at the device's next event: virtual time in
+		 * which nothing happens costs nothing and is skipped whole, so
+		 * the slice measures busy time only and grows only while busy
+		 * time is cheap.  (It used to grow while the queue was empty, to
+		 * 2^40 ns: then another client queued eight 4 GiB RVS and the
+		 * next slice ran them all, 300 ms with no one else served.) */
+		uint64_t next = vnow;
+		struct dnet_err se;
+		if (dnet_stat(dev, "next_event_ns", &next, &se) != 0 || next < vnow)
+			next = vnow;
+		uint64_t step = sat_add(next - vnow, c->slice);
+		if (step > left)
+			step = left;
 		bool final = step == left;
+		uint64_t ts = mono_ns();
 		if (c->pending == P_VDELAY) {
 			rc = dnet_delay(dev, step, &e);
 			if (rc) {
@@ -1053,11 +1099,16 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 				return;
 			}
 		}
-		uint64_t spent = mono_ns() - t0;
-		if (spent >= SLICE_BUDGET_NS)
-			return;
-		if (spent < SLICE_BUDGET_NS / 4 && c->slice < SLICE_MAX_NS)
+		/* The budget of a loop turn is shared by every client with
+		 * virtual work (24 waiters used to take 2 ms each per turn), and
+		 * the slice follows its cost both ways. */
+		uint64_t t1 = mono_ns(), cost = t1 - ts;
+		if (cost > share / 4 && c->slice > SLICE_MIN_NS)
+			c->slice /= 2;
+		else if (cost < share / 16 && c->slice < SLICE_MAX_NS)
 			c->slice *= 2;
+		if (t1 - t0 >= share)
+			return;
 	}
 }
 
@@ -1171,7 +1222,16 @@ static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e
 static void client_process(struct dnet_srv *s, struct client *c)
 {
 	size_t pos = 0;
-	while (!c->dead && !c->closing && c->pending == P_NONE && out_pending(c) < OUT_HIGH) {
+	unsigned done = 0;
+	/* One request per turn always; more while this turn has queued less
+	 * than TURN_OUT_MAX bytes of replies and all clients less than
+	 * OUT_TOTAL_HIGH (60 clients pipelining 256 KiB reads they never
+	 * collect used to queue 60 MB in one turn, 341 ms for the others). */
+	while (!c->dead && !c->closing && c->pending == P_NONE && out_pending(c) < OUT_HIGH &&
+	       (done == 0 || (done < FRAMES_PER_TURN && s->turn_out < TURN_OUT_MAX &&
+			      s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
+		done++;
+		size_t before = out_pending(c);
 		size_t flen = 0;
 		struct dnet_err e;
 		dnet_clearerr(&e);
@@ -1221,6 +1281,8 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			if (ordered)
 				ls_clock_update(s, c);
 		}
+		if (out_pending(c) > before)
+			s->turn_out += out_pending(c) - before;
 		pos += flen;
 	}
 	if (pos) {
@@ -1367,8 +1429,15 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 		/* Bytes queued for all clients: past OUT_TOTAL_HIGH nobody's input
 		 * is read until it drains, so slow readers cannot pin memory. */
 		s->out_total = 0;
-		for (unsigned i = 0; i < s->ncl; i++)
+		unsigned nvw = 0;
+		for (unsigned i = 0; i < s->ncl; i++) {
 			s->out_total += out_pending(s->cl[i]);
+			nvw += s->cl[i]->pending == P_VWAIT || s->cl[i]->pending == P_VDELAY;
+		}
+		s->turn_out = 0;
+		s->vshare = SLICE_BUDGET_NS / (nvw ? nvw : 1);
+		if (s->vshare < SLICE_SHARE_MIN_NS)
+			s->vshare = SLICE_SHARE_MIN_NS;
 		pfd[0].fd = s->lfd;
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
@@ -1383,6 +1452,12 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 				any_pending = true;
 				if (t + 1000000 < next)
 					next = t + 1000000;
+			}
+			size_t need = 0;
+			if (c->pending == P_NONE && !c->closing && !c->dead && !c->ls_ready &&
+			    out_pending(c) < OUT_HIGH && dnet_proto_peek(c->in, c->in_len, &need, NULL) != 0) {
+				any_pending = true;
+				next = now; /* requests left over from its last turn */
 			}
 			if (s->cfg.lockstep && c->pending == P_VWAIT) {
 				/* lockstep_run decides; it says when it has more */
