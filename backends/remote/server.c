@@ -22,6 +22,7 @@
 
 #include "dnet/backend.h"
 #include "dnet/map.h"
+#include "dnet/regs.h"
 
 #define IN_INIT       4096u
 #define OUT_HIGH      (1u << 20) /* stop reading requests while this much is unsent */
@@ -856,7 +857,18 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		case 1: { uint8_t x; rc = dnet_read8(dev, m->off, &x, &e); v[0] = x; break; }
 		case 2: { uint16_t x; rc = dnet_read16(dev, m->off, &x, &e); v[0] = x; break; }
 		case 4: { uint32_t x; rc = dnet_read32(dev, m->off, &x, &e); v[0] = x; break; }
-		case 8: rc = dnet_read64(dev, m->off, &v[0], &e); break;
+		case 8:
+			if (m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET && c->privileged) {
+				/* The client's library sends this read only after its
+				 * user confirmed it (dnet_reg_read_effect): the read
+				 * resets the controller, on purpose (App. B). */
+				const struct dnet_reg *reg = dnet_reg_by_name("ctl_reset");
+				rc = reg ? dnet_reg_read_effect(dev, 0, reg, &v[0], &e)
+					 : dnet_seterr(&e, DNET_EINVAL, "no ctl_reset register");
+			} else {
+				rc = dnet_read64(dev, m->off, &v[0], &e);
+			}
+			break;
 		default: rc = dnet_read128(dev, m->off, v, &e); break;
 		}
 		if (rc)

@@ -42,4 +42,9 @@ expect_match "backdoor agrees" "via emulator backdoor" "$out"
 expect_match "backdoor bytes" "#00003010: 0000000000003333 0000000000000000" "$out"
 expect_status "user client: no System Register" 1 timeout 30 "$DSH" -b "remote:unix:$SOCK,user" -c 'sreg_read sma_lid'
 expect_match "permission message" "privileged clients only" "$(cat "$T_TMP/err")"
+# The confirmed read of Controller Reset goes through dnetd (the daemon's
+# library would refuse a plain read of it) and resets that node.
+expect_status "reg ctl_reset confirm through dnetd" 0 timeout 30 "$DSH" -b "remote:unix:$SOCK" -c 'reg ctl_reset confirm'
+expect_match "says it reset" "the controller of node 1 was reset" "$(cat "$T_TMP/out")"
+expect_status "a user client may not" 1 timeout 30 "$DSH" -b "remote:unix:$SOCK,user" -c 'reg ctl_reset confirm'
 finish

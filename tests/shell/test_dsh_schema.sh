@@ -40,6 +40,8 @@ r sleep 'sleep 1us' 'sleep'
 r set 'set x 1; set' 'set'
 r source "source $T_TMP/empty.dsh" 'source'
 r 'sodimm write' 'sodimm write 0 1 2' 'sodimm'
+r fault 'fault drop 5% from 1 to 2; prim RVS dl=2 size=4096 src=0 dst=0 wait; fault; fault clear' 'fault'
+r bench 'bench E1 quick' 'bench'
 r probe "probe dump=$ROOT/tests/fixtures/pci/i875p.dump" 'probe'
 r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal" 'replay'
 "$DSH" --journal "$T_TMP/ok.journal" -c 'llcm_read 0 8' >/dev/null 2>&1
