@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The toolkit at the limits of its transport (issue: performance, part 3):
+# each figure next to its physical reference measured in the same run --
+# a raw UNIX socket round trip, memcpy -- as medians of 5 runs and ratios.
+# A benchmark, not a test: the machines are shared and noisy.
+#   usage: bench-toolkit.sh
+set -eu
+cd "$(dirname "$0")/.."
+lib=${LIBDNET_A:-lib/libdnet.a}
+tmp=$(mktemp -d)
+dnetd_pid=
+cleanup() { [ -n "$dnetd_pid" ] && kill "$dnetd_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+cat >"$tmp/b.c" <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include "dnet/dnet.h"
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp); return v[n / 2]; }
+#define RUNS 5
+static struct dnet_err e;
+static void *echo(void *p)
+{
+	int fd = *(int *)p;
+	char b[8];
+	while (read(fd, b, 8) == 8)
+		if (write(fd, b, 8) != 8)
+			break;
+	return NULL;
+}
+static void die(const char *w) { fprintf(stderr, "%s: %s\n", w, e.msg); exit(1); }
+int main(int argc, char **argv)
+{
+	const char *what = argv[1], *spec = argc > 2 ? argv[2] : "sim:nodes=2";
+	double v[RUNS];
+	if (!strcmp(what, "socket")) {
+		/* 8-byte round trip between two threads over a UNIX socketpair:
+		 * what one request and its reply cost at the least */
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			return 1;
+		pthread_t th;
+		pthread_create(&th, NULL, echo, &sv[1]);
+		char b[8] = { 0 };
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now();
+			for (int i = 0; i < 20000; i++)
+				if (write(sv[0], b, 8) != 8 || read(sv[0], b, 8) != 8)
+					return 1;
+			v[r] = (now() - t0) / 20000 * 1e9;
+		}
+		shutdown(sv[0], SHUT_RDWR);
+		pthread_join(th, NULL);
+		printf("%.0f\n", median(v, RUNS));
+		return 0;
+	}
+	if (!strcmp(what, "memcpy")) {
+		static char a[1 << 20], c[1 << 20];
+		memset(a, 1, sizeof a);
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now();
+			for (int i = 0; i < 200; i++) {
+				memcpy(c, a, sizeof a);
+				a[i] = c[i + 1];
+			}
+			v[r] = 200.0 * (1 << 20) / (now() - t0) / 1e6;
+		}
+		printf("%.0f\n", median(v, RUNS));
+		return 0;
+	}
+	struct dnet_dev *d;
+	if (dnet_open(spec, &d, &e))
+		die(spec);
+	if (!strcmp(what, "reg")) {
+		uint64_t x;
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now();
+			for (int i = 0; i < 5000; i++)
+				if (dnet_read64(d, DNET_UREG_WID(0) + DNET_UR_CTL_STATUS, &x, &e))
+					die("read");
+			v[r] = (now() - t0) / 5000 * 1e9;
+		}
+	} else if (!strncmp(what, "write:", 6) || !strncmp(what, "read:", 5)) {
+		/* 1 MB through a region, block by block */
+		bool wr = what[0] == 'w';
+		const char *reg = strchr(what, ':') + 1;
+		uint32_t base = !strcmp(reg, "ww") ? DNET_WW_WID(0) : DNET_LLCM_WID(0);
+		size_t blk = !strcmp(reg, "ww") ? 2048 : !strcmp(reg, "llcm") ? 32768 : 1 << 20;
+		static uint8_t buf[1 << 20];
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now();
+			for (size_t done = 0; done < (1u << 20); done += blk) {
+				int rc = !strcmp(reg, "sodimm") ? dnet_sodimm_access(d, 0x100000, buf, blk, wr, &e)
+					 : wr ? dnet_write_block(d, base, buf, blk, &e)
+					      : dnet_read_block(d, base, buf, blk, &e);
+				if (rc)
+					die(what);
+			}
+			v[r] = (1 << 20) / (now() - t0) / 1e6;
+		}
+	} else if (!strcmp(what, "rvs")) {
+		/* emulated RVS payload per wall second, 64 KB and 1 MB */
+		unsigned size = (unsigned)atoi(argv[3]);
+		struct dnet_req q = { .otype = DNET_OT_RVS, .dclid = 2, .size = size, .dstoff = 0x1000000 };
+		struct dnet_cmd c;
+		if (dnet_req_encode(&q, &c, &e))
+			die("encode");
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now();
+			int n = (int)((64u << 20) / size);
+			for (int i = 0; i < n; i++) {
+				if (dnet_issue(d, 0, DNET_CMD0, &c, 1000000000ull, &e))
+					die("issue");
+				for (bool busy = true; busy;)
+					if (dnet_delay(d, 10000, &e) || dnet_busy(d, &busy, &e))
+						die("busy");
+			}
+			v[r] = (double)n * size / (now() - t0) / 1e6;
+		}
+	}
+	printf("%.0f\n", median(v, RUNS));
+	dnet_close(d);
+	return 0;
+}
+EOC
+cc -std=c11 -D_GNU_SOURCE -O2 -Ilibdnet/include -o "$tmp/b" "$tmp/b.c" "$lib" \
+	$(pkg-config --libs libcjson libpci 2>/dev/null || echo -lcjson -lpci) -lm -lpthread
+B=$tmp/b
+
+sock=$tmp/d.sock
+bin/dnetd --sim -N 2 --listen "unix:$sock" >/dev/null 2>&1 &
+dnetd_pid=$!
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+R="remote:unix:$sock"
+
+raw=$("$B" socket)
+reg=$("$B" reg "$R")
+echo "remote 64-bit register read: ${reg} ns; raw UNIX socket round trip: ${raw} ns;" \
+	"ratio $(awk "BEGIN{printf \"%.2f\", $reg/$raw}") (goal <= 1.1)"
+echo "remote vs QEMU qtest: QEMU not installed here, not measured"
+mc=$("$B" memcpy)
+for r in ww llcm sodimm; do
+	w=$("$B" "write:$r" "$R")
+	echo "remote block write 1 MB ($r): $w MB/s (goal >= 2000; memcpy $mc MB/s)"
+done
+for r in llcm sodimm; do
+	rd=$("$B" "read:$r" "$R")
+	echo "remote block read 1 MB ($r): $rd MB/s (goal >= 2000)"
+done
+for s in 65536 1048576; do
+	x=$("$B" rvs sim:nodes=2 "$s")
+	echo "sim RVS $s B: $x MB/s of payload per wall second (memcpy $mc MB/s: $(awk "BEGIN{printf \"%.1f\", 100*$x/$mc}") %)"
+done
+
+# dsh through remote: commands per second
+for i in $(seq 20000); do echo "llcm_write from=0 it=1 val=$i inc=0"; done >"$tmp/s.dsh"
+t() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
+ms=$(t bin/dsh -b "$R" -f "$tmp/s.dsh")
+echo "dsh script through remote: $((20000 * 1000 / (ms ? ms : 1))) commands/s (goal >= 100000)"
+plain=$(t bin/dsh -f "$tmp/s.dsh")
+json=$(t bin/dsh --json -f "$tmp/s.dsh")
+echo "dsh --json / plain: $(awk "BEGIN{printf \"%.2f\", $json/($plain ? $plain : 1)}") (goal <= 1.5)"
