@@ -62,6 +62,8 @@ struct hs {
 	uint64_t botf_issued, win_used[4];
 	unsigned next_win;
 	uint32_t st_tail;              /* receive status ring Tail seen */
+	uint64_t seq;                  /* messages sent (PW destination: the last word) */
+	uint64_t rx_seq;               /* messages received into the PW */
 	uint64_t st_count, st_head_at;
 	uint8_t img[512];
 };
@@ -143,6 +145,12 @@ static void botf_message(struct bench_host *h, struct hs *st, const struct botf_
 		memset(st->img + 16, 0x5a, d);
 		if (payload_head && sent == 0)
 			memcpy(st->img + 16, payload_head, 8);
+		if (c->to_pw && sent + d == size && d >= 8) {
+			/* Into the Prefetch Window the receiver sees arrival by the
+			 * data (§6.2.3): the message's last word is its number. */
+			uint64_t n = st->seq + 1;
+			memcpy(st->img + 16 + d - 8, &n, 8);
+		}
 		bh_wblock(h, DNET_WW_WID(WID) + w * DNET_WINDOW_SIZE, st->img, 16 + ((d + 7) & ~7u));
 		struct dnet_botf_req b = { .ww = w, .size = 16 + d };
 		uint64_t lower = 0;
@@ -219,6 +227,7 @@ static void send_one(struct bench_host *h, struct hs *st, struct run *r)
 {
 	if (r->prim == DNET_OT_BOTF) {
 		botf_message(h, st, &r->botf, r->size, NULL);
+		st->seq++;
 		return;
 	}
 	issue(h, r->prim, st->peer, r->mode == PINGPONG, r->size, 0, 1u << 20);
@@ -236,6 +245,14 @@ static void wait_sent(struct bench_host *h, struct hs *st, struct run *r, uint64
 
 static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 {
+	if (r->prim == DNET_OT_BOTF && r->botf.to_pw) {
+		/* Poll the message's last word in the Prefetch Window (a
+		 * write-back line: flushed, then read until it changes). */
+		uint32_t at = DNET_PW_WID(WID) + ((r->size - 8) % 2048u & ~7u);
+		bh_flush(h, at & ~63u, 64);
+		bh_wait(h, at, ~0ull, DNET_COND_EQ, ++st->rx_seq, TMO);
+		return;
+	}
 	if (r->prim == DNET_OT_BOTF) {
 		status_wait(h, st, botf_packets(r->size));
 		return;
@@ -294,11 +311,13 @@ static void host_prog(struct bench_host *h, void *p)
 				receive_one(h, st, r);
 			} else {
 				receive_one(h, st, r);
-				send_one(h, st, r);
 			}
-			/* The reply proves the send completed (BOTF windows free). */
-			if (r->prim == DNET_OT_BOTF && init)
+			/* A message from the peer answers ours: our BOTFs are done
+			 * and their windows free, without reading the counter. */
+			if (r->prim == DNET_OT_BOTF)
 				ctr_assume(&st->botf, st->botf_issued);
+			if (!init)
+				send_one(h, st, r);
 		}
 		if (!init && r->prim == DNET_OT_BOTF)
 			wait_sent(h, st, r, total);
@@ -535,6 +554,18 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	}
 	if (botf_sweep(o, out, mode, false, err, errlen, thr, lat, k124, 3, false))
 		return -1;
+	if (e3) {
+		/* 4 WW into the receiver's Prefetch Window (rflag = 1), up to 1984 B. */
+		static const unsigned k4[] = { 4 };
+		thr[3] = series_new(ft, "4 WW to PW");
+		lat[3] = series_new(fl, "4 WW to PW");
+		if (botf_sweep(o, out, mode, false, err, errlen, &thr[3], &lat[3], k4, 1, true))
+			return -1;
+		val(out, id, "prediction", "MB/s", series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
+		val(out, id, "prediction", "us", series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
+		val(out, id, "prediction", "us", series_min(lat[3], NULL) - 0.385, NAN,
+		    "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), PW");
+	}
 	for (unsigned i = 0; i < 3; i++) {
 		double at = 0, m = series_max(thr[i], &at);
 		double lat_at = 0, lmin = series_min(lat[i], &lat_at);
