@@ -38,6 +38,8 @@ struct bench_val {
 	double thesis;        /* NAN when withheld or absent */
 	const char *unit;
 	const char *kind;
+	char fig[24];         /* a calibration point: drawn on this figure at x */
+	double x;
 };
 
 struct bench_out {

@@ -243,6 +243,14 @@ static void wait_sent(struct bench_host *h, struct hs *st, struct run *r, uint64
 		ctr_wait(h, &st->ipush, DNET_FAM_IPUSH, msgs);
 }
 
+/* The receive status just consumed (the one before Tail). */
+static void last_status(struct bench_host *h, const struct hs *st, struct dnet_status *s)
+{
+	uint32_t at = DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 16) % RING_BYTES;
+	uint64_t lo = bh_r64(h, at), hi = bh_r64(h, at + 8);
+	dnet_status_decode(lo, hi, s);
+}
+
 static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 {
 	if (r->prim == DNET_OT_BOTF && r->botf.to_pw) {
@@ -263,10 +271,8 @@ static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 	uint32_t at = 1u << 20;
 	if (r->prim == DNET_OT_IPUSH) {
 		/* The status names where the controller put the message. */
-		uint64_t lo = bh_r64(h, DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 16) % RING_BYTES);
-		uint64_t hi = bh_r64(h, DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 8) % RING_BYTES);
 		struct dnet_status s;
-		dnet_status_decode(lo, hi, &s);
+		last_status(h, st, &s);
 		at = s.addr;
 	}
 	read_to_host(h, at, r->size, r->copy == 1 ? r->size : 64);
@@ -415,6 +421,16 @@ static void val(struct bench_out *o, const char *exp, const char *kind, const ch
 	v->thesis = thesis;
 	v->unit = unit;
 	v->kind = kind;
+	v->fig[0] = 0;
+	v->x = NAN;
+}
+
+/* The value just added is a thesis point to draw on figure fig at x. */
+static void val_plot(struct bench_out *o, const char *fig, double x)
+{
+	struct bench_val *v = &o->val[o->nval - 1];
+	snprintf(v->fig, sizeof v->fig, "%s", fig);
+	v->x = x;
 }
 
 static double series_max(const struct bench_series *s, double *at)
@@ -569,13 +585,16 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	for (unsigned i = 0; i < 3; i++) {
 		double at = 0, m = series_max(thr[i], &at);
 		double lat_at = 0, lmin = series_min(lat[i], &lat_at);
-		if (e1)
+		if (e1) {
 			val(out, id, "calibration", "MB/s", m, uni_max[i], "max throughput <= 1984 B, %u WW (at %.0f B)", k124[i], at);
-		else
+			val_plot(out, ft->id, at);
+		} else
 			val(out, id, "prediction", "MB/s", m, NAN, "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
 		if (i == 2 || e3)
 			val(out, id, e1 ? "calibration" : "prediction", "us", lmin, e1 ? 0.632 : NAN,
 			    "min %s, %u WW (at %.0f B)", e3 ? "RTT/2" : "latency", k124[i], lat_at);
+		if (e1 && i == 2)
+			val_plot(out, fl->id, 8); /* 16 B header + 8 B data (§6.2.1) */
 	}
 	if (e3) {
 		/* The thesis's back-to-back estimate: RTT/2 - switch latency (§6.2.3). */
@@ -655,17 +674,22 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 	}
 	double at;
 	val(out, "E5", "calibration", "MB/s", series_max(tu, NULL), 727.20, "max throughput, unidirectional");
+	val_plot(out, ft->id, 1u << 20);
 	val(out, "E5", "calibration", "B", half_peak(tu), 564, "half-of-peak throughput size, unidirectional");
 	val(out, "E5", "calibration", "MB/s", series_max(tb, NULL), 953.50, "max throughput, bidirectional");
+	val_plot(out, ft->id, 1u << 20);
 	at = 0;
 	double m = series_min(lu, &at);
 	val(out, "E5", "calibration", "us", m, 0.81, "min latency, unidirectional (at %.0f B; thesis: at 64 B)", at);
 	at = 0;
 	m = series_min(lb, &at);
 	val(out, "E5", "calibration", "us", m, 1.09, "min latency, bidirectional (at %.0f B; thesis: 8-32 B)", at);
+	val_plot(out, fl->id, 8);
 	for (unsigned i = 0; i < lu->n; i++)
-		if (lu->x[i] == 64)
+		if (lu->x[i] == 64) {
 			val(out, "E5", "calibration", "us", lu->y[i], 0.81, "latency at 64 B, unidirectional");
+			val_plot(out, fl->id, 64);
+		}
 	return 0;
 }
 
@@ -787,10 +811,8 @@ static void e9_receive(struct bench_host *h, struct e9_host *x)
 		/* 1. poll Status Next Write Address; 2. read the status; 3. the
 		 * envelope and 4. the data from the SO-DIMM (VL, flags, copy). */
 		status_wait(h, &x->st, 1);
-		uint64_t lo = bh_r64(h, DNET_LLCM_WID(WID) + (x->st.st_tail + RING_BYTES - 16) % RING_BYTES);
-		uint64_t hi = bh_r64(h, DNET_LLCM_WID(WID) + (x->st.st_tail + RING_BYTES - 8) % RING_BYTES);
 		struct dnet_status s;
-		dnet_status_decode(lo, hi, &s);
+		last_status(h, &x->st, &s);
 		read_to_host(h, s.addr, e->size, 64);
 		return;
 	}

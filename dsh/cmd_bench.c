@@ -124,17 +124,8 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 			/* calibration points of this figure, as the thesis gives them */
 			fprintf(o, "$calib << EOD\n");
 			for (unsigned v = 0; v < b->nval; v++)
-				if (!strcmp(b->val[v].kind, "calibration") && !isnan(b->val[v].thesis) &&
-				    !strcmp(b->val[v].unit, strstr(f->ylabel, "us") ? "us" : "MB/s")) {
-					double x = 0;
-					const char *at = strstr(b->val[v].what, "(at ");
-					if (at)
-						x = strtod(at + 4, NULL);
-					if (x > 0 && ((!strcmp(f->id, "fig6.3") && !strcmp(b->val[v].exp, "E1")) ||
-						      (!strcmp(f->id, "fig6.4") && !strcmp(b->val[v].exp, "E1")) ||
-						      (!strcmp(f->id, "fig6.11") && !strcmp(b->val[v].exp, "E5"))))
-						fprintf(o, "%g %g\n", x, b->val[v].thesis);
-				}
+				if (!strcmp(b->val[v].fig, f->id))
+					fprintf(o, "%g %g\n", b->val[v].x, b->val[v].thesis);
 			fprintf(o, "EOD\nplot ");
 			for (unsigned s = 0; s < f->ns; s++)
 				fprintf(o, "'%s/%s.dat' index %u with lines title '%s', ", dir, f->id, s, f->s[s].name);

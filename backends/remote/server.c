@@ -1344,12 +1344,10 @@ static void lockstep_run(struct dnet_srv *s)
 		bool have_ev = false;
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
-			struct dnet_err e;
 			if (!c->hello || c->dead || c->closing)
 				continue;
 			if (c->pending != P_VWAIT && !c->ls_ready)
 				return; /* its next request has not come yet */
-			(void)e;
 			uint64_t key = c->ls_clock;
 			if (c->pending == P_VWAIT && c->ls_looked) {
 				if (!have_ev) {

@@ -403,6 +403,20 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 	}
 }
 
+/* The host's cache state of the 64-byte line at device offset off: the
+ * word holding its bit and the bit, or NULL outside the write-back regions
+ * (Prefetch Window, LH Buffer). */
+static uint64_t *wb_line(struct sim_node *n, uint32_t off, uint64_t *bit)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o) || (r != DNET_REG_PW && r != DNET_REG_LHB))
+		return NULL;
+	*bit = 1ull << ((o / 64u) & 63u);
+	return r == DNET_REG_PW ? &n->w[wid].pw_cached : &n->w[wid].lhb_cached;
+}
+
 /* What one host access costs the host, in virtual ns, and the host-side
  * state it leaves (WC buffers to drain, lines in the cache).  Decision
  * D-SIM-HOST-COST (docs/timing-model.md): Write Window stores are
@@ -414,11 +428,6 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 			 bool write)
 {
 	const struct sim_timing *t = &s->t;
-	uint64_t words = (width + 7u) / 8u;
-	enum dnet_region r;
-	unsigned wid;
-	uint32_t o;
-	bool mapped = dnet_addr_lookup(off, &r, &wid, &o) == 0;
 	switch (dnet_addr_attr(off)) {
 	case DNET_ATTR_WC:
 		if (write) {
@@ -433,21 +442,18 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 			return cost;
 		}
 		break;
-	case DNET_ATTR_WB:
-		if (!write && mapped && (r == DNET_REG_PW || r == DNET_REG_LHB)) {
-			struct sim_wid *w = &n->w[wid];
-			uint64_t cost = 0;
-			for (uint32_t l = o / 64u; l <= (o + width - 1u) / 64u; l++) {
-				uint64_t bit = 1ull << (l & 63u);
-				uint64_t *set = r == DNET_REG_PW ? &w->pw_cached : &w->lhb_cached;
-				if (!(*set & bit)) {
-					cost += t->host_wb_miss_ns;
-					*set |= bit;
-				}
+	case DNET_ATTR_WB: {
+		uint64_t bit, *set;
+		if (write || !wb_line(n, off, &bit))
+			break;
+		uint64_t cost = (width + 7u) / 8u * t->host_l2_8b_ns;
+		for (uint32_t a = off & ~63u; a < off + width; a += 64)
+			if ((set = wb_line(n, a, &bit)) && !(*set & bit)) {
+				cost += t->host_wb_miss_ns;
+				*set |= bit;
 			}
-			return cost + words * t->host_l2_8b_ns;
-		}
-		break;
+		return cost;
+	}
 	default:
 		break;
 	}
@@ -463,21 +469,12 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
  * back, the first after a DIMM access, the others one bus burst each. */
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len)
 {
-	uint64_t lines = (len + 63) / 64, cost = 0;
-	enum dnet_region r;
-	unsigned wid;
-	uint32_t o;
-	for (uint64_t i = 0; i < lines; i++) {
-		uint32_t a = off + (uint32_t)(i * 64u);
-		if (dnet_addr_lookup(a, &r, &wid, &o) || (r != DNET_REG_PW && r != DNET_REG_LHB))
-			continue;
-		uint64_t bit = 1ull << ((o / 64u) & 63u);
-		uint64_t *set = r == DNET_REG_PW ? &n->w[wid].pw_cached : &n->w[wid].lhb_cached;
-		if (!(*set & bit)) {
+	uint64_t cost = 0, bit, *set;
+	for (size_t i = 0; i < len; i += 64)
+		if ((set = wb_line(n, off + (uint32_t)i, &bit)) && !(*set & bit)) {
 			cost += cost ? s->t.host_bus_line_ns : s->t.host_wb_miss_ns;
 			*set |= bit;
 		}
-	}
 	return cost;
 }
 
@@ -485,21 +482,11 @@ uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off
  * cache (the next read misses).  Returns the host cost. */
 uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len)
 {
-	uint64_t lines = (len + 63) / 64;
-	enum dnet_region r;
-	unsigned wid;
-	uint32_t o;
-	for (uint64_t i = 0; i < lines; i++) {
-		uint32_t a = off + (uint32_t)(i * 64u);
-		if (dnet_addr_lookup(a, &r, &wid, &o) == 0 && (r == DNET_REG_PW || r == DNET_REG_LHB)) {
-			uint64_t bit = 1ull << ((o / 64u) & 63u);
-			if (r == DNET_REG_PW)
-				n->w[wid].pw_cached &= ~bit;
-			else
-				n->w[wid].lhb_cached &= ~bit;
-		}
-	}
-	return lines * s->t.host_clflush_64b_ns;
+	uint64_t bit, *set;
+	for (size_t i = 0; i < len; i += 64)
+		if ((set = wb_line(n, off + (uint32_t)i, &bit)))
+			*set &= ~bit;
+	return (len + 63) / 64 * s->t.host_clflush_64b_ns;
 }
 
 int sim_host_read(struct sim *s, struct sim_node *n, uint32_t off, uint8_t *buf, unsigned wd,

@@ -267,8 +267,14 @@ static void sim_close(struct dnet_dev *dev)
 
 /* ---- accesses ---- */
 
-/* The current host's clock: its own with timelines, else the device's.
- * host_begin runs the device up to the host's time and returns it. */
+/* The current host's clock: its own with timelines (never behind the
+ * device), else the device's. */
+static uint64_t host_now(const struct sim *s, const struct sim_node *n)
+{
+	return s->timelines && n->ht > s->now ? n->ht : s->now;
+}
+
+/* host_begin runs the device up to the host's time and returns it. */
 static uint64_t host_begin(struct sim *s, struct sim_node *n)
 {
 	if (s->timelines && n->ht > s->now)
@@ -369,7 +375,11 @@ static int sim_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, 
 	return host_xfer(dev, off, NULL, buf, len, 8, err);
 }
 
-static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+/* clflush / PREFETCHNTA over [off, off+len): the host's cache changes and
+ * it spends the returned time. */
+static int host_lines(struct dnet_dev *dev, uint32_t off, size_t len, const char *what,
+		      uint64_t (*op)(const struct sim *, struct sim_node *, uint32_t, size_t),
+		      struct dnet_err *err)
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
@@ -377,24 +387,20 @@ static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struc
 	if (rc)
 		return rc;
 	host_begin(s, n);
-	uint64_t cost = sim_host_flush(s, n, off, len);
-	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "clflush 0x%x, %zu B", off, len);
+	uint64_t cost = op(s, n, off, len);
+	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "%s 0x%x, %zu B", what, off, len);
 	host_end(s, n, cost);
 	return 0;
 }
 
+static int sim_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+{
+	return host_lines(dev, off, len, "clflush", sim_host_flush, err);
+}
+
 static int sim_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
-	struct sim *s = S(dev);
-	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
-	if (rc)
-		return rc;
-	host_begin(s, n);
-	uint64_t cost = sim_host_prefetch(s, n, off, len);
-	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "prefetch 0x%x, %zu B", off, len);
-	host_end(s, n, cost);
-	return 0;
+	return host_lines(dev, off, len, "prefetch", sim_host_prefetch, err);
 }
 
 static int sim_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
@@ -469,7 +475,7 @@ static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
-	uint64_t now = s->timelines && n->ht > s->now ? n->ht : s->now;
+	uint64_t now = host_now(s, n);
 	/* Decision D-SIM-TIME-END: virtual time ends at 2^62 ns (146 years), so
 	 * that now + any step the model takes can never wrap; a delay past the
 	 * end is refused and leaves the clock where it was. */
@@ -489,7 +495,7 @@ static int sim_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
-	*ns = s->timelines && n->ht > s->now ? n->ht : s->now;
+	*ns = host_now(s, n);
 	return 0;
 }
 
@@ -585,7 +591,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	int rc = cur_node(s, &n, err);
 	if (rc)
 		return rc;
-	if (!strcmp(name, "host_ns")) { *v = s->timelines && n->ht > s->now ? n->ht : s->now; return 0; }
+	if (!strcmp(name, "host_ns")) { *v = host_now(s, n); return 0; }
 	if (!strcmp(name, "sodimm_bytes")) { *v = sd_bytes(n); return 0; }
 	if (!strcmp(name, "sodimm_area_bytes")) { *v = sim_capacity(n); return 0; }
 	if (!strcmp(name, "rx_queue")) { *v = n->rxq_len + (n->rx_cur != NULL); return 0; }

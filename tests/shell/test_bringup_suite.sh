@@ -4,23 +4,11 @@
 # copy of one script with a broken assertion failing the run and naming rank, file and line;
 # and the barrier script on 64 ranks (fewer barriers: 1,000 x 64 ranks takes ~24 s here).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/reports.sh"
 RUN="$BIN/dsh-run"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SUITE=$ROOT/scripts/tests
-CTRF_SCHEMA=$ROOT/tests/schemas/dsh-run-ctrf.schema.json
-JUNIT_XSD=$ROOT/tests/schemas/junit.xsd
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
 tmo() { timeout 300 "$@"; }
-ctrf_valid() { # FILE
-	"$PY" - "$CTRF_SCHEMA" "$1" <<'EOF'
-import json, sys, jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(schema)
-jsonschema.validate(json.load(open(sys.argv[2])), schema)
-EOF
-}
-junit_valid() { xmllint --noout --schema "$JUNIT_XSD" "$1" 2>&1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 S=$T_TMP
 

@@ -3,22 +3,10 @@
 # and signal/waitfor on the device, timeouts that kill and name, reports
 # that validate (CTRF schema of tests/schemas, JUnit XSD), exit statuses.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/reports.sh"
 RUN="$BIN/dsh-run"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-CTRF_SCHEMA=$ROOT/tests/schemas/dsh-run-ctrf.schema.json
-JUNIT_XSD=$ROOT/tests/schemas/junit.xsd
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
 tmo() { timeout 120 "$@"; }
-ctrf_valid() { # FILE
-	"$PY" - "$CTRF_SCHEMA" "$1" <<'EOF'
-import json, sys, jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(schema)
-jsonschema.validate(json.load(open(sys.argv[2])), schema)
-EOF
-}
-junit_valid() { xmllint --noout --schema "$JUNIT_XSD" "$1" 2>&1; }
 
 S=$T_TMP
 cat >"$S/ok.dsh" <<'EOF'
