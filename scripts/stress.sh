@@ -22,7 +22,7 @@ done
 for i in 1 2 3 4 5; do
 	run bin/dsh-run -n 8 --timeout 120s scripts/tests/messages.dsh scripts/tests/counters.dsh
 done
-# verdicts: 300 random whole scripts against the reference (make test runs 40)
+# verdicts: 300 random whole scripts and 20,000 conditions (make test: 100 and 10,000)
 run env BIN="$PWD/bin" DSH_VERDICT_SCRIPTS=300 DSH_VERDICT_CASES=20000 bash tests/shell/test_dsh_verdicts.sh
 # virtual times of a lockstep run: the same every time
 run bin/dsh-run -n 8 --lockstep --timeout 120s scripts/tests/*.dsh
