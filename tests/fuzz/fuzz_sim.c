@@ -9,6 +9,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_sim";
+const unsigned long fuzz_default_iters = 3000;
 
 static uint64_t take(const uint8_t **p, const uint8_t *end, unsigned n)
 {

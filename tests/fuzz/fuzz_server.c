@@ -1,0 +1,295 @@
+/* Fuzz target: dnetd's per-client state machine (backends/remote/server.c)
+ * against a hostile client.  The input (after a mode byte) is the byte
+ * stream one client sends: a fresh emulator (sim:nodes=2) and a fresh
+ * server listening on a UNIX socket in a private directory serve it, in
+ * `once` mode, on this thread; a second thread writes the stream, shuts
+ * its side down and reads every reply.  Each reply must be a frame that
+ * decodes and is a reply (else abort: a finding), and the server must let
+ * the client go (else a hang: a finding).
+ *
+ * Virtual waits are clamped: the timeout of each whole WAIT frame and the
+ * length of each DELAY is cut to at most CLAMP_NS of virtual time, so an
+ * input cannot make the emulator run for long (the server's own per-turn
+ * slice budget keeps the loop responsive, not the total short).
+ *
+ * mode byte: bit 0 lockstep 1 (requests served in virtual-time order). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "dnet/dnet.h"
+#include "remote/proto.h"
+#include "remote/server.h"
+#include "fuzz.h"
+
+const char fuzz_name[] = "fuzz_server";
+const unsigned long fuzz_default_iters = 600;
+
+#define CLAMP_NS 100000ull /* 100 us of virtual time per wait or delay */
+
+static char dir[40], sock[48];
+
+static void cleanup(void)
+{
+	if (sock[0])
+		unlink(sock);
+	if (dir[0])
+		rmdir(dir);
+}
+
+struct peer {
+	int fd;
+	const uint8_t *p;
+	size_t n;
+};
+
+/* The hostile client: send everything, half-close, then read and check
+ * every reply frame until the server hangs up. */
+static void *client(void *arg)
+{
+	struct peer *c = arg;
+	size_t off = 0;
+	while (off < c->n) {
+		ssize_t w = send(c->fd, c->p + off, c->n - off, MSG_NOSIGNAL);
+		if (w <= 0)
+			break; /* the server hung up early: fine */
+		off += (size_t)w;
+	}
+	shutdown(c->fd, SHUT_WR);
+	size_t cap = 1 << 16, len = 0;
+	uint8_t *in = malloc(cap);
+	if (!in)
+		abort();
+	for (;;) {
+		if (len == cap) {
+			uint8_t *q = realloc(in, cap * 2);
+			if (!q)
+				abort();
+			in = q;
+			cap *= 2;
+		}
+		ssize_t r = recv(c->fd, in + len, cap - len, 0);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		size_t pos = 0, flen = 0;
+		struct dnet_err e;
+		while (dnet_proto_peek(in + pos, len - pos, &flen, &e) == 1) {
+			static struct dnet_proto_msg m; /* 700 bytes: not on a thread's stack each time */
+			memset(&m, 0, sizeof m);
+			if (dnet_proto_decode(in + pos, flen, &m, &e) != 0 || !dnet_proto_is_reply(m.type)) {
+				fprintf(stderr, "fuzz_server: the server sent a bad frame: %s\n", e.msg);
+				abort();
+			}
+			pos += flen;
+		}
+		if (dnet_proto_peek(in + pos, len - pos, &flen, &e) < 0) {
+			fprintf(stderr, "fuzz_server: the server sent a bad header: %s\n", e.msg);
+			abort();
+		}
+		memmove(in, in + pos, len - pos);
+		len -= pos;
+	}
+	if (len) {
+		fprintf(stderr, "fuzz_server: the server hung up in the middle of a frame\n");
+		abort();
+	}
+	free(in);
+	return NULL;
+}
+
+/* Cut the virtual time of whole WAIT and DELAY frames (see the top). */
+static void clamp(uint8_t *p, size_t n)
+{
+	size_t pos = 0, flen = 0;
+	while (dnet_proto_peek(p + pos, n - pos, &flen, NULL) == 1) {
+		uint32_t len, id;
+		uint16_t type, flags;
+		dnet_proto_header(p + pos, &len, &type, &flags, &id);
+		size_t at = type == DNET_MSG_WAIT && len >= 32 ? 36 : type == DNET_MSG_DELAY && len >= 8 ? 12 : 0;
+		if (at) {
+			uint64_t v = dnet_get64(p + pos + at);
+			if (v > CLAMP_NS)
+				dnet_put64(p + pos + at, v % (CLAMP_NS + 1));
+		}
+		pos += flen;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (!dir[0]) {
+		snprintf(dir, sizeof dir, "/tmp/dnet-fuzz-server-XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+		snprintf(sock, sizeof sock, "%s/s", dir);
+		atexit(cleanup);
+	}
+	uint8_t *p = malloc(size);
+	if (!p)
+		abort();
+	memcpy(p, data + 1, size - 1);
+	clamp(p, size - 1);
+
+	struct dnet_err e = { 0 };
+	struct dnet_dev *dev = NULL;
+	if (dnet_open("sim:nodes=2", &dev, &e) < 0) {
+		fprintf(stderr, "fuzz_server: %s\n", e.msg);
+		abort();
+	}
+	char listen[60];
+	snprintf(listen, sizeof listen, "unix:%s", sock);
+	struct dnet_srv_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.dev = dev;
+	cfg.listen = listen;
+	cfg.once = true;
+	cfg.max_clients = 4;
+	cfg.lockstep = data[0] & 1;
+	struct dnet_srv *srv = NULL;
+	if (dnet_srv_open(&srv, &cfg, &e) < 0) {
+		fprintf(stderr, "fuzz_server: %s\n", e.msg);
+		abort();
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		abort();
+	struct peer c = { fd, p, size - 1 };
+	pthread_t t;
+	if (pthread_create(&t, NULL, client, &c) != 0)
+		abort();
+	if (dnet_srv_run(srv, &e) < 0) {
+		fprintf(stderr, "fuzz_server: %s\n", e.msg);
+		abort();
+	}
+	pthread_join(t, NULL);
+	close(fd);
+	dnet_srv_close(srv);
+	dnet_close(dev);
+	free(p);
+	return 0;
+}
+
+/* Seeds: a HELLO (privileged, node 1) then one request of each kind, and a
+ * user HELLO followed by a forbidden access. */
+static struct dnet_pbuf seedbuf[4];
+static struct fuzz_seed seeds[4];
+
+static void add(struct dnet_pbuf *b, struct dnet_proto_msg *m, uint32_t id)
+{
+	struct dnet_err e;
+	m->id = id;
+	if (dnet_proto_encode(b, m, &e) != 0) {
+		fprintf(stderr, "fuzz_server: seed: %s\n", e.msg);
+		abort();
+	}
+	memset(m, 0, sizeof *m);
+}
+
+const struct fuzz_seed *fuzz_seeds(size_t *n)
+{
+	static size_t count;
+	static struct dnet_proto_msg m;
+	static const uint8_t blk[64] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	if (count) {
+		*n = count;
+		return seeds;
+	}
+	for (unsigned k = 0; k < 4; k++) {
+		struct dnet_pbuf *b = &seedbuf[k];
+		uint8_t mode = (uint8_t)(k == 3);
+		uint32_t id = 1;
+		m.type = DNET_MSG_HELLO;
+		m.ver_major = DNET_PROTO_VERSION_MAJOR;
+		m.node = k == 2 ? 2 : 1;
+		m.privileged = k != 1;
+		add(b, &m, id++);
+		if (k == 1) { /* a user touching the System Register */
+			m.type = DNET_MSG_READ;
+			m.off = 0x50000;
+			m.width = 8;
+			add(b, &m, id++);
+		}
+		m.type = DNET_MSG_WRITE;
+		m.off = 0x400;
+		m.width = 8;
+		m.val[0] = 0x1122334455667788ull;
+		add(b, &m, id++);
+		m.type = DNET_MSG_WRITE;
+		m.off = 0x40010;
+		m.width = 8;
+		m.val[0] = 0x60000000400ull;
+		add(b, &m, id++);
+		m.type = DNET_MSG_WRITE;
+		m.off = 0x40000;
+		m.width = 8;
+		m.val[0] = 0x20000000008ull; /* VS 0x200 bytes: the kick */
+		add(b, &m, id++);
+		m.type = DNET_MSG_WAIT;
+		m.off = 0x40200;
+		m.mask = 1;
+		m.cond = 0;
+		m.value = 1;
+		m.timeout_ns = 50000;
+		add(b, &m, id++);
+		m.type = DNET_MSG_READ;
+		m.off = 0x40200;
+		m.width = 16;
+		add(b, &m, id++);
+		m.type = DNET_MSG_WRITE_BLOCK;
+		m.off = 0x1000;
+		m.len = sizeof blk;
+		m.data = blk;
+		m.data_len = sizeof blk;
+		add(b, &m, id++);
+		m.type = DNET_MSG_READ_BLOCK;
+		m.off = 0x1000;
+		m.len = 64;
+		add(b, &m, id++);
+		m.type = DNET_MSG_DELAY;
+		m.ns = 1000;
+		add(b, &m, id++);
+		m.type = DNET_MSG_SET_NODE;
+		m.node = 2;
+		add(b, &m, id++);
+		m.type = DNET_MSG_SODIMM_READ;
+		m.addr = 0x100;
+		m.len = 32;
+		add(b, &m, id++);
+		m.type = DNET_MSG_STAT;
+		strcpy(m.name, "vtime_ns");
+		add(b, &m, id++);
+		m.type = DNET_MSG_STAT_NAMES;
+		add(b, &m, id++);
+		m.type = DNET_MSG_NOW;
+		add(b, &m, id++);
+		m.type = DNET_MSG_BUSY;
+		add(b, &m, id++);
+		m.type = DNET_MSG_CACHE_FLUSH;
+		m.off = 0x10000;
+		m.len = 128;
+		add(b, &m, id++);
+		m.type = DNET_MSG_WC_FLUSH;
+		add(b, &m, id++);
+		/* the mode byte first */
+		uint8_t *q = malloc(b->len + 1);
+		if (!q)
+			abort();
+		q[0] = mode;
+		memcpy(q + 1, b->p, b->len);
+		seeds[k] = (struct fuzz_seed){ q, b->len + 1 };
+		dnet_pbuf_free(b);
+	}
+	count = 4;
+	*n = count;
+	return seeds;
+}
