@@ -43,7 +43,8 @@ int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a, struct dnet_err 
 			if (!rb || rb[1] != ':')
 				return dnet_seterr(err, DNET_EINVAL, "bad address \"%s\" (tcp:[v6addr]:PORT)", s);
 			size_t hl = (size_t)(rb - p - 1);
-			if (hl == 0 || hl >= sizeof a->host)
+			/* no '[' inside: "tcp:[[]:8" would print back as "tcp:[:8" */
+			if (hl == 0 || hl >= sizeof a->host || memchr(p + 1, '[', hl))
 				return dnet_seterr(err, DNET_EINVAL, "bad host in \"%s\"", s);
 			memcpy(a->host, p + 1, hl);
 			a->host[hl] = 0;

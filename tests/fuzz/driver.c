@@ -15,6 +15,8 @@
  *
  *   test_fuzz_X [ITERATIONS] [FILE...]   (FUZZ_ITERS also sets ITERATIONS;
  *   FUZZ_DIR the directory holding regress/ and corpus/)
+ *   test_fuzz_X --write-seeds DIR        (the built-in seeds as files, for
+ *   the seed corpus tests/fuzz/corpus/X that libFuzzer starts from)
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -181,6 +183,20 @@ int main(int argc, char **argv)
 	if (!dir || !*dir)
 		dir = FUZZ_SRCDIR;
 	int a = 1;
+	if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) { /* the built-in seeds as files */
+		size_t ns = 0;
+		const struct fuzz_seed *sd = fuzz_seeds(&ns);
+		for (size_t i = 0; i < ns; i++) {
+			char path[4096];
+			snprintf(path, sizeof path, "%s/seed-%02zu", argv[2], i);
+			FILE *f = fopen(path, "wb");
+			if (!f || fwrite(sd[i].data, 1, sd[i].len, f) != sd[i].len || fclose(f) != 0) {
+				fprintf(stderr, "%s: cannot write\n", path);
+				return 2;
+			}
+		}
+		return 0;
+	}
 	if (argc > 1 && strspn(argv[1], "0123456789") == strlen(argv[1])) {
 		iters = strtoul(argv[1], NULL, 10);
 		a = 2;

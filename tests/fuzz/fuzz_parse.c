@@ -140,7 +140,7 @@ static void requests(const uint8_t *p, size_t n)
 		dnet_lhsv2_upper_decode(up2, &u2);
 		CHECK(u2.srcoff == u.srcoff && u2.ww_size == u.ww_size && u2.ww_addr == u.ww_addr);
 	}
-	(void)dnet_family_name((enum dnet_family)(p[0] % (DNET_FAMILY_COUNT + 2)));
+	(void)dnet_family_name((enum dnet_family)((n ? p[0] : 0) % (DNET_FAMILY_COUNT + 2)));
 }
 
 /* Packet headers, receive statuses, LH Buffer entries. */
@@ -253,9 +253,11 @@ static void registers(const uint8_t *p, size_t n)
 		CHECK(dnet_region_addr(rg, wid, off, 1, &addr, &e) == 0 && addr == (uint32_t)v);
 	}
 	(void)dnet_addr_attr((uint32_t)v);
+	/* a range inside a region is in the map (an empty one may end it) */
+	uint32_t rlen = (uint32_t)(x >> 40) & 0xffff;
 	if (dnet_region_addr((enum dnet_region)(x % (DNET_REGION_COUNT + 1)), (unsigned)(x >> 8) % 3, (uint32_t)(x >> 16),
-			     (uint32_t)(x >> 40) & 0xffff, &addr, &e) == 0)
-		CHECK(dnet_addr_lookup(addr, &rg, &wid, &off) == 0);
+			     rlen, &addr, &e) == 0 && rlen)
+		CHECK(dnet_addr_lookup(addr, &rg, &wid, &off) == 0 && dnet_addr_lookup(addr + rlen - 1, &rg, &wid, &off) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
