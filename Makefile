@@ -5,7 +5,7 @@
 #   make test       install missing packages, build, run every test (plain and ASan+UBSan)
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
 #   make bench      benchmarks (figures, not pass/fail)
-#   make fuzz       fuzz the protocol decoder and the emulator (FUZZ_TIME s each)
+#   make fuzz       libFuzzer on each tests/fuzz target, FUZZ_TIME s each (FUZZ_TARGETS="proto dsh": some)
 #   make stress     long runs: 100k random messages, many-rank barriers and messages
 #   make clean
 

@@ -93,7 +93,7 @@ for name in "${targets[@]}"; do
 			"$corpus" "tests/fuzz/corpus/$name" "tests/fuzz/regress/$name" > "$log" 2>&1
 		rc=$?
 		el=$((SECONDS - start))
-		grep -E '^(#[0-9]+ +(DONE|INITED)|==[0-9]+==ERROR|SUMMARY|.*(deadly signal|Test unit written|ALARM))' "$log" | tail -n 6
+		grep -E '^(#[0-9]+[[:space:]]+(DONE|INITED)|==[0-9]+==ERROR|SUMMARY|.*(deadly signal|Test unit written|ALARM))' "$log" | tail -n 6
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 		findings=$(( $(find "$art" -type f | wc -l) - before ))

@@ -111,7 +111,8 @@ static unsigned long run_dir(const char *dir, const char *sub, int keep_it)
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, by_name);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
 	unsigned long done = 0;
 	for (size_t i = 0; i < n; i++) {
 		char file[8192];

@@ -1,7 +1,7 @@
 /* Fuzz target: the remote backend (backends/remote/remote.c), the client
  * of dnetd, against a hostile server.
  *
- * Input: [nops] [op byte x nops] [reply stream...].  A thread plays the
+ * Input: [nops] [op, param] x nops [reply stream...].  A thread plays the
  * server on a UNIX socket in a private directory: it accepts the client,
  * sends the whole reply stream at once (whatever the client asks: the
  * client's request ids are 1, 2, 3..., so the stream can still match
@@ -24,7 +24,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_remote";
-const unsigned long fuzz_default_iters = 3000;
+const unsigned long fuzz_default_iters = 1000;
 
 static char dir[40], sock[48];
 static int lfd = -1;
@@ -95,21 +95,17 @@ static void *server(void *arg)
 	return NULL;
 }
 
-static uint64_t rd64(const uint8_t *ops, size_t n, size_t i)
+/* One device call: op picks it, param where (LLCM, LLCM, the User Register
+ * or the Prefetch Window of WID 0, at a multiple of 64 bytes), the values
+ * come from both.  Offsets stay in the map, so that the core passes each
+ * call to the backend as one request (a seed's replies then line up). */
+static void run_op(struct dnet_dev *d, uint8_t op, uint8_t param, size_t i)
 {
-	uint64_t v = 0;
-	for (unsigned b = 0; b < 8; b++)
-		v = v << 8 | ops[(i + b) % n];
-	return v;
-}
-
-/* One device call chosen by op (its parameters from the neighbouring op bytes). */
-static void run_op(struct dnet_dev *d, const uint8_t *ops, size_t nops, size_t i)
-{
-	struct dnet_err e;
-	uint8_t op = ops[i];
-	uint64_t v = rd64(ops, nops, i + 1), r = 0;
-	uint32_t off = (uint32_t)(v % DNET_MAP_SIZE) & ~15u;
+	struct dnet_err e = { 0 };
+	static const enum dnet_region where[4] = { DNET_REG_LLCM, DNET_REG_LLCM, DNET_REG_UREG, DNET_REG_PW };
+	const struct dnet_region_info *ri = dnet_region_info(where[param & 3]);
+	uint32_t off = ri->base[0] + ((param >> 2) * 64u) % (ri->size > 512 ? ri->size - 512 : 64);
+	uint64_t v = (uint64_t)op << 56 | (uint64_t)param << 8 | param, r = 0;
 	static uint8_t blk[1024];
 	switch (op % 16) {
 	case 0: dnet_read64(d, off, &r, &e); break;
@@ -134,6 +130,8 @@ static void run_op(struct dnet_dev *d, const uint8_t *ops, size_t nops, size_t i
 	case 14: dnet_cache_flush(d, off, 64, &e); break;
 	default: dnet_wc_flush(d, &e); break;
 	}
+	if (getenv("FUZZ_REMOTE_SHOW")) /* to see what an input does */
+		fprintf(stderr, "op %zu (%u at 0x%x): %s\n", i, op % 16u, off, e.msg[0] ? e.msg : "ok");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -143,10 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (lfd < 0)
 		setup();
 	size_t nops = data[0] % 24;
-	if (nops > size - 1)
-		nops = size - 1;
+	if (2 * nops > size - 1)
+		nops = (size - 1) / 2;
 	const uint8_t *ops = data + 1;
-	struct stream s = { data + 1 + nops, size - 1 - nops };
+	struct stream s = { data + 1 + 2 * nops, size - 1 - 2 * nops };
 	pthread_t t;
 	if (pthread_create(&t, NULL, server, &s) != 0)
 		abort();
@@ -154,11 +152,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=2000%s", sock, data[0] & 0x80 ? ",user,node=2" : "");
 	struct dnet_dev *d = NULL;
 	struct dnet_err e;
-	if (dnet_open(spec, &d, &e) == 0) {
+	int rc = dnet_open(spec, &d, &e);
+	if (getenv("FUZZ_REMOTE_SHOW"))
+		fprintf(stderr, "open: %s\n", rc ? e.msg : "ok");
+	if (rc == 0) {
 		(void)dnet_node_count(d);
 		(void)dnet_dev_caps(d);
 		for (size_t i = 0; i < nops; i++)
-			run_op(d, ops, nops, i);
+			run_op(d, ops[2 * i], ops[2 * i + 1], i);
 		dnet_close(d);
 	}
 	pthread_join(t, NULL);
@@ -215,13 +216,15 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 			if (op == 12) m.names = statn, m.count = 3;
 			dnet_proto_encode(&b, &m, &e);
 		}
-		uint8_t *q = malloc(1 + nops[k] + b.len);
+		size_t len = 1 + 2 * nops[k] + b.len;
+		uint8_t *q = calloc(1, len);
 		if (!q)
 			abort();
 		q[0] = (uint8_t)nops[k];
-		memcpy(q + 1, ops[k], nops[k]);
-		memcpy(q + 1 + nops[k], b.p, b.len);
-		seeds[count++] = (struct fuzz_seed){ q, 1 + nops[k] + b.len };
+		for (size_t i = 0; i < nops[k]; i++)
+			q[1 + 2 * i] = ops[k][i]; /* param 0: LLCM offset 0 */
+		memcpy(q + 1 + 2 * nops[k], b.p, b.len);
+		seeds[count++] = (struct fuzz_seed){ q, len };
 		dnet_pbuf_free(&b);
 	}
 	*n = count;

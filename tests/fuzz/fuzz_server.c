@@ -26,7 +26,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_server";
-const unsigned long fuzz_default_iters = 600;
+const unsigned long fuzz_default_iters = 400;
 
 #define CLAMP_NS 100000ull /* 100 us of virtual time per wait or delay */
 
@@ -84,6 +84,8 @@ static void *client(void *arg)
 				fprintf(stderr, "fuzz_server: the server sent a bad frame: %s\n", e.msg);
 				abort();
 			}
+			if (getenv("FUZZ_SERVER_SHOW")) /* to see what an input does */
+				fprintf(stderr, "reply id %u: %s %s\n", m.id, dnet_proto_type_name(m.type), m.msg);
 			pos += flen;
 		}
 		if (dnet_proto_peek(in + pos, len - pos, &flen, &e) < 0) {
@@ -242,17 +244,17 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		m.timeout_ns = 50000;
 		add(b, &m, id++);
 		m.type = DNET_MSG_READ;
-		m.off = 0x40200;
+		m.off = 0x20000; /* LLCM of WID 0 */
 		m.width = 16;
 		add(b, &m, id++);
 		m.type = DNET_MSG_WRITE_BLOCK;
-		m.off = 0x1000;
+		m.off = 0x20100;
 		m.len = sizeof blk;
 		m.data = blk;
 		m.data_len = sizeof blk;
 		add(b, &m, id++);
 		m.type = DNET_MSG_READ_BLOCK;
-		m.off = 0x1000;
+		m.off = 0x20100;
 		m.len = 64;
 		add(b, &m, id++);
 		m.type = DNET_MSG_DELAY;
