@@ -12,13 +12,17 @@
  * input cannot make the emulator run for long (the server's own per-turn
  * slice budget keeps the loop responsive, not the total short).
  *
- * mode byte: bit 0 lockstep 1 (requests served in virtual-time order). */
+ * mode byte: bit 0 lockstep (requests served in virtual-time order, once
+ * all clients said HELLO), bit 1 two clients (see below). */
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "dnet/dnet.h"
 #include "remote/proto.h"
@@ -46,6 +50,47 @@ struct peer {
 	size_t n;
 };
 
+/* Lockstep with two clients waits, by design, until both have said HELLO
+ * ("a client with nothing to do yet holds the others"): a second client
+ * that never does (refused, silent) leaves the first one waiting for ever.
+ * Only there a watchdog stops the loop once both have sent everything and
+ * no reply has come for QUIET_NS; any other hang stays a finding. */
+#define QUIET_NS 20000000ull
+static volatile sig_atomic_t stop;
+static atomic_uint senders;       /* clients still sending */
+static atomic_ullong last_rx_ns;  /* last reply bytes (monotonic) */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static atomic_bool served;
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&served)) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		if (!stop && atomic_load(&senders) == 0 && mono_ns() - atomic_load(&last_rx_ns) > QUIET_NS) {
+			stop = 1;
+			/* a connection wakes the loop's poll at once (else up to 200 ms) */
+			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			struct sockaddr_un sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sun_family = AF_UNIX;
+			snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+			if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+				abort();
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	return NULL;
+}
+
 /* The hostile client: send everything, half-close, then read and check
  * every reply frame until the server hangs up. */
 static void *client(void *arg)
@@ -59,9 +104,12 @@ static void *client(void *arg)
 		off += (size_t)w;
 	}
 	shutdown(c->fd, SHUT_WR);
+	atomic_store(&last_rx_ns, mono_ns());
+	atomic_fetch_sub(&senders, 1);
 	size_t cap = 1 << 16, len = 0;
 	uint8_t *in = malloc(cap);
-	if (!in)
+	struct dnet_proto_msg *m = malloc(sizeof *m); /* 700 bytes */
+	if (!in || !m)
 		abort();
 	for (;;) {
 		if (len == cap) {
@@ -74,18 +122,19 @@ static void *client(void *arg)
 		ssize_t r = recv(c->fd, in + len, cap - len, 0);
 		if (r <= 0)
 			break;
+		atomic_store(&last_rx_ns, mono_ns());
 		len += (size_t)r;
 		size_t pos = 0, flen = 0;
 		struct dnet_err e;
 		while (dnet_proto_peek(in + pos, len - pos, &flen, &e) == 1) {
-			static struct dnet_proto_msg m; /* 700 bytes: not on a thread's stack each time */
-			memset(&m, 0, sizeof m);
-			if (dnet_proto_decode(in + pos, flen, &m, &e) != 0 || !dnet_proto_is_reply(m.type)) {
+			memset(m, 0, sizeof *m);
+			if (dnet_proto_decode(in + pos, flen, m, &e) != 0 || !dnet_proto_is_reply(m->type)) {
 				fprintf(stderr, "fuzz_server: the server sent a bad frame: %s\n", e.msg);
 				abort();
 			}
 			if (getenv("FUZZ_SERVER_SHOW")) /* to see what an input does */
-				fprintf(stderr, "reply id %u: %s %s\n", m.id, dnet_proto_type_name(m.type), m.msg);
+				fprintf(stderr, "client %d: reply id %u: %s %s\n", c->fd, m->id,
+					dnet_proto_type_name(m->type), m->msg);
 			pos += flen;
 		}
 		if (dnet_proto_peek(in + pos, len - pos, &flen, &e) < 0) {
@@ -95,11 +144,12 @@ static void *client(void *arg)
 		memmove(in, in + pos, len - pos);
 		len -= pos;
 	}
-	if (len) {
+	if (len && !stop) {
 		fprintf(stderr, "fuzz_server: the server hung up in the middle of a frame\n");
 		abort();
 	}
 	free(in);
+	free(m);
 	return NULL;
 }
 
@@ -152,40 +202,74 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.listen = listen;
 	cfg.once = true;
 	cfg.max_clients = 4;
-	cfg.lockstep = data[0] & 1;
+	cfg.stop = &stop;
+	cfg.lockstep = data[0] & 1 ? (data[0] & 2 ? 2 : 1) : 0;
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &e) < 0) {
 		fprintf(stderr, "fuzz_server: %s\n", e.msg);
 		abort();
 	}
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-		abort();
-	struct peer c = { fd, p, size - 1 };
-	pthread_t t;
-	if (pthread_create(&t, NULL, client, &c) != 0)
+	/* Two clients (mode bit 1): the second one's stream starts at the
+	 * second HELLO frame, if any (else it connects and says nothing). */
+	size_t n = size - 1, split = n;
+	if (data[0] & 2) {
+		size_t pos = 0, flen = 0;
+		unsigned hellos = 0;
+		while (dnet_proto_peek(p + pos, n - pos, &flen, NULL) == 1) {
+			uint32_t len, id;
+			uint16_t type, flags;
+			dnet_proto_header(p + pos, &len, &type, &flags, &id);
+			if (type == DNET_MSG_HELLO && ++hellos == 2) {
+				split = pos;
+				break;
+			}
+			pos += flen;
+		}
+	}
+	unsigned nc = data[0] & 2 ? 2 : 1;
+	struct peer c[2] = { { -1, p, split }, { -1, p + split, n - split } };
+	pthread_t t[2];
+	for (unsigned i = 0; i < nc; i++) {
+		c[i].fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sun_family = AF_UNIX;
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+		if (c[i].fd < 0 || connect(c[i].fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+			abort();
+	}
+	stop = 0;
+	atomic_store(&senders, nc);
+	atomic_store(&served, false);
+	atomic_store(&last_rx_ns, mono_ns());
+	for (unsigned i = 0; i < nc; i++)
+		if (pthread_create(&t[i], NULL, client, &c[i]) != 0)
+			abort();
+	pthread_t wd;
+	bool watch = cfg.lockstep > 1;
+	if (watch && pthread_create(&wd, NULL, watchdog, NULL) != 0)
 		abort();
 	if (dnet_srv_run(srv, &e) < 0) {
 		fprintf(stderr, "fuzz_server: %s\n", e.msg);
 		abort();
 	}
-	pthread_join(t, NULL);
-	close(fd);
-	dnet_srv_close(srv);
+	atomic_store(&served, true);
+	if (watch)
+		pthread_join(wd, NULL);
+	dnet_srv_close(srv); /* hangs up on the clients left after a stop */
+	srv = NULL;
+	for (unsigned i = 0; i < nc; i++) {
+		pthread_join(t[i], NULL);
+		close(c[i].fd);
+	}
 	dnet_close(dev);
 	free(p);
 	return 0;
 }
 
-/* Seeds: a HELLO (privileged, node 1) then one request of each kind, and a
- * user HELLO followed by a forbidden access. */
-static struct dnet_pbuf seedbuf[4];
-static struct fuzz_seed seeds[4];
-
+/* Seeds: a HELLO then one request of each kind; as a user touching the
+ * System Register; on node 2; in lockstep; and two clients (nodes 1, 2),
+ * with and without lockstep. */
 static void add(struct dnet_pbuf *b, struct dnet_proto_msg *m, uint32_t id)
 {
 	struct dnet_err e;
@@ -197,101 +281,107 @@ static void add(struct dnet_pbuf *b, struct dnet_proto_msg *m, uint32_t id)
 	memset(m, 0, sizeof *m);
 }
 
-const struct fuzz_seed *fuzz_seeds(size_t *n)
+static void session(struct dnet_pbuf *b, unsigned node, bool privileged)
 {
-	static size_t count;
 	static struct dnet_proto_msg m;
 	static const uint8_t blk[64] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	if (count) {
-		*n = count;
-		return seeds;
-	}
-	for (unsigned k = 0; k < 4; k++) {
-		struct dnet_pbuf *b = &seedbuf[k];
-		uint8_t mode = (uint8_t)(k == 3);
-		uint32_t id = 1;
-		m.type = DNET_MSG_HELLO;
-		m.ver_major = DNET_PROTO_VERSION_MAJOR;
-		m.node = k == 2 ? 2 : 1;
-		m.privileged = k != 1;
-		add(b, &m, id++);
-		if (k == 1) { /* a user touching the System Register */
-			m.type = DNET_MSG_READ;
-			m.off = 0x50000;
-			m.width = 8;
-			add(b, &m, id++);
-		}
-		m.type = DNET_MSG_WRITE;
-		m.off = 0x400;
-		m.width = 8;
-		m.val[0] = 0x1122334455667788ull;
-		add(b, &m, id++);
-		m.type = DNET_MSG_WRITE;
-		m.off = 0x40010;
-		m.width = 8;
-		m.val[0] = 0x60000000400ull;
-		add(b, &m, id++);
-		m.type = DNET_MSG_WRITE;
-		m.off = 0x40000;
-		m.width = 8;
-		m.val[0] = 0x20000000008ull; /* VS 0x200 bytes: the kick */
-		add(b, &m, id++);
-		m.type = DNET_MSG_WAIT;
-		m.off = 0x40200;
-		m.mask = 1;
-		m.cond = 0;
-		m.value = 1;
-		m.timeout_ns = 50000;
-		add(b, &m, id++);
+	uint32_t id = 1;
+	memset(&m, 0, sizeof m);
+	m.type = DNET_MSG_HELLO;
+	m.ver_major = DNET_PROTO_VERSION_MAJOR;
+	m.node = node;
+	m.privileged = privileged;
+	add(b, &m, id++);
+	if (!privileged) { /* a user touching the System Register */
 		m.type = DNET_MSG_READ;
-		m.off = 0x20000; /* LLCM of WID 0 */
-		m.width = 16;
+		m.off = 0x50000;
+		m.width = 8;
 		add(b, &m, id++);
-		m.type = DNET_MSG_WRITE_BLOCK;
-		m.off = 0x20100;
-		m.len = sizeof blk;
-		m.data = blk;
-		m.data_len = sizeof blk;
-		add(b, &m, id++);
-		m.type = DNET_MSG_READ_BLOCK;
-		m.off = 0x20100;
-		m.len = 64;
-		add(b, &m, id++);
-		m.type = DNET_MSG_DELAY;
-		m.ns = 1000;
-		add(b, &m, id++);
-		m.type = DNET_MSG_SET_NODE;
-		m.node = 2;
-		add(b, &m, id++);
-		m.type = DNET_MSG_SODIMM_READ;
-		m.addr = 0x100;
-		m.len = 32;
-		add(b, &m, id++);
-		m.type = DNET_MSG_STAT;
-		strcpy(m.name, "vtime_ns");
-		add(b, &m, id++);
-		m.type = DNET_MSG_STAT_NAMES;
-		add(b, &m, id++);
-		m.type = DNET_MSG_NOW;
-		add(b, &m, id++);
-		m.type = DNET_MSG_BUSY;
-		add(b, &m, id++);
-		m.type = DNET_MSG_CACHE_FLUSH;
-		m.off = 0x10000;
-		m.len = 128;
-		add(b, &m, id++);
-		m.type = DNET_MSG_WC_FLUSH;
-		add(b, &m, id++);
-		/* the mode byte first */
-		uint8_t *q = malloc(b->len + 1);
+	}
+	m.type = DNET_MSG_WRITE;
+	m.off = 0x400;
+	m.width = 8;
+	m.val[0] = 0x1122334455667788ull;
+	add(b, &m, id++);
+	m.type = DNET_MSG_WRITE;
+	m.off = 0x40010;
+	m.width = 8;
+	m.val[0] = 0x60000000400ull;
+	add(b, &m, id++);
+	m.type = DNET_MSG_WRITE;
+	m.off = 0x40000;
+	m.width = 8;
+	m.val[0] = 0x20000000008ull; /* VS 0x200 bytes: the kick */
+	add(b, &m, id++);
+	m.type = DNET_MSG_WAIT;
+	m.off = 0x40200;
+	m.mask = 1;
+	m.cond = 0;
+	m.value = 1;
+	m.timeout_ns = 50000;
+	add(b, &m, id++);
+	m.type = DNET_MSG_READ;
+	m.off = 0x20000; /* LLCM of WID 0 */
+	m.width = 16;
+	add(b, &m, id++);
+	m.type = DNET_MSG_WRITE_BLOCK;
+	m.off = 0x20100;
+	m.len = sizeof blk;
+	m.data = blk;
+	m.data_len = sizeof blk;
+	add(b, &m, id++);
+	m.type = DNET_MSG_READ_BLOCK;
+	m.off = 0x20100;
+	m.len = 64;
+	add(b, &m, id++);
+	m.type = DNET_MSG_DELAY;
+	m.ns = 1000;
+	add(b, &m, id++);
+	m.type = DNET_MSG_SET_NODE;
+	m.node = 3 - node;
+	add(b, &m, id++);
+	m.type = DNET_MSG_SODIMM_READ;
+	m.addr = 0x100;
+	m.len = 32;
+	add(b, &m, id++);
+	m.type = DNET_MSG_STAT;
+	strcpy(m.name, "vtime_ns");
+	add(b, &m, id++);
+	m.type = DNET_MSG_STAT_NAMES;
+	add(b, &m, id++);
+	m.type = DNET_MSG_NOW;
+	add(b, &m, id++);
+	m.type = DNET_MSG_BUSY;
+	add(b, &m, id++);
+	m.type = DNET_MSG_CACHE_FLUSH;
+	m.off = 0x10000;
+	m.len = 128;
+	add(b, &m, id++);
+	m.type = DNET_MSG_WC_FLUSH;
+	add(b, &m, id++);
+}
+
+const struct fuzz_seed *fuzz_seeds(size_t *n)
+{
+	static struct fuzz_seed seeds[6];
+	static size_t count;
+	static const struct { uint8_t mode; unsigned node; bool priv, two; } kinds[6] = {
+		{ 0, 1, true, false }, { 0, 1, false, false }, { 0, 2, true, false },
+		{ 1, 1, true, false }, { 2, 1, true, true }, { 3, 1, true, true },
+	};
+	for (; count < 6; count++) {
+		struct dnet_pbuf b = { 0 };
+		session(&b, kinds[count].node, kinds[count].priv);
+		if (kinds[count].two)
+			session(&b, 2, true);
+		uint8_t *q = malloc(b.len + 1); /* the mode byte first */
 		if (!q)
 			abort();
-		q[0] = mode;
-		memcpy(q + 1, b->p, b->len);
-		seeds[k] = (struct fuzz_seed){ q, b->len + 1 };
-		dnet_pbuf_free(b);
+		q[0] = kinds[count].mode;
+		memcpy(q + 1, b.p, b.len);
+		seeds[count] = (struct fuzz_seed){ q, b.len + 1 };
+		dnet_pbuf_free(&b);
 	}
-	count = 4;
 	*n = count;
 	return seeds;
 }
