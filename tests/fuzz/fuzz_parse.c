@@ -23,7 +23,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_parse";
-const unsigned long fuzz_default_iters = 20000;
+const unsigned long fuzz_default_iters = 100000;
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_parse: %s:%d: %s\n", __FILE__, __LINE__, #c); abort(); } } while (0)
 

@@ -9,7 +9,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_proto";
-const unsigned long fuzz_default_iters = 3000;
+const unsigned long fuzz_default_iters = 30000;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
