@@ -7,7 +7,12 @@ status=0
 run() { echo "== $*"; "$@" 2>&1 | tail -n "${TAIL:-3}" || status=1; }
 run env MSG_RANDOM_N=200000 build/tests/test_msg
 run env MSG_RANDOM_N=20000 build-san/tests/test_msg
-run env FUZZ_ITERS=200000 build-san/tests/test_fuzz_sim
+# Every fuzz target's standalone driver under ASan+UBSan, many more inputs
+# than make test (each prints its executions and exec/s).
+for t in "sim 200000" "proto 1000000" "parse 2000000" "dsh 40000" "remote 20000" "server 4000"; do
+	set -- $t
+	run env FUZZ_ITERS="$2" "build-san/tests/test_fuzz_$1"
+done
 # 100,000 random primitives of every family among 8 nodes under 5 % loss,
 # reordering, duplication, delay, corruption and stalls, compared byte for
 # byte with a fault-free run of the same seed (figures on the last 4 lines).
