@@ -11,6 +11,9 @@
 # and leaves its input in build-fuzz/artifacts-NAME/ (crash-*, timeout-*,
 # leak-*, oom-*): copy it to tests/fuzz/regress/NAME/ once fixed, and the
 # make-test run replays it.
+# FUZZ_MERGE=1: fuzz nothing; add to tests/fuzz/corpus/NAME the inputs of
+# build-fuzz/corpus-NAME that reach code the seeds there do not (libFuzzer's
+# -merge=1), for make test's replay.
 # Without clang: the standalone driver of the SAN build, for as many random
 # and mutated inputs as fit the time.
 #
@@ -73,7 +76,7 @@ for name in "${targets[@]}"; do
 			extra+=(-Wl,--wrap=cmd_bench -Wl,--wrap=cmd_replay -Wl,--wrap=cmd_source -Wl,--wrap=cmd_probe -lreadline)
 		fi
 		[ "$name" = fuzz_server ] && maxlen=8192
-		echo "== $name: libFuzzer for ${secs}s"
+		if [ -n "${FUZZ_MERGE:-}" ]; then echo "== $name: merging"; else echo "== $name: libFuzzer for ${secs}s"; fi
 		mapfile -t libobjs < "$out/lib.objs"
 		# shellcheck disable=SC2086
 		if ! clang $CFLAGS_FUZZ -fsanitize=fuzzer,address,undefined -o "$bin" "$t" "${extra[@]}" "${libobjs[@]}" \
@@ -85,6 +88,14 @@ for name in "${targets[@]}"; do
 		corpus=$out/corpus-$name
 		art=$out/artifacts-$name
 		mkdir -p "$corpus" "$art" "tests/fuzz/corpus/$name" "tests/fuzz/regress/$name"
+		if [ -n "${FUZZ_MERGE:-}" ]; then
+			n0=$(find "tests/fuzz/corpus/$name" -type f | wc -l)
+			"$bin" -merge=1 -max_len="$maxlen" -timeout=20 -close_fd_mask=1 "tests/fuzz/corpus/$name" "$corpus" \
+				> "$out/$name.merge.log" 2>&1 || { status=1; tail -n 20 "$out/$name.merge.log"; }
+			n1=$(find "tests/fuzz/corpus/$name" -type f | wc -l)
+			summary+=("$(printf '%-12s merged: %s new inputs in tests/fuzz/corpus/%s (%s in all)' "$name" $((n1 - n0)) "$name" "$n1")")
+			continue
+		fi
 		before=$(find "$art" -type f | wc -l)
 		log=$out/$name.log
 		start=$SECONDS

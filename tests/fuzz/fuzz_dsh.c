@@ -24,7 +24,7 @@
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_dsh";
-const unsigned long fuzz_default_iters = 4000;
+const unsigned long fuzz_default_iters = 1000;
 
 #define MAX_TIME_NS 200000000ull /* 200 ms of real time per input */
 
