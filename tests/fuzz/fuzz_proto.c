@@ -2,7 +2,7 @@
  * the code a hostile peer reaches first.  The input is a byte stream as
  * the server receives it: frames are cut with dnet_proto_peek and decoded;
  * a frame that decodes must encode again to a frame that decodes to the
- * same type and id (else abort: a finding). */
+ * same type, id and data (else abort: a finding). */
 #include <stdlib.h>
 #include <string.h>
 #include "remote/proto.h"
@@ -25,11 +25,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct dnet_proto_msg m;
 		memset(&m, 0, sizeof m);
 		if (dnet_proto_decode(data + pos, flen, &m, &e) == 0) {
+			/* A decoded STAT_NAMES reply holds the encoded list (data);
+			 * encoding takes names[]: read them out with next_name. */
+			static char names[DNET_PROTO_NAMES_MAX][DNET_PROTO_NAME_MAX + 1];
+			static const char *namep[DNET_PROTO_NAMES_MAX];
+			if (m.type == (DNET_MSG_STAT_NAMES | DNET_MSG_REPLY)) {
+				size_t np = 0;
+				uint32_t k = 0;
+				while (k < m.count && dnet_proto_next_name(&m, &np, names[k])) {
+					namep[k] = names[k];
+					k++;
+				}
+				if (k != m.count)
+					abort(); /* the decoder accepted a list next_name cannot read */
+				m.names = namep;
+			}
 			struct dnet_pbuf b = { 0 };
 			struct dnet_proto_msg m2;
 			memset(&m2, 0, sizeof m2);
 			if (dnet_proto_encode(&b, &m, &e) < 0 || dnet_proto_decode(b.p, b.len, &m2, &e) < 0 ||
-			    m2.type != m.type || m2.id != m.id)
+			    m2.type != m.type || m2.id != m.id || m2.data_len != m.data_len ||
+			    (m.data_len && memcmp(m2.data, m.data, m.data_len) != 0))
 				abort();
 			dnet_pbuf_free(&b);
 		}
