@@ -1034,7 +1034,7 @@ static void vpending_step(struct dnet_srv *s, struct client *c);
  * default 1 h) and refills at vt_cap per minute of real time.  A DELAY is
  * charged whole when it starts and refused when the bucket holds less (one
  * longer than vt_cap never fits); a WAIT is charged each slice's advance of
- * the clock and ends as timed out when the bucket is empty.  Busy virtual
+ * the clock and ends with EBUSY when the bucket is empty.  Busy virtual
  * time costs real time anyway and is bounded by the slices; at 1 h per
  * minute 64 peers would need 20,000 hours to reach the end.  A peer's
  * bucket outlives its connections (reconnecting does not refill it); the
@@ -1427,7 +1427,9 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 			step = left;
 		bool final = step == left;
 		/* A wait draws each slice from its peer's virtual-time budget
-		 * (vt_delay: a delay was charged whole when it started). */
+		 * (vt_delay: a delay was charged whole when it started); once it
+		 * is spent the wait ends with EBUSY (not a timeout: its condition
+		 * was not given the time asked for). */
 		uint64_t budget = c->pending == P_VWAIT ? vt_avail(s, c) : UINT64_MAX;
 		bool cut = step > budget;
 		if (cut) {
@@ -1456,11 +1458,11 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 			if (rc == -DNET_ETIMEDOUT && cut) {
 				char a[32], msg[200];
 				c->pending = P_NONE;
-				snprintf(msg, sizeof msg, "wait ended at virtual time %llu ns, before its timeout: this %s "
-					 "used its budget of %s of the shared virtual clock (refilled over a minute; dnetd "
-					 "--vtime-budget)", (unsigned long long)vafter, s->spec.tcp ? "address" : "uid",
+				snprintf(msg, sizeof msg, "wait stopped at virtual time %llu ns, before its timeout: this %s "
+					 "has used its budget of %s of the shared virtual clock (refilled over a minute; "
+					 "dnetd --vtime-budget)", (unsigned long long)vafter, s->spec.tcp ? "address" : "uid",
 					 dnet_format_time(s->vt_cap, a, sizeof a));
-				reply_wait(s, c, c->p_id, true, last, msg);
+				reply_error(s, c, c->p_id, DNET_EBUSY, msg);
 				return;
 			}
 			if (rc == 0 || (rc == -DNET_ETIMEDOUT && final)) {
