@@ -68,6 +68,7 @@ struct client {
 	struct grant_pair { unsigned node, wids; } *gp;
 	unsigned ngp;
 	const struct dnet_grant *utoken; /* the user token presented, if any */
+	char vt_key[112];    /* its virtual-time budget's key (vt_bucket) */
 	uint64_t born_ns, active_ns;  /* connected, last request (monotonic) */
 	uint64_t sent_ns;    /* last time bytes went out */
 	uint8_t *in;
@@ -111,7 +112,7 @@ struct dnet_srv {
 	size_t turn_out;        /* reply bytes queued in this loop turn */
 	uint64_t idle_evict_ns; /* UINT64_MAX: never */
 	uint64_t vt_cap;        /* the virtual-time budget per peer; UINT64_MAX: none */
-	struct vt_bucket { char key[64]; uint64_t avail, at; } vt[256];
+	struct vt_bucket { char key[112]; uint64_t avail, at; } vt[256];
 };
 
 /* Descriptors a server needs besides its clients: stdin/out/err, the
@@ -956,6 +957,10 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 		return;
 	}
 	c->hello = true;
+	if (utok)
+		snprintf(c->vt_key, sizeof c->vt_key, "token %.100s", utok->where);
+	else
+		snprintf(c->vt_key, sizeof c->vt_key, "%s", c->peer);
 	c->node = node;
 	c->wid = m->wid;
 	c->privileged = m->privileged && c->may_privilege; /* a HELLO can only ask for less */
@@ -1028,8 +1033,8 @@ static void vpending_step(struct dnet_srv *s, struct client *c);
  * client's DELAYs and never-true WAITs could push the clock every client
  * shares to the end of virtual time (2^62 ns, D-SIM-TIME-END) in seconds,
  * after which every later delay or primitive of the others is refused.
- * Decided here, once: the virtual time one peer (a uid on a UNIX socket,
- * an address on TCP: the key of --max-per-peer) adds to the clock by DELAY
+ * Decided here, once: the virtual time one peer (a user token; else a uid
+ * on a UNIX socket, an address on TCP, as --max-per-peer) adds by DELAY
  * and WAIT is drawn from a bucket that holds at most vt_cap (--vtime-budget,
  * default 1 h) and refills at vt_cap per minute of real time.  A DELAY is
  * charged whole when it starts and refused when the bucket holds less (one
@@ -1041,12 +1046,21 @@ static void vpending_step(struct dnet_srv *s, struct client *c);
  * table keeps the 256 peers seen last (one untouched for a minute is full). */
 #define VT_REFILL_NS 60000000000ull
 
+/* The virtual time left before the end (D-SIM-TIME-END).  The clock can
+ * stand a little past it (the emulator charges a host access made at the
+ * end), and END - now must then not wrap: it did, and a wait's deadline
+ * went to 1.6e19 ns. */
+static uint64_t vt_room(uint64_t vnow)
+{
+	return vnow >= DNET_VTIME_END ? 0 : DNET_VTIME_END - vnow;
+}
+
 static struct vt_bucket *vt_bucket(struct dnet_srv *s, const struct client *c)
 {
 	struct vt_bucket *spare = NULL, *lru = &s->vt[0];
 	for (size_t i = 0; i < sizeof s->vt / sizeof s->vt[0]; i++) {
 		struct vt_bucket *b = &s->vt[i];
-		if (b->key[0] && strcmp(b->key, c->peer) == 0)
+		if (b->key[0] && strcmp(b->key, c->vt_key) == 0)
 			return b;
 		if (!b->key[0])
 			spare = spare ? spare : b;
@@ -1054,7 +1068,7 @@ static struct vt_bucket *vt_bucket(struct dnet_srv *s, const struct client *c)
 			lru = b;
 	}
 	struct vt_bucket *b = spare ? spare : lru;
-	snprintf(b->key, sizeof b->key, "%s", c->peer);
+	snprintf(b->key, sizeof b->key, "%s", c->vt_key);
 	b->avail = s->vt_cap;
 	b->at = mono_ns();
 	return b;
@@ -1098,7 +1112,7 @@ static int vt_delay(struct dnet_srv *s, const struct client *c, uint64_t ns, str
 				   "shared virtual clock (dnetd --vtime-budget)", d, b);
 	return dnet_seterr(e, DNET_EBUSY, "delay of %s refused: this %s may add only %s more to the shared "
 			   "virtual clock now (its budget of %s refills over a minute; dnetd --vtime-budget)", d,
-			   s->spec.tcp ? "address" : "uid", a, b);
+			   c->utoken ? "user token" : s->spec.tcp ? "address" : "uid", a, b);
 }
 
 /* Lockstep: the requests that act on the device or on a host's clock are
@@ -1274,7 +1288,8 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			c->p_mask = m->mask;
 			c->p_value = m->value;
 			c->p_timeout = m->timeout_ns;
-			c->p_deadline = DNET_VTIME_END - vnow < m->timeout_ns ? DNET_VTIME_END : vnow + m->timeout_ns;
+			c->p_deadline = vt_room(vnow) < m->timeout_ns ? (vnow > DNET_VTIME_END ? vnow : DNET_VTIME_END)
+									: vnow + m->timeout_ns;
 			c->slice = SLICE_MIN_NS;
 			c->pending = P_VWAIT;
 			if (s->cfg.lockstep) {
@@ -1320,8 +1335,12 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			uint64_t vnow = 0;
 			if ((rc = dnet_now(dev, &vnow, &e)))
 				break;
-			if (m->ns > DNET_VTIME_END - vnow) {
-				rc = dnet_delay(dev, m->ns, &e); /* refused whole by the backend */
+			if (m->ns > vt_room(vnow)) {
+				/* Refused here: the emulator's own check wraps once its
+				 * clock stands past the end. */
+				rc = dnet_seterr(&e, DNET_ERANGE, "a delay of %llu ns would pass the end of virtual "
+						 "time (2^62 ns; the clock is at %llu ns)", (unsigned long long)m->ns,
+						 (unsigned long long)vnow);
 				break;
 			}
 			c->p_id = m->id;
@@ -1460,7 +1479,8 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 				c->pending = P_NONE;
 				snprintf(msg, sizeof msg, "wait stopped at virtual time %llu ns, before its timeout: this %s "
 					 "has used its budget of %s of the shared virtual clock (refilled over a minute; "
-					 "dnetd --vtime-budget)", (unsigned long long)vafter, s->spec.tcp ? "address" : "uid",
+					 "dnetd --vtime-budget)", (unsigned long long)vafter,
+					 c->utoken ? "user token" : s->spec.tcp ? "address" : "uid",
 					 dnet_format_time(s->vt_cap, a, sizeof a));
 				reply_error(s, c, c->p_id, DNET_EBUSY, msg);
 				return;
