@@ -882,7 +882,11 @@ static int token_match(const struct dnet_srv *s, const char *got, const struct d
 	for (unsigned i = 0; ut && i < ut->n; i++)
 		if (token_ok(ut->g[i].token, got) && !*user)
 			*user = &ut->g[i];
-	return admin || *user ? 1 : -1;
+	if (admin || *user)
+		return 1;
+	/* A UNIX socket with user tokens and no admin token: the uid is the
+	 * credential, a user token only narrows it; none is needed. */
+	return !s->spec.tcp && !s->cfg.token && !got[0] ? 0 : -1;
 }
 
 static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)

@@ -108,6 +108,18 @@ expect_status "admin asks for less (user)" 0 r "token=admin,user" "stat vtime_ns
 expect_status "a wrong token" 3 r "token=carol,user" "stat vtime_ns"
 expect_match "the refusals are logged" "user token of .*ut:3" "$(cat "$T_TMP/t.out")"
 
+# UNIX with user tokens only: the uid decides, a user token narrows it
+S="$T_TMP/ut.sock"
+"$DNETD" --sim -N 3 --listen "unix:$S" --user-tokens "$UT" >"$T_TMP/ut.out" 2>&1 &
+T_PIDS+=($!)
+if wait_for_socket "$S" 100; then pass; else fail "no daemon: $(cat "$T_TMP/ut.out")"; fi
+ru() { env -u DNET_TOKEN timeout 20 "$DSH" -b "remote:unix:$S$1" -c "$2"; }
+expect_status "UNIX, user tokens only: no token, the uid decides" 0 ru "" "reg sma_lid"
+expect_status "UNIX: a user token narrows it" 1 ru ",token=bob-$$,user" "reg sma_lid"
+expect_status "UNIX: a user token's node" 3 ru ",token=bob-$$,user,node=2" "stat vtime_ns"
+expect_status "UNIX: a wrong token" 3 ru ",token=carol" "stat vtime_ns"
+stop_pid "${T_PIDS[-1]}"
+
 # ---- UNIX with --allow: other uids confined (root only: runuser) ----
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && getent group nogroup >/dev/null &&
 	id nobody >/dev/null 2>&1; then
