@@ -10,7 +10,7 @@
 #  - --idle-evict: a full table makes room by dropping the client idle longest;
 #  - --vtime-budget: the virtual time one peer may add to the shared clock.
 # UNIX sockets in a temp dir and TCP on 127.0.0.1 only; every daemon is
-# stopped by lib.sh's trap; every wait is bounded.  About 10 s.
+# stopped by lib.sh's trap; every wait is bounded.  About 12 s (30 s under ASan).
 . "$(dirname "$0")/lib.sh"
 
 tmo() { timeout 20 "$@"; }
@@ -35,14 +35,9 @@ bad_tokens() { # NAME CONTENT REGEX
 	expect_status "user tokens: $1" 2 tmo "$DNETD" --sim --listen "unix:$T_TMP/x.sock" --user-tokens "$UT"
 	expect_match "user tokens: $1 says" "$3" "$(cat "$T_TMP/err")"
 }
+# (every error of the grammar: tests/unit/test_dnetd_grants.c)
 bad_tokens "no wid" '# c\n\nt1 node=1\n' "ut:3: missing wid"
-bad_tokens "node 0" 't1 node=0 wid=0\n' "ut:1: node=0"
-bad_tokens "wid 2" 't1 node=1 wid=2\n' "ut:1: wid=2.*WIDs are 0 and 1"
 bad_tokens "same token" 't1 node=1 wid=0\nt2 node=1 wid=1\n  t1 node=2 wid=0\n' "ut:3: the same token as .*ut:1"
-bad_tokens "unknown key" 't1 node=1 wid=0 nodes=2\n' "ut:1: unknown key 'nodes'"
-bad_tokens "two nodes" 't1 node=1,2 wid=0\n' "ut:1: node=1,2: one node per line"
-bad_tokens "key first" 'node=1 wid=0\n' "ut:1: the line must start with the token"
-bad_tokens "empty" '# only a comment\n' "grants nothing"
 printf 't1 node=1 wid=0\n' >"$UT"
 chmod 644 "$UT"
 expect_status "user tokens readable by others" 2 tmo "$DNETD" --sim --listen "unix:$T_TMP/x.sock" --user-tokens "$UT"
@@ -66,10 +61,7 @@ bad_allow() { # NAME CONTENT REGEX
 	expect_status "allow: $1" 2 tmo "$DNETD" --sim --listen "unix:$T_TMP/x.sock" --allow "$AL"
 	expect_match "allow: $1 says" "$3" "$(cat "$T_TMP/err")"
 }
-bad_allow "no kind" 'nobody node=1 wid=0\n' "al:1: 'nobody': expected user:NAME, uid:N or group:NAME"
-bad_allow "unknown user" 'user:no-such-user-x node=1 wid=0\n' "al:1: no user 'no-such-user-x'"
 bad_allow "unknown group" '\n group:no-such-group-x node=1 wid=0\n' "al:2: no group 'no-such-group-x'"
-bad_allow "bad uid" 'uid:12x node=1 wid=0\n' "al:1: uid:12x"
 printf 'uid:65534 node=1 wid=0\n' >"$AL"
 chmod 666 "$AL"
 expect_status "allow-list writable by others" 2 tmo "$DNETD" --sim --listen "unix:$T_TMP/x.sock" --allow "$AL"
@@ -78,9 +70,9 @@ chmod 644 "$AL"
 expect_status "allow-list on TCP" 2 tmo "$DNETD" --sim --listen tcp:127.0.0.1:0 --token admin --allow "$AL"
 expect_match "allow-list on TCP says so" "for UNIX sockets" "$(cat "$T_TMP/err")"
 expect_status "--vtime-budget bad" 2 tmo "$DNETD" --sim --vtime-budget 3parsecs
-expect_match "help names the new options" "--user-tokens.*--allow|--allow" "$("$DNETD" --help | tr '\n' ' ')"
+help=$("$DNETD" --help)
 for o in --user-tokens --allow --idle-evict --vtime-budget; do
-	expect_match "help: $o" "$o" "$("$DNETD" --help)"
+	expect_match "help: $o" "$o" "$help"
 done
 
 # ---- TCP: the admin token and user tokens ----
@@ -155,13 +147,15 @@ S="$T_TMP/e.sock"
 "$DNETD" --sim --listen "unix:$S" --max-clients 2 --idle-evict 1 >"$T_TMP/e.out" 2>&1 &
 T_PIDS+=($!)
 if wait_for_socket "$S" 100; then pass; else fail "no daemon: $(cat "$T_TMP/e.out")"; fi
-# two clients that connect and then think (dsh reads its script from a pipe that stays open)
-(sleep 4 | timeout 20 "$DSH" -b "remote:unix:$S" >"$T_TMP/idle1" 2>&1) &
+# two clients that connect and then think (dsh reads its script from a FIFO
+# this shell holds open: no end of input)
+mkfifo "$T_TMP/think"
+exec 7<>"$T_TMP/think"
+"$DSH" -b "remote:unix:$S" <"$T_TMP/think" >"$T_TMP/idle1" 2>&1 &
 T_PIDS+=($!)
-(sleep 4 | timeout 20 "$DSH" -b "remote:unix:$S" >"$T_TMP/idle2" 2>&1) &
+"$DSH" -b "remote:unix:$S" <"$T_TMP/think" >"$T_TMP/idle2" 2>&1 &
 T_PIDS+=($!)
-wait_for_line "$T_TMP/e.out" "x" 5 # (no output expected: a short pause)
-sleep 0.3
+sleep 0.5
 expect_status "full: refused while nobody has been idle 1 s" 3 tmo "$DSH" -b "remote:unix:$S" -c "stat vtime_ns"
 expect_match "full says so" "too many clients" "$(cat "$T_TMP/err")"
 sleep 1.2
@@ -169,6 +163,7 @@ expect_status "full: a new client replaces the one idle longest" 0 tmo "$DSH" -b
 expect_match "the eviction is logged" "idle: dnetd was full.*--idle-evict" "$(cat "$T_TMP/e.out")"
 stop_pid "${T_PIDS[-1]}"
 stop_pid "${T_PIDS[-2]}"
+exec 7>&-
 
 # ---- --vtime-budget: what one peer may add to the shared virtual clock ----
 S="$T_TMP/v.sock"
