@@ -21,7 +21,7 @@ static const struct dsh_cmd cmds[] = {
 	  "LLCM Read", "llcm_read 0 64", NULL, 0,
 	  "Dump Size bytes of the LLCM (32 KB per WID) from Offset (multiples of 8; default 0 64)." },
 	{ "llcm_write", { 0 }, cmd_llcm_write, "llcm_write from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
-	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", 0,
+	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", DSH_C_POSTED,
 	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
 	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
 	{ "prim", { 0 }, cmd_prim,
@@ -81,7 +81,7 @@ static const struct dsh_cmd cmds[] = {
 	  "Show version", "v", NULL, NODEV,
 	  "Prints the original version line; 'version full' adds the dsh, libdnet and backend versions." },
 	{ "ww_write", { 0 }, cmd_ww_write, "ww_write ww=[WW#(0-3)] from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
-	  "Write Window Write", "ww_write ww=0 from=0 it=10 val=0xaaaa0000 inc=1", "ww= from= it= val= inc=", 0,
+	  "Write Window Write", "ww_write ww=0 from=0 it=10 val=0xaaaa0000 inc=1", "ww= from= it= val= inc=", DSH_C_POSTED,
 	  "Write 32-bit values into Write Window WW# as llcm_write does (the window is 512 bytes).\n"
 	  "The Write Window is write-only: dsh keeps a host-side shadow (dump ww)." },
 
@@ -194,7 +194,7 @@ static const struct dsh_cmd cmds[] = {
 	  "register that cannot be read (write-only) or whose read acts (Controller Reset) is refused, as by\n"
 	  "'reg'; the Write Window is write-only. Sets last." },
 	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [8|16|32|64] [force]",
-	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, 0,
+	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, DSH_C_POSTED,
 	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
 	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
 	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM flag area\n"
