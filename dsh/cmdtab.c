@@ -245,12 +245,14 @@ static const struct dsh_cmd cmds[] = {
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,
 	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
 	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s." },
-	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W]",
+	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W | posted on|off]",
 	  "Variables and settings", "set n 16", NULL, NODEV,
 	  "set NAME VALUE defines $NAME. set -e / +e: stop (or not) at the first failure. set gap DUR:\n"
 	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
 	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
-	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set alone lists all." },
+	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set posted on|off:\n"
+	  "through dnetd, commands that only write (llcm_write, ww_write, poke) go posted, without a round\n"
+	  "trip each; a failure is still reported at its own line (default on). set alone lists all." },
 	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV,
 	  "Removing a variable that is not defined is an error." },
 	{ "assert", { "expect" }, cmd_assert, "assert TARGET [& MASK] OP VALUE",

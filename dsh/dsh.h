@@ -153,6 +153,7 @@ struct dsh {
 	/* posted commands not yet confirmed by the device (post.c) */
 	struct dsh_posted *posted;
 	unsigned nposted;
+	bool no_post;       /* set posted off: a round trip per command */
 
 	/* current command */
 	const char *cur_file;

@@ -9,7 +9,9 @@
  * (dnet_sync) and reports each failure as "FILE:LINE: CMD: message", counted
  * as a failed command; under -e the device skips everything after it and the
  * script stops there, as it would have without posting.  Output that could
- * interleave with those reports (JSON, echo) turns posting off.
+ * interleave with those reports (JSON, echo) turns posting off, and so does
+ * `set posted off` (a round trip per command, as on a board being debugged
+ * write by write).
  * On a backend without posting (sim, devmem, pci) every request is done when
  * its call returns and nothing changes.
  */
@@ -29,7 +31,7 @@ struct dsh_posted {
 
 bool dsh_post_begin(struct dsh *d, const struct dsh_cmd *c, const char *name)
 {
-	if (!(c->flags & DSH_C_POSTED) || d->json || d->echo || !d->dev)
+	if (!(c->flags & DSH_C_POSTED) || d->no_post || d->json || d->echo || !d->dev)
 		return false;
 	if (d->nposted == POSTED_MAX && dsh_post_sync(d) < 0 && d->stop)
 		return false;

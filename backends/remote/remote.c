@@ -58,7 +58,6 @@ struct remote {
 	unsigned nsegs;
 	struct perr *perr;     /* failures not yet handed over */
 	unsigned nperr, perr_head, perr_more;
-	uint32_t skipped;      /* of them, skipped after the first (F_STOP) */
 	uint32_t came;         /* ERRORs of posted requests since the last SYNC */
 	bool stopped;          /* STOP mode: a failure is known, post nothing more */
 };
@@ -381,7 +380,6 @@ static int sync_posted(struct remote *r, struct dnet_err *err)
 	if (rep.count - rep.skipped != r->came)
 		return broken(r, err, DNET_EPROTO, "%s", "SYNC reply counts failures that never came");
 	r->came = 0;
-	r->skipped += rep.skipped;
 	r->unconfirmed = 0;
 	r->nsegs = 0;
 	return 0;
@@ -395,17 +393,14 @@ static int post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, str
 	if (r->broken)
 		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
 				   r->broken_why);
-	if (stop && r->stopped) {
-		r->skipped++;
-		return 0;
-	}
+	if (stop && r->stopped)
+		return 0; /* skipped, as the daemon would */
 	if (r->nsegs == SEG_MAX || r->unconfirmed >= (1u << 30)) {
 		int rc = sync_posted(r, err);
 		if (rc)
 			return rc;
 		if (stop && r->nperr + r->perr_more) {
 			r->stopped = true;
-			r->skipped++;
 			return 0;
 		}
 	}
@@ -475,7 +470,6 @@ static int send_part(struct dnet_dev *dev, struct dnet_proto_msg *req, bool more
 		return rc;
 	if ((rc = sync_posted(r, err)))
 		return rc;
-	r->skipped = 0;
 	return pop_error(r, NULL, err);
 }
 
@@ -983,18 +977,9 @@ static int remote_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err
 		if (rc)
 			return rc;
 	}
-	if (!r->nperr && !r->perr_more) {
-		r->skipped = 0;
+	if (!r->nperr && !r->perr_more)
 		return 0;
-	}
-	int rc = pop_error(r, tag, err);
-	if (r->skipped && err && !r->nperr) {
-		size_t l = strlen(err->msg);
-		snprintf(err->msg + l, sizeof err->msg - l, " (%u later posted request%s skipped)", r->skipped,
-			 r->skipped == 1 ? "" : "s");
-		r->skipped = 0;
-	}
-	return rc;
+	return pop_error(r, tag, err);
 }
 
 static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)

@@ -1166,7 +1166,7 @@ static void test_posted(void)
 	CHECK_OK(dnet_read64(p, own + 8 * (2999 % 512), &v, &e), &e);
 	CHECK_EQ(v, 2999);
 
-	/* STOP: everything after the failure is skipped, and said so. */
+	/* STOP: everything after the failure is skipped. */
 	CHECK_OK(dnet_set_posted(u, DNET_POST_STOP, &e), &e);
 	dnet_set_tag(u, 1);
 	CHECK_OK(dnet_write64(u, own + 0x2300, 0xaaaa, &e), &e);
@@ -1177,7 +1177,6 @@ static void test_posted(void)
 	CHECK_OK(dnet_write64(u, own + 0x2310, 0xdddd, &e), &e);
 	CHECK_EQ(dnet_sync(u, &tag, &e), -DNET_EPERM);
 	CHECK_EQ(tag, 2);
-	CHECK(strstr(e.msg, "2 later posted requests skipped") != NULL);
 	CHECK_OK(dnet_read64(p, own + 0x2300, &v, &e), &e);
 	CHECK_EQ(v, 0xaaaa);
 	CHECK_OK(dnet_read64(p, own + 0x2308, &v, &e), &e);

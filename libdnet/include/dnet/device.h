@@ -110,8 +110,8 @@ int dnet_set_posted(struct dnet_dev *dev, enum dnet_post mode, struct dnet_err *
 void dnet_set_tag(struct dnet_dev *dev, uint64_t tag);
 /* Wait until everything posted is done.  0 if nothing failed; else the
  * oldest failure not yet handed over: its error, and *tag (DNET_NO_TAG if
- * unknown).  Call again for the next one; the last one mentions how many
- * requests were skipped after it (DNET_POST_STOP). */
+ * unknown).  Call again for the next one (under DNET_POST_STOP there is
+ * only one: everything posted after it was skipped). */
 int dnet_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err);
 /* clflush / prefetchnta over [off, off+len) of a write-back region. */
 int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
