@@ -324,6 +324,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	const struct dsh_cmd *c = NULL;
 	char *cmdname = (char *)"";
 	char *at = NULL;   /* the "@K" token (in a->buf) */
+	bool not_run = false;
 	if (rc == 0 && a->argc > 0 && a->argv[0][0] == '@') {
 		at = a->argv[0];
 		uint64_t k;
@@ -363,11 +364,11 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		else if (!(c->flags & DSH_C_NODEV) && !d->dev)
 			rc = dsh_error(d, "no device open");
 		else if (!dsh_post_begin(d, c, a->argv[0]) && d->nposted && dsh_post_sync(d) < 0 && d->stop)
-			rc = 1; /* -e: an earlier posted command failed; this one does not run */
+			not_run = true; /* -e: an earlier posted command failed; this one does not run */
 		else
 			rc = c->fn(d, a);
 	}
-	if (rc > 0) {
+	if (not_run) {
 		if (saved_node) {
 			struct dnet_err e = { 0 };
 			dnet_set_node(d->dev, saved_node, &e);

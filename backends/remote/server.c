@@ -793,7 +793,7 @@ static bool ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_
 		return false;
 	switch (type) {
 	case DNET_MSG_HELLO: case DNET_MSG_SET_NODE: case DNET_MSG_NOW: case DNET_MSG_STAT:
-	case DNET_MSG_STAT_NAMES:
+	case DNET_MSG_STAT_NAMES: case DNET_MSG_SYNC:
 		return false;
 	default:
 		return true;
