@@ -695,6 +695,14 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 
 static void remote_close(struct dnet_dev *dev)
 {
+	struct remote *r = dev->priv;
+	/* Posted requests still queued here go out: the daemon serves what
+	 * a connection sent before it closed.  Their failures are lost with
+	 * the connection (dnet_sync first to see them). */
+	if (r && r->out.len && !r->broken) {
+		struct dnet_err e;
+		flush_out(r, mono_ns() + 1000000000ull, &e);
+	}
 	remote_free(dev->priv);
 	dev->priv = NULL;
 }

@@ -1226,6 +1226,29 @@ static void test_posted(void)
 		CHECK_OK(dnet_sodimm_access(p, cap - 300000, in, 262144, false, &e), &e);
 		CHECK(memcmp(in, out, 262144) == 0);
 	}
+	/* Posted writes still queued at dnet_close are sent, and done. */
+	struct dnet_dev *q = NULL;
+	CHECK_OK(open_remote(&sv, NULL, &q, &e), &e);
+	if (q) {
+		CHECK_OK(dnet_set_posted(q, DNET_POST_CONTINUE, &e), &e);
+		for (unsigned i = 0; i < 16; i++)
+			CHECK_OK(dnet_write64(q, own + 0x3000 + 8 * i, 0x5000 + i, &e), &e);
+		dnet_close(q);
+		/* The other connection's frames are served in real time: poll. */
+		for (unsigned i = 0, tries = 0; i < 16; tries++) {
+			uint64_t w = 0;
+			CHECK_OK(dnet_read64(p, own + 0x3000 + 8 * i, &w, &e), &e);
+			if (w == 0x5000 + i) {
+				i++;
+				continue;
+			}
+			if (tries > 500) {
+				CHECK_EQ(w, 0x5000 + i);
+				break;
+			}
+			usleep(10000);
+		}
+	}
 	/* LLCM block reads of several frames are pipelined; the data is in order. */
 	uint8_t lb[DNET_LLCM_SIZE];
 	for (size_t i = 0; i < sizeof lb; i++)
