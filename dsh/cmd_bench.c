@@ -293,6 +293,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		}
 		if (b->ne8 > e0)
 			e8_table(d, b, e0);
+		dsh_flush_for_stderr();
 		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i],
 			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
