@@ -10,7 +10,7 @@
 #define BENCH_MAX_PTS 256
 #define BENCH_MAX_SERIES 6
 #define BENCH_MAX_FIGS 24
-#define BENCH_MAX_VALS 96
+#define BENCH_MAX_VALS 160
 
 struct bench_series {
 	char name[48];
