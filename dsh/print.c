@@ -97,9 +97,24 @@ void out_text(struct dsh *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "0x%" PRIx64 without the printf machinery (JSON results are full of them). */
 char *hexstr(char *buf, size_t n, uint64_t v)
 {
-	snprintf(buf, n, "0x%" PRIx64, v);
+	char t[20];
+	int i = sizeof t;
+	do {
+		t[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--i] = 'x';
+	t[--i] = '0';
+	size_t len = sizeof t - (size_t)i;
+	if (n) {
+		if (len > n - 1)
+			len = n - 1;
+		memcpy(buf, t + i, len);
+		buf[len] = 0;
+	}
 	return buf;
 }
 
