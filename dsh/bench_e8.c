@@ -15,8 +15,10 @@
  *
  * Trace format (docs/timing-model.md "E8"), one message per line:
  *     src dst bytes        # decimal; src, dst in [0, ranks); '#' starts a comment
- * A directory holds one file per application, named after the file (the
- * part before the first '.'), in name order.
+ * or SimGrid's time-independent format ("[p]RANK ACTION ARGS", see
+ * ti_action), told apart by the first line with data.  A directory holds
+ * one file per application, named after the file (the part before the
+ * first '.'), in name order.
  *
  * What counts as a partner (docs/decisions.md D-BENCH-E8-*):
  *  - partners=recv (default): the distinct senders of a process -- IPUSH
@@ -356,6 +358,41 @@ static const char *num(const char *s, uint64_t *v)
 	return s;
 }
 
+/* SimGrid's time-independent traces (the replay format of smpi_replay,
+ * also written by TAU/Score-P converters): "[p]RANK ACTION ARGS", one MPI
+ * call of one rank per line.  send/Isend give a message (RANK to DST,
+ * BYTES); the collectives give their point-to-point pattern (coll=) once
+ * per kind and root; receives, waits, compute and the like carry no
+ * partner a send does not already name. */
+enum { TI_SEND, TI_SKIP, TI_RD, TI_A2A, TI_BARRIER, TI_DOWN, TI_UP };
+static const struct {
+	const char *name;
+	int kind;
+	int root_arg; /* argument (after the action) that is the root, 0: none */
+} ti_action[] = {
+	{ "send", TI_SEND, 0 },       { "isend", TI_SEND, 0 },       { "recv", TI_SKIP, 0 },
+	{ "irecv", TI_SKIP, 0 },      { "wait", TI_SKIP, 0 },        { "waitall", TI_SKIP, 0 },
+	{ "test", TI_SKIP, 0 },       { "init", TI_SKIP, 0 },        { "finalize", TI_SKIP, 0 },
+	{ "compute", TI_SKIP, 0 },    { "sleep", TI_SKIP, 0 },       { "comm_size", TI_SKIP, 0 },
+	{ "comm_split", TI_SKIP, 0 }, { "comm_dup", TI_SKIP, 0 },    { "location", TI_SKIP, 0 },
+	{ "allreduce", TI_RD, 0 },    { "allgather", TI_RD, 0 },     { "allgatherv", TI_RD, 0 },
+	{ "reducescatter", TI_RD, 0 }, { "alltoall", TI_A2A, 0 },    { "alltoallv", TI_A2A, 0 },
+	{ "barrier", TI_BARRIER, 0 }, { "bcast", TI_DOWN, 2 },       { "scatter", TI_DOWN, 3 },
+	{ "scatterv", TI_DOWN, 0 },   { "reduce", TI_UP, 3 },        { "gather", TI_UP, 3 },
+	{ "gatherv", TI_UP, 0 },
+};
+
+static void coll_barrier(struct e8_trace *t)
+{
+	if (t->coll == BENCH_E8_COLL_NONE)
+		return;
+	for (unsigned k = 1; k < t->ranks; k <<= 1) /* dissemination, as MPICH */
+		for (unsigned r = 0; r < t->ranks; r++)
+			msg(t, r, (r + k) % t->ranks, 0);
+}
+
+#define E8_WORDS 8
+
 static int parse(const char *path, unsigned ranks, struct e8_trace *t, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -366,65 +403,117 @@ static int parse(const char *path, unsigned ranks, struct e8_trace *t, char *err
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long ln = 0;
-	int rc = 0;
+	int rc = 0, ti = -1; /* the format, from the first line with data */
+	/* collectives seen in a SimGrid trace: kind x root (ranks + 1: none) */
+	uint8_t *coll = calloc((size_t)(TI_UP + 1) * (ranks + 1), 1);
+	if (!coll) {
+		fclose(f);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); rc = -1; goto out; } while (0)
 	while (getline(&line, &cap, f) >= 0) {
 		ln++;
 		char *c = strchr(line, '#');
 		if (c)
 			*c = 0;
-		const char *s = line;
-		uint64_t v[3];
+		char *w[E8_WORDS + 1];
 		int k = 0;
-		for (;;) {
-			while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-				s++;
-			if (!*s)
+		char *sv = NULL;
+		for (char *s = strtok_r(line, " \t\r\n", &sv); s; s = strtok_r(NULL, " \t\r\n", &sv)) {
+			if (k == E8_WORDS + 1)
 				break;
-			if (k == 3) {
-				snprintf(err, errlen, "%s:%lu: more than 3 fields (the format is 'src dst bytes')", path, ln);
-				rc = -1;
-				break;
-			}
-			const char *e = num(s, &v[k]);
-			if (!e || (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n')) {
-				int w = 0;
-				while (s[w] && s[w] != ' ' && s[w] != '\t' && s[w] != '\r' && s[w] != '\n' && w < 40)
-					w++;
-				snprintf(err, errlen, "%s:%lu: field %d '%.*s' is not a decimal number", path, ln, k + 1, w, s);
-				rc = -1;
-				break;
-			}
-			k++;
-			s = e;
+			w[k++] = s;
 		}
-		if (rc)
-			break;
 		if (k == 0)
 			continue;
-		if (k != 3) {
-			snprintf(err, errlen, "%s:%lu: %d field%s, expected 3 (src dst bytes)", path, ln, k, k == 1 ? "" : "s");
-			rc = -1;
-			break;
+		if (ti < 0)
+			ti = k >= 2 && ((w[1][0] >= 'a' && w[1][0] <= 'z') || (w[1][0] >= 'A' && w[1][0] <= 'Z'));
+		uint64_t v[3];
+		if (!ti) {
+			if (k > 3)
+				FAIL("%s:%lu: more than 3 fields (the format is 'src dst bytes')", path, ln);
+			for (int i = 0; i < k; i++) {
+				const char *e = num(w[i], &v[i]);
+				if (!e || *e)
+					FAIL("%s:%lu: field %d '%.40s' is not a decimal number", path, ln, i + 1, w[i]);
+			}
+			if (k != 3)
+				FAIL("%s:%lu: %d field%s, expected 3 (src dst bytes)", path, ln, k, k == 1 ? "" : "s");
+		} else {
+			/* [p]RANK ACTION ARGS */
+			const char *e = num(w[0] + (w[0][0] == 'p'), &v[0]);
+			if (!e || *e)
+				FAIL("%s:%lu: '%.40s' is not a rank (SimGrid time-independent trace: [p]RANK ACTION ARGS)",
+				     path, ln, w[0]);
+			if (k < 2)
+				FAIL("%s:%lu: no action after the rank", path, ln);
+			size_t a = 0;
+			while (a < sizeof ti_action / sizeof ti_action[0] && strcasecmp(ti_action[a].name, w[1]))
+				a++;
+			if (a == sizeof ti_action / sizeof ti_action[0])
+				FAIL("%s:%lu: unknown action '%.40s' (SimGrid time-independent trace)", path, ln, w[1]);
+			int kind = ti_action[a].kind;
+			if (kind == TI_SEND) {
+				if (k < 4)
+					FAIL("%s:%lu: %s needs a destination and a size", path, ln, w[1]);
+				e = num(w[2] + (w[2][0] == 'p'), &v[1]);
+				if (!e || *e)
+					FAIL("%s:%lu: destination '%.40s' is not a rank", path, ln, w[2]);
+				char *end;
+				errno = 0;
+				double b = strtod(w[3], &end);
+				if (*end || errno || !(b >= 0) || b > 1e18)
+					FAIL("%s:%lu: size '%.40s' is not a number of bytes", path, ln, w[3]);
+				v[2] = (uint64_t)b;
+			} else if (kind != TI_SKIP) {
+				unsigned root = ranks; /* none */
+				if (kind == TI_DOWN || kind == TI_UP) {
+					root = 0;
+					int ra = ti_action[a].root_arg;
+					if (ra && k > 1 + ra) {
+						uint64_t r;
+						e = num(w[1 + ra], &r);
+						if (!e || *e || r >= ranks)
+							FAIL("%s:%lu: root '%.40s' of %s is not a rank below ranks=%u", path, ln,
+							     w[1 + ra], w[1], ranks);
+						root = (unsigned)r;
+					}
+				}
+				coll[(size_t)kind * (ranks + 1) + root] = 1;
+			}
+			if (kind != TI_SEND) {
+				if (v[0] >= ranks)
+					FAIL("%s:%lu: src rank %llu is not below ranks=%u", path, ln, (unsigned long long)v[0], ranks);
+				continue;
+			}
 		}
 		for (int i = 0; i < 2; i++)
-			if (v[i] >= ranks) {
-				snprintf(err, errlen, "%s:%lu: %s rank %llu is not below ranks=%u", path, ln, i ? "dst" : "src",
-					 (unsigned long long)v[i], ranks);
-				rc = -1;
-				break;
-			}
-		if (rc)
-			break;
+			if (v[i] >= ranks)
+				FAIL("%s:%lu: %s rank %llu is not below ranks=%u", path, ln, i ? "dst" : "src",
+				     (unsigned long long)v[i], ranks);
 		msg(t, (unsigned)v[0], (unsigned)v[1], v[2]);
 	}
-	if (!rc && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		rc = -1;
-	}
-	if (!rc && t->oom) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		rc = -1;
-	}
+	if (ferror(f))
+		FAIL("%s: read error", path);
+	for (int kind = TI_RD; kind <= TI_UP; kind++)
+		for (unsigned r = 0; r <= ranks; r++) {
+			if (!coll[(size_t)kind * (ranks + 1) + r])
+				continue;
+			if (kind == TI_RD)
+				coll_allreduce(t, 0);
+			else if (kind == TI_A2A)
+				coll_alltoall(t, 0);
+			else if (kind == TI_BARRIER)
+				coll_barrier(t);
+			else if (t->coll != BENCH_E8_COLL_NONE)
+				coll_tree(t, r, 0, kind == TI_UP);
+		}
+	if (t->oom)
+		FAIL("%s: out of memory", path);
+#undef FAIL
+out:
+	free(coll);
 	free(line);
 	fclose(f);
 	return rc;
@@ -579,7 +668,7 @@ static int from_files(const struct bench_opts *o, struct bench_out *out, struct 
 	}
 	int rc = 0;
 	for (unsigned i = 0; i < nf && !rc; i++) {
-		struct e8_trace t = { .ranks = o->e8_ranks ? o->e8_ranks : 64 };
+		struct e8_trace t = { .ranks = o->e8_ranks ? o->e8_ranks : 64, .coll = o->e8_coll };
 		rc = parse(files[i], t.ranks, &t, err, errlen);
 		if (!rc) {
 			const char *base = strrchr(files[i], '/');

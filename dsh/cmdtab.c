@@ -165,7 +165,8 @@ static const struct dsh_cmd cmds[] = {
 	  "partners of any process, IPUSH area (P+1) x N against PUSH's 64 x N. Built in: the point-to-point\n"
 	  "traffic of NPB 3.3 MPI Class A (MG CG IS LU SP BT, 64 ranks) generated from their decomposition\n"
 	  "code; out=DIR also writes those traces (e8-APP.trace). With E8, trace=FILE|DIR reads traces\n"
-	  "instead: one message per line 'src dst bytes' (decimal, '#' comments), one application per file.\n"
+	  "instead: one message per line 'src dst bytes' (decimal, '#' comments), or SimGrid time-independent\n"
+	  "traces ('[p]RANK send DST BYTES', collectives, ...); one application per file.\n"
 	  "coll=rd|binomial|none: MPI collectives as recursive-doubling or binomial point-to-point messages,\n"
 	  "or left out; partners=recv (senders, default) or any (senders and receivers); ranks=N (64)." },
 	{ "amt", { 0 }, cmd_amt, "amt [INDEX [head=H] [tail=T] [force] | map CLID WID INDEX]",

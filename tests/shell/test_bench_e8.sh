@@ -56,6 +56,39 @@ printf '%s\n' "0 1 8" "2 1 8" "3 1 8" >"$S/dir/a.trace"
 expect_status "trace directory" 0 "$DSH" --json -c "bench E8 trace=$S/dir"
 expect_eq "rows in name order" '["a",3,64,0.0625,1,3]|["b",1,64,0.03125,2,2]' "$(row 0)|$(row 1)"
 
+# SimGrid's time-independent traces ("[p]RANK ACTION ARGS"): sends are
+# messages, collectives their point-to-point pattern once (coll=).
+cat >"$S/ring.ti" <<'EOF'
+# 4 ranks
+p0 init
+p0 compute 1e6
+p0 Isend p1 1e6
+p1 recv p0 1e6
+p1 send 2 1024
+p2 Irecv 1 1024
+p2 wait
+p3 send p0 8
+p0 bcast 5e4 3
+p1 bcast 5e4 3
+p0 finalize
+EOF
+# sends: 1 <- 0, 2 <- 1, 0 <- 3: P = 1 (3 processes);
+# a binomial Bcast from rank 3 adds 3 -> 0, 3 -> 1, 1 -> 2: 1 <- {0, 3}, P = 2.
+expect_status "SimGrid trace, coll=none" 0 "$DSH" --json -c "bench E8 trace=$S/ring.ti ranks=4 coll=none"
+expect_eq "sends only" '["ring",1,4,0.5,3,3]' "$(row 0)"
+expect_status "SimGrid trace, collectives" 0 "$DSH" --json -c "bench E8 trace=$S/ring.ti ranks=4"
+expect_eq "with the Bcast tree" '["ring",2,4,0.75,1,6]' "$(row 0)"
+ti_bad() { # name line expected-message
+	printf 'p0 init\n%s\n' "$2" >"$S/bad.ti"
+	expect_status "$1" 1 "$DSH" -c "bench E8 trace=$S/bad.ti"
+	expect_match "$1: file:line" "$S/bad.ti:2: $3" "$(cat "$T_TMP/err")"
+}
+ti_bad "unknown action" "p0 frobnicate 3" "unknown action 'frobnicate'"
+ti_bad "bad destination" "p0 send px 3" "destination 'px' is not a rank"
+ti_bad "bad size" "p0 send p1 lots" "size 'lots' is not a number of bytes"
+ti_bad "bad root" "p0 bcast 8 99" "root '99' of bcast is not a rank below ranks=64"
+ti_bad "send without size" "p0 send p1" "send needs a destination and a size"
+
 # ---- options ----
 expect_status "coll= unknown" 1 "$DSH" -c "bench E8 coll=linear"
 expect_match "names the choices" "coll=linear: rd, binomial or none" "$(cat "$T_TMP/err")"
