@@ -72,11 +72,15 @@ expect_match "fractions as cJSON prints them" '"partners_mean":7.0313,' "$(grep 
 
 # ---- batching ----
 # Into a file, dsh waiting for more input: the first line is out anyway.
-( (echo 'echo first'; sleep 1.5; echo 'echo second') | "$DSH" --json >"$S/live.out" 2>&1 & )
-sleep 0.7
-expect_eq "a line is out while dsh waits" 1 "$(wc -l <"$S/live.out")"
-sleep 1.3
-expect_eq "and the next" 2 "$(wc -l <"$S/live.out")"
+: >"$S/live.out"
+( (echo 'echo first'; sleep 2; echo 'echo second') | "$DSH" --json >"$S/live.out" 2>&1 & )
+lines() { # wait up to $1 tenths of a second for $2 lines
+	local i=0
+	while [ "$(wc -l <"$S/live.out")" -lt "$2" ] && [ $i -lt "$1" ]; do sleep 0.1; i=$((i + 1)); done
+	wc -l <"$S/live.out"
+}
+expect_eq "a line is out while dsh waits" 1 "$(lines 17 1)"
+expect_eq "and the next" 2 "$(lines 40 2)"
 # 2>&1: a command's error follows the output of the commands before it.
 "$DSH" --json -c 'echo one' -c 'llcm_read 0x99999999 8' -c 'echo two' >"$S/both.out" 2>&1
 expect_eq "order with 2>&1" "json error json json" \
