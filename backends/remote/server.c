@@ -33,6 +33,16 @@
  * reads in flight gets its turn, then the others theirs (8 such clients
  * made another's read wait 21 ms; the rest waits in its buffer). */
 #define FRAMES_PER_TURN 32u
+/* Posted requests queue no reply, so a client may send many per turn: a
+ * script of posted writes goes at the speed of the device, still bounded
+ * per turn (frames and bytes) so that the others are served between. */
+#define POSTED_PER_TURN       1024u
+#define POSTED_BYTES_PER_TURN (1u << 20)
+/* A receive buffer grown for large frames is kept while they keep coming
+ * (re-growing it per 256 KiB frame cost 18,000 page faults per 256 KiB of
+ * writes), and given back after this long without one. */
+#define IN_KEEP_NS 1000000000ull
+#define IN_BUSY    (64u << 10)
 #define TURN_OUT_MAX    (2u << 20) /* reply bytes queued per loop turn, for all clients */
 
 /* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
@@ -78,6 +88,12 @@ struct client {
 	uint64_t ls_clock;   /* this client's host clock (virtual ns) */
 	unsigned ls_home;    /* its node at its first device request: breaks ties */
 	char p_msg[96];      /* P_REJECT: the refusal sent at p_deadline */
+	/* Posted requests (protocol 1.1) since the last SYNC: failed (an
+	 * ERROR sent for each), and of those skipped (F_STOP after a failure). */
+	uint32_t p_failed, p_skipped;
+	bool p_posted;          /* the pending delay is posted: no reply unless it fails */
+	unsigned err_replies;   /* ERROR replies queued, to see whether a request failed */
+	uint64_t in_big_ns;     /* last time the receive buffer held a large frame */
 };
 
 struct dnet_srv {
@@ -587,6 +603,7 @@ static void reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int c
 {
 	struct dnet_err e;
 	slog(s, DNET_SRV_LOG_DEBUG, "client #%u: error reply %s: %s", c->serial, dnet_strerror(code < 0 ? -code : code), msg);
+	c->err_replies++;
 	if (dnet_proto_encode_error(&c->out, id, code, msg, &e) != 0)
 		c->dead = true;
 }
@@ -776,7 +793,7 @@ static bool ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_
 		return false;
 	switch (type) {
 	case DNET_MSG_HELLO: case DNET_MSG_SET_NODE: case DNET_MSG_NOW: case DNET_MSG_STAT:
-	case DNET_MSG_STAT_NAMES:
+	case DNET_MSG_STAT_NAMES: case DNET_MSG_SYNC:
 		return false;
 	default:
 		return true;
@@ -844,6 +861,15 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		return;
 	}
 
+	if (m->type == DNET_MSG_SYNC) {
+		/* Every request before it is done (served in order): say how
+		 * many posted ones failed, and start counting afresh. */
+		r.count = c->p_failed;
+		r.skipped = c->p_skipped;
+		c->p_failed = c->p_skipped = 0;
+		reply(s, c, &r);
+		return;
+	}
 	if (m->type != DNET_MSG_SET_NODE && m->type != DNET_MSG_STAT_NAMES) {
 		rc = select_node(s, c, &e);
 		if (rc)
@@ -1041,10 +1067,47 @@ fail:
 			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", dnet_proto_type_name(m->type),
 				 dnet_strerror(-rc));
 		reply_error(s, c, m->id, rc, e.msg);
-	} else {
+	} else if (!(m->flags & DNET_PROTO_F_POSTED)) {
 		reply(s, c, &r);
 	}
 	free(buf);
+}
+
+/* A posted request: skipped when it asks to stop after a failure and one
+ * happened; otherwise served, and answered only if it fails. */
+static void do_posted(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	if ((m->flags & DNET_PROTO_F_STOP) && c->p_failed) {
+		c->p_failed++;
+		c->p_skipped++;
+		return;
+	}
+	unsigned before = c->err_replies;
+	c->p_posted = true;
+	do_request(s, c, m);
+	if (c->err_replies != before)
+		c->p_failed++;
+	if (c->pending == P_NONE)
+		c->p_posted = false;
+}
+
+/* The end of a pending wait or delay: failed (a posted delay counts among
+ * the posted failures), or a delay done (a posted one is not answered). */
+static void pending_fail(struct dnet_srv *s, struct client *c, int rc, const char *msg)
+{
+	c->pending = P_NONE;
+	reply_error(s, c, c->p_id, rc, msg);
+	if (c->p_posted)
+		c->p_failed++;
+	c->p_posted = false;
+}
+
+static void delay_done(struct dnet_srv *s, struct client *c)
+{
+	c->pending = P_NONE;
+	if (!c->p_posted)
+		reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+	c->p_posted = false;
 }
 
 /* Advance a virtual-time wait or delay by slices of virtual time for at
@@ -1065,8 +1128,7 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 		if (rc == 0)
 			rc = dnet_now(dev, &vnow, &e);
 		if (rc) {
-			c->pending = P_NONE;
-			reply_error(s, c, c->p_id, rc, e.msg);
+			pending_fail(s, c, rc, e.msg);
 			return;
 		}
 		uint64_t left = c->p_deadline > vnow ? c->p_deadline - vnow : 0;
@@ -1088,13 +1150,11 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 		if (c->pending == P_VDELAY) {
 			rc = dnet_delay(dev, step, &e);
 			if (rc) {
-				c->pending = P_NONE;
-				reply_error(s, c, c->p_id, rc, e.msg);
+				pending_fail(s, c, rc, e.msg);
 				return;
 			}
 			if (final) {
-				c->pending = P_NONE;
-				reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+				delay_done(s, c);
 				return;
 			}
 		} else {
@@ -1106,8 +1166,7 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 				return;
 			}
 			if (rc != -DNET_ETIMEDOUT) {
-				c->pending = P_NONE;
-				reply_error(s, c, c->p_id, rc, e.msg);
+				pending_fail(s, c, rc, e.msg);
 				return;
 			}
 		}
@@ -1136,10 +1195,8 @@ static void check_pending(struct dnet_srv *s, struct client *c, uint64_t now)
 		return;
 	}
 	if (c->pending == P_DELAY) {
-		if (now >= c->p_deadline) {
-			c->pending = P_NONE;
-			reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
-		}
+		if (now >= c->p_deadline)
+			delay_done(s, c);
 		return;
 	}
 	if (c->pending != P_WAIT)
@@ -1171,8 +1228,10 @@ static void client_input(struct dnet_srv *s, struct client *c)
 			size_t need = 0;
 			struct dnet_err e;
 			int pk = dnet_proto_peek(c->in, c->in_len, &need, &e);
-			if (pk != 0 || need <= c->in_cap)
-				break; /* a whole frame (or a bad header) is already there */
+			if (pk < 0 || (pk > 0 && c->in_cap >= IN_BUSY))
+				break; /* a bad header, or whole frames to serve first */
+			if (pk > 0)
+				need = IN_BUSY; /* a client streaming small frames: read more per turn */
 			uint8_t *p = realloc(c->in, need);
 			if (!p) {
 				c->dead = true;
@@ -1181,9 +1240,14 @@ static void client_input(struct dnet_srv *s, struct client *c)
 			c->in = p;
 			c->in_cap = need;
 		}
-		ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		size_t room = c->in_cap - c->in_len;
+		ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
 		if (n > 0) {
 			c->in_len += (size_t)n;
+			if (c->in_len > IN_INIT)
+				c->in_big_ns = mono_ns();
+			if ((size_t)n < room)
+				break; /* all there was: poll says when there is more */
 			continue;
 		}
 		if (n == 0) {
@@ -1233,16 +1297,16 @@ static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e
 
 static void client_process(struct dnet_srv *s, struct client *c)
 {
-	size_t pos = 0;
-	unsigned done = 0;
+	size_t pos = 0, pbytes = 0;
+	unsigned done = 0, posted = 0;
 	/* One request per turn always; more while this turn has queued less
 	 * than TURN_OUT_MAX bytes of replies and all clients less than
 	 * OUT_TOTAL_HIGH (60 clients pipelining 256 KiB reads they never
 	 * collect used to queue 60 MB in one turn, 341 ms for the others). */
 	while (!c->dead && !c->closing && c->pending == P_NONE && out_pending(c) < OUT_HIGH &&
-	       (done == 0 || (done < FRAMES_PER_TURN && s->turn_out < TURN_OUT_MAX &&
-			      s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
-		done++;
+	       (done + posted == 0 ||
+		(done < FRAMES_PER_TURN && posted < POSTED_PER_TURN && pbytes < POSTED_BYTES_PER_TURN &&
+		 s->turn_out < TURN_OUT_MAX && s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
 		size_t before = out_pending(c);
 		size_t flen = 0;
 		struct dnet_err e;
@@ -1280,6 +1344,7 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		if (rc == 0 && !dnet_proto_is_request(m.type))
 			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", dnet_proto_type_name(m.type));
 		if (rc) {
+			done++;
 			slog(s, DNET_SRV_LOG_INFO, "client #%u: malformed frame: %s", c->serial, e.msg);
 			reply_error(s, c, m.id, DNET_EPROTO, e.msg);
 			if (!c->hello)
@@ -1289,7 +1354,15 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			     dnet_proto_type_name(m.type), m.id);
 			c->active_ns = mono_ns();
 			bool ordered = ls_ordered(s, c, m.type);
-			do_request(s, c, &m);
+			if (!(m.flags & DNET_PROTO_F_POSTED))
+				done++;
+			if (m.flags & DNET_PROTO_F_POSTED) {
+				posted++;
+				pbytes += flen;
+				do_posted(s, c, &m);
+			} else {
+				do_request(s, c, &m);
+			}
 			if (ordered)
 				ls_clock_update(s, c);
 		}
@@ -1306,8 +1379,8 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		if (dnet_proto_peek(c->in, c->in_len, &need, NULL) == 0)
 			c->closing = true; /* nothing whole left to answer */
 	}
-	/* Give back a large buffer once it is no longer needed. */
-	if (c->in_cap > IN_INIT && c->in_len <= IN_INIT) {
+	/* Give back a large buffer once large frames have stopped coming. */
+	if (c->in_cap > IN_INIT && c->in_len <= IN_INIT && mono_ns() - c->in_big_ns > IN_KEEP_NS) {
 		uint8_t *p = realloc(c->in, IN_INIT);
 		if (p) {
 			c->in = p;
