@@ -28,14 +28,15 @@
  *  - coll=rd (default): MPI collectives are traffic too, as the MPI
  *    library sends them point to point (§7.1.4 says IS's partner count
  *    "depends on the implementation of MPI_Alltoall and MPI_Reduce", so
- *    the thesis counted them): recursive-doubling Allreduce (MPICH since
- *    1.2.6 / MPICH2 for short messages; with a number of ranks that is no
+ *    the thesis counted them): recursive-doubling Allreduce (MPICH2's
+ *    algorithm for short messages; with a number of ranks that is no
  *    power of two: binomial Reduce + Bcast) and pairwise Alltoall(v);
  *    coll=binomial: Allreduce as binomial Reduce to rank 0 + binomial Bcast
  *    (MPICH-1's classic algorithm); the timed regions have no other
  *    collective (MPI_Reduce of the timings, Bcast of the inputs and
- *    Barriers lie outside them).  coll=none leaves
- *    collectives out (only the application's own sends).
+ *    Barriers lie outside them).  coll=none leaves collectives out (only
+ *    the application's own sends).  Which MPI the thesis's traces ran on
+ *    is not stated.
  */
 #include <dirent.h>
 #include <errno.h>
