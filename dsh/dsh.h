@@ -240,6 +240,12 @@ char *hexstr(char *buf, size_t n, uint64_t v);
 void dsh_set_last(struct dsh *d, uint64_t v);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
+/* A command's output is complete: flushed now on a terminal, within 20 ms
+ * into a pipe or file (print.c, output batching; DSH_FLUSH_EACH=1 in the
+ * environment flushes every command).  Before writing to stderr call
+ * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
+void dsh_flush(void);
+void dsh_flush_for_stderr(void);
 void out_json_summary(struct dsh *d);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);

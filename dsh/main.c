@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 		dsh_run_string(d, src[i].text, src[i].name);
 	if (dsh_out_of_time()) {
 		char b[24];
-		fflush(stdout);
+		dsh_flush_for_stderr();
 		if (!d->json)
 			fprintf(stderr, "dsh: the run reached its --max-time of %s and was stopped\n",
 				dnet_format_duration(max_time, b, sizeof b));

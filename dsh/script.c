@@ -419,7 +419,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		struct dnet_err e = { 0 };
 		dnet_delay(d->dev, d->gap_ns, &e);
 	}
-	fflush(stdout);
+	dsh_flush();
 	free(a);
 	return rc < 0 ? -1 : 0;
 }
