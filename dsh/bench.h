@@ -68,7 +68,7 @@ struct bench_opts {
 	const char *trace;    /* NULL or a Chrome trace-event file */
 	const char *outdir;   /* out=DIR (E8 writes its generated traces there) */
 	/* E8 */
-	const char *e8_trace; /* trace=FILE|DIR: message traces instead of the built-in NPB patterns */
+	const char *e8_trace; /* traces=FILE|DIR: message traces instead of the built-in NPB patterns */
 	unsigned e8_ranks;    /* ranks=N (0: 64) */
 	bool e8_any;          /* partners=any: senders and receivers (default: senders) */
 	int e8_coll;          /* coll=: BENCH_E8_COLL_* */

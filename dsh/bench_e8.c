@@ -6,7 +6,7 @@
  * one private ring per partner and one shared ring for the rest
  * ((P + 1) x N); ratio = (P + 1) / ranks.
  *
- * The messages come either from trace files (trace=FILE|DIR, the text
+ * The messages come either from trace files (traces=FILE|DIR, the text
  * format below) or from built-in generators of the point-to-point traffic
  * of NPB 3.x MPI, Class A, in the timed region of each benchmark, derived
  * from the decomposition and communication code of the NPB 3.3 MPI
@@ -622,12 +622,12 @@ static int from_files(const struct bench_opts *o, struct bench_out *out, struct 
 	unsigned nf = 0;
 	struct stat st;
 	if (stat(o->e8_trace, &st)) {
-		snprintf(err, errlen, "trace=%s: %s", o->e8_trace, strerror(errno));
+		snprintf(err, errlen, "traces=%s: %s", o->e8_trace, strerror(errno));
 		return -1;
 	}
 	DIR *dir = S_ISDIR(st.st_mode) ? opendir(o->e8_trace) : NULL;
 	if (S_ISDIR(st.st_mode) && !dir) {
-		snprintf(err, errlen, "trace=%s: %s", o->e8_trace, strerror(errno));
+		snprintf(err, errlen, "traces=%s: %s", o->e8_trace, strerror(errno));
 		return -1;
 	}
 	if (dir) {
@@ -637,7 +637,7 @@ static int from_files(const struct bench_opts *o, struct bench_out *out, struct 
 			if (e->d_name[0] == '.')
 				continue;
 			if (nf == BENCH_MAX_E8) {
-				snprintf(err, errlen, "trace=%s: more than %u files", o->e8_trace, BENCH_MAX_E8);
+				snprintf(err, errlen, "traces=%s: more than %u files", o->e8_trace, BENCH_MAX_E8);
 				rc = -1;
 				break;
 			}
@@ -651,7 +651,7 @@ static int from_files(const struct bench_opts *o, struct bench_out *out, struct 
 		}
 		closedir(dir);
 		if (!rc && !nf) {
-			snprintf(err, errlen, "trace=%s: no trace files in the directory", o->e8_trace);
+			snprintf(err, errlen, "traces=%s: no trace files in the directory", o->e8_trace);
 			rc = -1;
 		}
 		if (rc) {

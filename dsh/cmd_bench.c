@@ -2,10 +2,10 @@
  * (bench_exp.c), whatever backend the shell is attached to: each
  * experiment opens its own two-node sim with per-host timelines.
  *
- *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE]
+ *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR]
  *         [coll=rd|binomial|none] [partners=recv|any] [ranks=N]      (E8)
  *
- * E8 is a trace analysis (bench_e8.c): trace=FILE|DIR reads message traces
+ * E8 is a trace analysis (bench_e8.c): traces=FILE|DIR reads message traces
  * there instead of writing a Chrome trace.
  * Prints one line per headline figure (model, thesis, difference), writes
  * every curve to json=FILE, and with out=DIR a .dat file per figure and,
@@ -215,6 +215,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			dir = w + 4;
 		else if (!strncmp(w, "trace=", 6) && w[6])
 			o.trace = w + 6;
+		else if (!strncmp(w, "traces=", 7) && w[7])
+			o.e8_trace = w + 7, e8opt = w; /* read, never written: its own name */
 		else if (!strncmp(w, "coll=", 5)) {
 			unsigned k = 0;
 			while (bench_e8_coll_names[k] && strcmp(bench_e8_coll_names[k], w + 5))
@@ -243,7 +245,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 				k++;
 			if (!bench_experiments[k])
 				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE, "
-						 "out=DIR, trace=FILE, coll=rd|binomial|none, partners=recv|any or ranks=N", i, w);
+						 "out=DIR, trace=FILE, traces=FILE|DIR, coll=rd|binomial|none, partners=recv|any or ranks=N",
+						 i, w);
 			if (nwant < 16)
 				want[nwant++] = bench_experiments[k];
 		}
@@ -252,17 +255,15 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		for (unsigned k = 0; bench_experiments[k]; k++)
 			want[nwant++] = bench_experiments[k];
 	if (o.trace && nwant != 1)
-		return dsh_error(d, "trace=%s: name one experiment (its first run is traced; with E8 alone: the "
-				 "message traces to read)", o.trace);
+		return dsh_error(d, "trace=%s: name one experiment (its first run is traced)", o.trace);
 	bool e8 = false;
 	for (unsigned i = 0; i < nwant; i++)
 		e8 |= !strcmp(want[i], "E8");
 	if (e8opt && !e8)
 		return dsh_error(d, "%s: an option of E8 (the IPUSH trace analysis) only", e8opt);
-	if (o.trace && e8) {
-		o.e8_trace = o.trace; /* E8 runs no emulator: trace= is its input */
-		o.trace = NULL;
-	}
+	if (o.trace && e8)
+		return dsh_error(d, "trace=%s: E8 runs no emulator, there is nothing to trace (its input "
+				 "traces are traces=FILE|DIR)", o.trace);
 	o.outdir = dir;
 	struct bench_out *b = calloc(1, sizeof *b);
 	if (!b)

@@ -25,15 +25,15 @@ EOF
 printf '0 1 8\r\n' >>"$S/ok.trace"
 # senders: 0 <- {1,2,3} (the self message is no partner), 3..6 <- {7},
 # 1 <- {0}: P = 3; senders or receivers: 7 <-> {3,4,5,6}: P = 4.
-expect_status "hand trace" 0 "$DSH" --json -c "bench E8 trace=$S/ok.trace ranks=8"
+expect_status "hand trace" 0 "$DSH" --json -c "bench E8 traces=$S/ok.trace ranks=8"
 row() { jq -c "select(.cmd == \"bench\") | .result.table7_3[$1] | [.application, .partners, .ranks, .ratio, .processes_with_max, .messages]" "$T_TMP/out"; }
 expect_eq "P = 3 of 8 (senders)" '["ok",3,8,0.5,1,10]' "$(row 0)"
-expect_status "hand trace, partners=any" 0 "$DSH" --json -c "bench E8 trace=$S/ok.trace ranks=8 partners=any"
+expect_status "hand trace, partners=any" 0 "$DSH" --json -c "bench E8 traces=$S/ok.trace ranks=8 partners=any"
 expect_eq "P = 4 of 8 (senders or receivers)" '["ok",4,8,0.625,1,10]' "$(row 0)"
 
 bad() { # name line-content expected-message
 	printf '# header\n0 1 8\n%s\n' "$2" >"$S/bad.trace"
-	expect_status "$1" 1 "$DSH" -c "bench E8 trace=$S/bad.trace"
+	expect_status "$1" 1 "$DSH" -c "bench E8 traces=$S/bad.trace"
 	expect_match "$1: file:line" "$S/bad.trace:3: $3" "$(cat "$T_TMP/err")"
 }
 bad "two fields" "0 1" "2 fields, expected 3"
@@ -43,17 +43,17 @@ bad "negative" "0 1 -8" "field 3 '-8' is not a decimal number"
 bad "junk after a number" "0 1 8k" "field 3 '8k' is not a decimal number"
 bad "rank out of range" "64 1 8" "src rank 64 is not below ranks=64"
 bad "overflow" "0 1 99999999999999999999999" "field 3 '99999999999999999999999' is not a decimal number"
-expect_status "missing file" 1 "$DSH" -c "bench E8 trace=$S/nonexistent"
-expect_match "names it" "trace=$S/nonexistent: No such file" "$(cat "$T_TMP/err")"
+expect_status "missing file" 1 "$DSH" -c "bench E8 traces=$S/nonexistent"
+expect_match "names it" "traces=$S/nonexistent: No such file" "$(cat "$T_TMP/err")"
 mkdir -p "$S/empty"
-expect_status "empty directory" 1 "$DSH" -c "bench E8 trace=$S/empty"
+expect_status "empty directory" 1 "$DSH" -c "bench E8 traces=$S/empty"
 expect_match "says so" "no trace files" "$(cat "$T_TMP/err")"
 
 # A directory: one application per file, named before the first '.'.
 mkdir -p "$S/dir"
 printf '0 1 8\n1 0 8\n' >"$S/dir/b.txt"
 printf '%s\n' "0 1 8" "2 1 8" "3 1 8" >"$S/dir/a.trace"
-expect_status "trace directory" 0 "$DSH" --json -c "bench E8 trace=$S/dir"
+expect_status "trace directory" 0 "$DSH" --json -c "bench E8 traces=$S/dir"
 expect_eq "rows in name order" '["a",3,64,0.0625,1,3]|["b",1,64,0.03125,2,2]' "$(row 0)|$(row 1)"
 
 # SimGrid's time-independent traces ("[p]RANK ACTION ARGS"): sends are
@@ -74,13 +74,13 @@ p0 finalize
 EOF
 # sends: 1 <- 0, 2 <- 1, 0 <- 3: P = 1 (3 processes);
 # a binomial Bcast from rank 3 adds 3 -> 0, 3 -> 1, 1 -> 2: 1 <- {0, 3}, P = 2.
-expect_status "SimGrid trace, coll=none" 0 "$DSH" --json -c "bench E8 trace=$S/ring.ti ranks=4 coll=none"
+expect_status "SimGrid trace, coll=none" 0 "$DSH" --json -c "bench E8 traces=$S/ring.ti ranks=4 coll=none"
 expect_eq "sends only" '["ring",1,4,0.5,3,3]' "$(row 0)"
-expect_status "SimGrid trace, collectives" 0 "$DSH" --json -c "bench E8 trace=$S/ring.ti ranks=4"
+expect_status "SimGrid trace, collectives" 0 "$DSH" --json -c "bench E8 traces=$S/ring.ti ranks=4"
 expect_eq "with the Bcast tree" '["ring",2,4,0.75,1,6]' "$(row 0)"
 ti_bad() { # name line expected-message
 	printf 'p0 init\n%s\n' "$2" >"$S/bad.ti"
-	expect_status "$1" 1 "$DSH" -c "bench E8 trace=$S/bad.ti"
+	expect_status "$1" 1 "$DSH" -c "bench E8 traces=$S/bad.ti"
 	expect_match "$1: file:line" "$S/bad.ti:2: $3" "$(cat "$T_TMP/err")"
 }
 ti_bad "unknown action" "p0 frobnicate 3" "unknown action 'frobnicate'"
@@ -180,7 +180,7 @@ EOF
 # A dumped built-in trace read back gives the same P.
 mkdir -p "$S/back"
 cp "$S"/out-rd/e8-*.trace "$S/back/"
-expect_status "dumped traces read back" 0 "$DSH" --json -c "bench E8 trace=$S/back"
+expect_status "dumped traces read back" 0 "$DSH" --json -c "bench E8 traces=$S/back"
 expect_eq "same P" "$(jq -c '[.table7_3[] | ["e8-" + .application, .partners]] | sort' "$S/rd.json")" \
 	"$(jq -c 'select(.cmd == "bench") | [.result.table7_3[] | [.application, .partners]] | sort' "$T_TMP/out")"
 # Other process counts: the generators follow the NPB grids.
