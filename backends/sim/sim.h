@@ -42,14 +42,19 @@
  * for any step added to the clock. */
 #define SIM_TIME_END DNET_VTIME_END
 
-/* ---- SO-DIMM (sodimm.c) ---- */
-#define SIM_CHUNK_SHIFT 16u                    /* 64 KB chunks */
-#define SIM_CHUNK (1u << SIM_CHUNK_SHIFT)
-#define SIM_L2_SHIFT 10u                       /* 1024 chunks = 64 MB per L2 table */
-#define SIM_L1_ENTRIES 128u                    /* 128 x 64 MB = 8 GB per module */
-struct sim_module {
-	uint8_t **l1[SIM_L1_ENTRIES];          /* -> 1024 chunk pointers */
-	uint64_t chunks;                       /* allocated chunks */
+/* ---- SO-DIMM (sodimm.c) ----
+ * Storage follows the interleaved SO-DIMM address space: a chunk holds
+ * 128 KB of it, i.e. the same 64 KB chunk of both modules, so a contiguous
+ * transfer is one memcpy per chunk.  The low bits of a chunk's table entry
+ * tell which module's 64 KB holds data (bit m: module m). */
+#define SIM_PCHUNK_SHIFT 17u                   /* 128 KB of address space */
+#define SIM_PCHUNK (1u << SIM_PCHUNK_SHIFT)
+#define SIM_MCHUNK (SIM_PCHUNK / 2u)           /* 64 KB of each module */
+#define SIM_L2_SHIFT 6u                        /* 64 chunks = 8 MB per L2 table */
+#define SIM_L1_ENTRIES 2048u                   /* 2048 x 8 MB = 16 GB: two 8 GB modules */
+struct sim_sdimm {
+	uintptr_t *l1[SIM_L1_ENTRIES];         /* -> 64 entries: chunk | module bits */
+	uint64_t chunks;                       /* 64 KB module chunks holding data */
 };
 
 /* ---- access patterns (xfer.c) ---- */
@@ -261,7 +266,7 @@ struct sim_swif {
 struct sim_node {
 	unsigned id;                  /* 1..nodes = CLID */
 	struct sim_wid w[DNET_NWID];
-	struct sim_module mod[2];     /* SO-DIMM1 (addr bit 3 = 0), SO-DIMM2 */
+	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
 	uint16_t lid;
