@@ -45,16 +45,22 @@
 /* ---- SO-DIMM (sodimm.c) ----
  * Storage follows the interleaved SO-DIMM address space: a chunk holds
  * 128 KB of it, i.e. the same 64 KB chunk of both modules, so a contiguous
- * transfer is one memcpy per chunk.  The low bits of a chunk's table entry
- * tell which module's 64 KB holds data (bit m: module m). */
+ * transfer is one memcpy per chunk.  The low bits of a chunk's address tell
+ * which module's 64 KB holds data (bit m: module m); pages says which of
+ * its 4 KB pages were ever stored to (the others are zeros, never touched). */
 #define SIM_PCHUNK_SHIFT 17u                   /* 128 KB of address space */
 #define SIM_PCHUNK (1u << SIM_PCHUNK_SHIFT)
 #define SIM_MCHUNK (SIM_PCHUNK / 2u)           /* 64 KB of each module */
+#define SIM_SD_PAGE 4096u
 #define SIM_L2_SHIFT 6u                        /* 64 chunks = 8 MB per L2 table */
 #define SIM_L1_ENTRIES 2048u                   /* 2048 x 8 MB = 16 GB: two 8 GB modules */
+struct sim_chunk {
+	uintptr_t mem;                         /* mapping | module bits */
+	uint32_t pages;                        /* bit k: page k holds stored data */
+};
 struct sim_sdimm {
-	uintptr_t *l1[SIM_L1_ENTRIES];         /* -> 64 entries: chunk | module bits */
 	uint64_t chunks;                       /* 64 KB module chunks holding data */
+	struct sim_chunk *l1[SIM_L1_ENTRIES];  /* -> 64 chunks */
 };
 
 /* ---- access patterns (xfer.c) ---- */
@@ -146,10 +152,12 @@ struct sim_copy {
 
 /* ---- per process (WID) state ---- */
 struct sim_wid {
-	uint8_t ww[DNET_WINAREA_SIZE];
-	uint8_t pw[DNET_WINAREA_SIZE];
-	uint8_t llcm[DNET_LLCM_SIZE];
-	uint8_t lhb[DNET_LHB_SIZE];
+	/* the Block RAMs, in the node's struct sim_widmem (kept apart from the
+	 * small state, so that an idle node's pages are few) */
+	uint8_t *ww;                  /* [DNET_WINAREA_SIZE] */
+	uint8_t *pw;                  /* [DNET_WINAREA_SIZE] */
+	uint8_t *llcm;                /* [DNET_LLCM_SIZE] */
+	uint8_t *lhb;                 /* [DNET_LHB_SIZE] */
 	uint64_t cmd_upper[2];
 	uint64_t cmd_ex;
 	bool ex_flag;
@@ -166,6 +174,12 @@ struct sim_wid {
 	uint32_t st_size;             /* bytes */
 	/* host side: 64-byte lines of PW (2 KB) / LH Buffer (4 KB) in the cache */
 	uint64_t pw_cached, lhb_cached;
+};
+struct sim_widmem {
+	uint8_t ww[DNET_WINAREA_SIZE];
+	uint8_t pw[DNET_WINAREA_SIZE];
+	uint8_t llcm[DNET_LLCM_SIZE];
+	uint8_t lhb[DNET_LHB_SIZE];
 };
 
 enum sim_stat {
@@ -251,22 +265,23 @@ struct sim_swif_slot {
 	uint64_t line[SIM_SWIF_SLOT_LINES];
 };
 struct sim_swif {
-	struct sim_swif_slot slot[SIM_SWIF_TX_PKTS];
 	unsigned used;
 	uint64_t order;
 	uint32_t timer_gen;
 	uint64_t timer_at;            /* the pending timer's time (0: none) */
 	uint64_t link_free;           /* delay faults: the link is FIFO from here */
 	uint64_t stall_until;         /* stall faults: the receive side is held until then */
-	uint32_t tx_psn[SIM_MAX_NODES + 1];  /* next PSN to each destination */
-	uint32_t rx_epsn[SIM_MAX_NODES + 1]; /* next PSN expected from each source */
-	uint8_t rx_nak[SIM_MAX_NODES + 1];   /* a NAK went out for the current gap */
+};
+/* Per peer node (by CLID), one entry for both directions. */
+struct sim_swif_peer {
+	uint32_t tx_psn;              /* next PSN to it */
+	uint32_t rx_epsn;             /* next PSN expected from it */
+	uint8_t rx_nak;               /* a NAK went out for the current gap */
 };
 
 struct sim_node {
 	unsigned id;                  /* 1..nodes = CLID */
 	struct sim_wid w[DNET_NWID];
-	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
 	uint16_t lid;
@@ -315,6 +330,12 @@ struct sim_node {
 	uint64_t pu_until, wu_until;  /* PU reading / WU writing the SO-DIMM until */
 	uint64_t st[ST_COUNT];
 	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
+	/* Large and seldom used state last: the node is an anonymous mapping
+	 * (node.c) and a page of it takes memory only once touched. */
+	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
+	struct sim_swif_peer peer[SIM_MAX_NODES + 1];
+	struct sim_swif_slot slot[SIM_SWIF_TX_PKTS]; /* send FIFO copies (reliable path) */
+	struct sim_widmem mem[DNET_NWID];
 };
 
 struct sim {

@@ -10,18 +10,18 @@
  * module, the statistic sodimm_bytes counts 64 KB per module chunk that
  * has been written a non-zero byte (bits 0/1 of the table entry), and
  * writing zeros to untouched memory allocates nothing.  The chunks are
- * anonymous mappings: pages never written take no memory, and zeros
- * written over a page of zeros are not stored (same contents, no page).
+ * anonymous mappings; a 4 KB page is touched only once something is stored
+ * to it, and zeros for a page never stored to are not stored (it reads as
+ * zeros): memory stays proportional to the pages holding data.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "sim/sim.h"
 
-#define PAGE 4096u
 #define MODBITS ((uintptr_t)3u)
 
-static uintptr_t *slot(const struct sim_sdimm *m, uint64_t pc)
+static struct sim_chunk *slot(const struct sim_sdimm *m, uint64_t pc)
 {
 	uint64_t i1 = pc >> SIM_L2_SHIFT;
 	if (i1 >= SIM_L1_ENTRIES || !m->l1[i1])
@@ -29,12 +29,12 @@ static uintptr_t *slot(const struct sim_sdimm *m, uint64_t pc)
 	return &m->l1[i1][pc & ((1u << SIM_L2_SHIFT) - 1)];
 }
 
-static uintptr_t *slot_alloc(struct sim_sdimm *m, uint64_t pc)
+static struct sim_chunk *slot_alloc(struct sim_sdimm *m, uint64_t pc)
 {
 	uint64_t i1 = pc >> SIM_L2_SHIFT;
 	if (i1 >= SIM_L1_ENTRIES)
 		return NULL;
-	if (!m->l1[i1] && !(m->l1[i1] = calloc(1u << SIM_L2_SHIFT, sizeof(uintptr_t))))
+	if (!m->l1[i1] && !(m->l1[i1] = calloc(1u << SIM_L2_SHIFT, sizeof(struct sim_chunk))))
 		return NULL;
 	return &m->l1[i1][pc & ((1u << SIM_L2_SHIFT) - 1)];
 }
@@ -87,30 +87,70 @@ static unsigned nonzero_mods(uint64_t addr, const uint8_t *in, size_t len, unsig
 
 static bool all_zero(const uint8_t *p, size_t len)
 {
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t w;
-		memcpy(&w, p, 8);
-		if (w)
+	uint64_t acc = 0;
+	for (; len >= 64; p += 64, len -= 64) {
+		uint64_t w[8];
+		memcpy(w, p, 64);
+		if (w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7])
 			return false;
 	}
 	for (; len; p++, len--)
-		if (*p)
-			return false;
-	return true;
+		acc |= *p;
+	return !acc;
 }
 
-/* memcpy, except that zeros over zeros are not written (the page stays
- * unmapped if it was). */
-static void put(uint8_t *dst, const uint8_t *src, size_t len)
+/* Pages [o, o + len) of a chunk as a mask. */
+static uint32_t page_mask(size_t o, size_t len)
 {
+	unsigned first = (unsigned)(o / SIM_SD_PAGE), last = (unsigned)((o + len - 1) / SIM_SD_PAGE);
+	return (uint32_t)((2ull << last) - (1ull << first));
+}
+
+/* Copy [o, o + len) of chunk c out; pages never stored to read as zeros
+ * without being touched. */
+static void chunk_read(const struct sim_chunk *c, size_t o, uint8_t *out, size_t len)
+{
+	const uint8_t *mem = (const uint8_t *)(c->mem & ~MODBITS);
+	uint32_t want = page_mask(o, len);
+	if (mem && (c->pages & want) == want) {
+		memcpy(out, mem + o, len);
+		return;
+	}
 	while (len) {
-		size_t k = PAGE - ((uintptr_t)dst & (PAGE - 1));
+		size_t k = SIM_SD_PAGE - (o & (SIM_SD_PAGE - 1));
 		if (k > len)
 			k = len;
-		if (!all_zero(src, k) || !all_zero(dst, k))
-			memcpy(dst, src, k);
-		dst += k;
-		src += k;
+		if (mem && (c->pages >> (o / SIM_SD_PAGE) & 1u))
+			memcpy(out, mem + o, k);
+		else
+			memset(out, 0, k);
+		out += k;
+		o += k;
+		len -= k;
+	}
+}
+
+/* Store [o, o + len) of chunk c; zeros for a page never stored to need
+ * not be stored (it reads as zeros). */
+static void chunk_write(struct sim_chunk *c, size_t o, const uint8_t *in, size_t len)
+{
+	uint8_t *mem = (uint8_t *)(c->mem & ~MODBITS);
+	uint32_t want = page_mask(o, len);
+	if ((c->pages & want) == want) {
+		memcpy(mem + o, in, len);
+		return;
+	}
+	while (len) {
+		size_t k = SIM_SD_PAGE - (o & (SIM_SD_PAGE - 1));
+		if (k > len)
+			k = len;
+		uint32_t bit = 1u << (o / SIM_SD_PAGE);
+		if ((c->pages & bit) || !all_zero(in, k)) {
+			memcpy(mem + o, in, k);
+			c->pages |= bit;
+		}
+		in += k;
+		o += k;
 		len -= k;
 	}
 }
@@ -122,9 +162,9 @@ void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len
 		size_t o = (size_t)(addr & (SIM_PCHUNK - 1)), piece = SIM_PCHUNK - o;
 		if (piece > len)
 			piece = len;
-		const uintptr_t *e = slot(&n->sd, addr >> SIM_PCHUNK_SHIFT);
-		if (e && (*e & ~MODBITS))
-			memcpy(out, (const uint8_t *)(*e & ~MODBITS) + o, piece);
+		const struct sim_chunk *c = slot(&n->sd, addr >> SIM_PCHUNK_SHIFT);
+		if (c && c->pages)
+			chunk_read(c, o, out, piece);
 		else
 			memset(out, 0, piece);
 		out += piece;
@@ -142,25 +182,25 @@ int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len
 		if (piece > len)
 			piece = len;
 		uint64_t pc = addr >> SIM_PCHUNK_SHIFT;
-		uintptr_t *e = slot(m, pc);
-		uintptr_t v = e ? *e : 0;
+		struct sim_chunk *c = slot(m, pc);
+		uintptr_t v = c ? c->mem : 0;
 		if ((v & MODBITS) != MODBITS) {
 			/* A module gets its chunk with its first non-zero byte. */
 			unsigned nz = nonzero_mods(addr, in, piece, (unsigned)(~v & MODBITS));
 			if (nz) {
 				if (!v) {
-					uint8_t *c;
-					if ((!e && !(e = slot_alloc(m, pc))) || !(c = chunk_map()))
+					uint8_t *mem;
+					if ((!c && !(c = slot_alloc(m, pc))) || !(mem = chunk_map()))
 						return -1;
-					v = (uintptr_t)c;
+					v = (uintptr_t)mem;
 				}
 				v |= nz;
-				*e = v;
+				c->mem = v;
 				m->chunks += (nz & 1u) + (nz >> 1);
 			}
 		}
 		if (v & ~MODBITS)
-			put((uint8_t *)(v & ~MODBITS) + o, in, piece);
+			chunk_write(c, o, in, piece);
 		in += piece;
 		addr += piece;
 		len -= piece;
@@ -175,8 +215,8 @@ void sd_free(struct sim_node *n)
 		if (!m->l1[i])
 			continue;
 		for (unsigned j = 0; j < (1u << SIM_L2_SHIFT); j++)
-			if (m->l1[i][j] & ~MODBITS)
-				munmap((void *)(m->l1[i][j] & ~MODBITS), SIM_PCHUNK);
+			if (m->l1[i][j].mem & ~MODBITS)
+				munmap((void *)(m->l1[i][j].mem & ~MODBITS), SIM_PCHUNK);
 		free(m->l1[i]);
 		m->l1[i] = NULL;
 	}
