@@ -505,6 +505,104 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 	return cost;
 }
 
+/* ---- runs of 8-byte host accesses (block transfers) ----
+ * A block transfer is a run of 8-byte accesses (host_xfer, sim.c).  Inside
+ * one memory region (Write Window, Prefetch Window, LLCM, LH Buffer) the
+ * run is charged and copied in one go, with exactly the cost and the state
+ * the accesses one by one give; registers and holes go access by access. */
+
+/* The bytes from off, at most len, that such a run covers: 0 if off is
+ * not 8-aligned in a memory region. */
+size_t sim_host_run(uint32_t off, size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if ((off & 7u) || len < 8 || dnet_addr_lookup(off, &r, &wid, &o) ||
+	    (r != DNET_REG_WW && r != DNET_REG_PW && r != DNET_REG_LLCM && r != DNET_REG_LHB))
+		return 0;
+	size_t room = dnet_region_info(r)->size - o;
+	return (len < room ? len : room) & ~(size_t)7;
+}
+
+/* The sum of sim_host_charge over the 8-byte accesses of a run, leaving
+ * the same host-side state (WC line, cached lines). */
+uint64_t sim_host_charge_run(const struct sim *s, struct sim_node *n, uint32_t off, size_t len,
+			     bool write)
+{
+	const struct sim_timing *t = &s->t;
+	uint32_t end = off + (uint32_t)len;
+	switch (dnet_addr_attr(off)) {
+	case DNET_ATTR_WC:
+		if (write) {
+			/* every line once, but not the line still being combined */
+			uint32_t l0 = off / 64u, l1 = (end - 1u) / 64u;
+			uint64_t cost = (uint64_t)(l1 - l0 + 1u) * t->host_bus_line_ns;
+			if (n->wc_dirty && n->wc_line == l0)
+				cost -= t->host_bus_line_ns;
+			n->wc_line = l1;
+			n->wc_dirty = true;
+			return cost;
+		}
+		break;
+	case DNET_ATTR_WB: {
+		uint64_t bit, *set;
+		if (write || !wb_line(n, off, &bit))
+			break;
+		uint64_t cost = (uint64_t)(len / 8u) * t->host_l2_8b_ns;
+		for (uint32_t a = off & ~63u; a < end; a += 64)
+			if ((set = wb_line(n, a, &bit)) && !(*set & bit)) {
+				cost += t->host_wb_miss_ns;
+				*set |= bit;
+			}
+		return cost;
+	}
+	default:
+		break;
+	}
+	uint64_t cost = (uint64_t)(len / 8u) * (write ? t->host_uc_write_ns : t->host_uc_read_ns);
+	if (n->wc_dirty) {
+		cost += t->host_wc_drain_ns;
+		n->wc_dirty = false;
+	}
+	return cost;
+}
+
+void sim_host_read_run(struct sim_node *n, uint32_t off, uint8_t *buf, size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o))
+		return;
+	const struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_PW: memcpy(buf, w->pw + o, len); break;
+	case DNET_REG_LLCM: memcpy(buf, w->llcm + o, len); break;
+	case DNET_REG_LHB: memcpy(buf, w->lhb + o, len); break;
+	default: memset(buf, 0, len); break; /* Write Window: write-only */
+	}
+}
+
+void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+			size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o))
+		return;
+	struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_WW: memcpy(w->ww + o, buf, len); break;
+	case DNET_REG_LLCM:
+		memcpy(w->llcm + o, buf, len);
+		rc_retry(s, n); /* once is as good as once per access: no event runs between */
+		break;
+	default: break; /* Prefetch Window, LH Buffer: read-only */
+	}
+}
+
 /* PREFETCHNTA of [off, off+len): lines not cached are filled back to
  * back, the first after a DIMM access, the others one bus burst each. */
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len)

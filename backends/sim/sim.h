@@ -386,6 +386,12 @@ int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_
 		   unsigned w);
 uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
 			 bool write);
+size_t sim_host_run(uint32_t off, size_t len);
+uint64_t sim_host_charge_run(const struct sim *s, struct sim_node *n, uint32_t off, size_t len,
+			     bool write);
+void sim_host_read_run(struct sim_node *n, uint32_t off, uint8_t *buf, size_t len);
+void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+			size_t len);
 uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
@@ -456,6 +462,7 @@ bool ipush_is_lhs_type(unsigned type);
 
 /* switch.c */
 struct sim_pkt *pkt_alloc(unsigned nlines);
+struct sim_pkt *pkt_alloc_lines(unsigned nlines);
 bool sw_can_send(const struct sim_node *src);
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sw_taken(struct sim *s, const struct sim_pkt *p);

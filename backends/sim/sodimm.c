@@ -64,11 +64,17 @@ static unsigned nonzero_mods(uint64_t addr, const uint8_t *in, size_t len, unsig
 		addr++;
 		len--;
 	}
-	/* then 256 bytes at a time, as words: even words SO-DIMM1, odd SO-DIMM2 */
+	/* then 512 bytes at a time, as words: even words SO-DIMM1, odd SO-DIMM2 */
 	while (len >= 16 && got != want) {
-		size_t k = len < 256 ? len & ~(size_t)15 : 256;
+		size_t k = len < 512 ? len & ~(size_t)15 : 512, i = 0;
 		uint64_t acc[2] = { 0, 0 };
-		for (size_t i = 0; i < k; i += 16) {
+		for (; i + 64 <= k; i += 64) {
+			uint64_t w[8];
+			memcpy(w, in + i, 64);
+			acc[0] |= w[0] | w[2] | w[4] | w[6];
+			acc[1] |= w[1] | w[3] | w[5] | w[7];
+		}
+		for (; i < k; i += 16) {
 			uint64_t w[2];
 			memcpy(w, in + i, 16);
 			acc[0] |= w[0];

@@ -26,6 +26,20 @@ struct sim_pkt *pkt_alloc(unsigned nlines)
 	return p;
 }
 
+/* A packet whose every line the caller writes (header, then data): not
+ * cleared, apart from its last line (the padding of a partial data line). */
+struct sim_pkt *pkt_alloc_lines(unsigned nlines)
+{
+	struct sim_pkt *p = malloc(sizeof *p + (size_t)nlines * sizeof(uint64_t));
+	if (p) {
+		memset(p, 0, sizeof *p);
+		p->nlines = nlines;
+		if (nlines)
+			p->line[nlines - 1] = 0;
+	}
+	return p;
+}
+
 /* Decision D-SIM-SWIF-BUF: the sender's SWIF FIFO holds SIM_SWIF_TX_PKTS
  * packets that the receiving Receive Controller has not taken yet.  When it
  * is full the executor waits (the WAIT states of Fig. 5.11, 5.14, 5.15), so
