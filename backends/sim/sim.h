@@ -196,6 +196,14 @@ enum sim_stat {
 
 enum rc_wait { RC_RUN, RC_WAIT_RING, RC_WAIT_FIFO, RC_WAIT_IPUSH };
 
+/* The received packet the Receive Controller holds, decoded (rc.c). */
+struct sim_rx_info {
+	struct dnet_pkt_hdr h;
+	unsigned hl;          /* header lines */
+	uint64_t dlen;        /* data bytes */
+	const struct dnet_otype_info *oi;
+};
+
 /* An IPUSH/LHS message being received (ipush.c, Decision D-SIM-IPUSH-MSG):
  * the room its first packet reserved, found again by the sender's
  * {SLID, SWID} for the later packets. */
@@ -304,6 +312,7 @@ struct sim_node {
 	struct sim_pkt *rxq_head, *rxq_tail;
 	unsigned rxq_len;
 	struct sim_pkt *rx_cur;
+	struct sim_rx_info rx_x;      /* rx_cur decoded when taken */
 	unsigned rc_phase;
 	enum rc_wait rc_wait;
 	bool rc_stall_counted;        /* this packet's ring stall is in rc_stalls */
