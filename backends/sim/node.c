@@ -80,7 +80,14 @@ static struct sim_node *node_alloc(void)
 #else
 	void *m = mmap(NULL, sizeof(struct sim_node), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	if (m == MAP_FAILED)
+		return NULL;
+#ifdef MADV_NOHUGEPAGE
+	/* a touched page is 4 KB, never a huge page (THP "always"); and the
+	 * nodes' mappings, alike, merge into few VMAs */
+	(void)madvise(m, sizeof(struct sim_node), MADV_NOHUGEPAGE);
+#endif
+	return m;
 #endif
 }
 
