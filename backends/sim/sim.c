@@ -475,7 +475,8 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 				   "sim: refusing to poll Controller Reset (every read resets)");
 	uint64_t t_poll = host_begin(s, n);
 	/* A timeout past the end of virtual time ends there (D-SIM-TIME-END). */
-	uint64_t deadline = SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END : s->now + timeout_ns;
+	uint64_t deadline = s->now >= SIM_TIME_END || SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END
+											  : s->now + timeout_ns;
 	uint64_t v;
 	for (;;) {
 		/* Side-effect-free look at the register after each event: the
@@ -523,7 +524,9 @@ static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	/* Decision D-SIM-TIME-END: virtual time ends at 2^62 ns (146 years), so
 	 * that now + any step the model takes can never wrap; a delay past the
 	 * end is refused and leaves the clock where it was. */
-	if (ns > SIM_TIME_END - now)
+	/* Host accesses made at the end may have carried the clock a little
+	 * past it: nothing more may pass then (no wrap in the subtraction). */
+	if (now >= SIM_TIME_END || ns > SIM_TIME_END - now)
 		return dnet_seterr(err, DNET_ERANGE,
 				   "sim: a delay of %llu ns would pass the end of virtual time (2^62 ns; now %llu ns)",
 				   (unsigned long long)ns, (unsigned long long)now);
