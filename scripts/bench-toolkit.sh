@@ -148,9 +148,11 @@ int main(int argc, char **argv)
 			v[r] = (now() - t0) / 5000 * 1e9;
 		}
 	} else if (!strncmp(what, "write:", 6) || !strncmp(what, "read:", 5)) {
-		/* 1 MB through a region, block by block */
+		/* 1 MB through a region, block by block (argv[3]: that many MB
+		 * per run, for the sustained rate) */
 		bool wr = what[0] == 'w';
 		const char *reg = strchr(what, ':') + 1;
+		int mb = argc > 3 ? atoi(argv[3]) : 1;
 		uint32_t base = !strcmp(reg, "ww") ? DNET_WW_WID(0) : DNET_LLCM_WID(0);
 		size_t blk = !strcmp(reg, "ww") ? 2048 : !strcmp(reg, "llcm") ? 32768 : 1 << 20;
 		static uint8_t buf[1 << 20];
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
 			die("posted");
 		for (int r = 0; r < RUNS; r++) {
 			double t0 = now();
-			for (size_t done = 0; done < (1u << 20); done += blk) {
+			for (size_t done = 0; done < ((size_t)mb << 20); done += blk) {
 				int rc = !strcmp(reg, "sodimm") ? dnet_sodimm_access(d, 0x100000, buf, blk, wr, &e)
 					 : wr ? dnet_write_block(d, base, buf, blk, &e)
 					      : dnet_read_block(d, base, buf, blk, &e);
@@ -170,7 +172,7 @@ int main(int argc, char **argv)
 			}
 			if (dnet_sync(d, NULL, &e))
 				die("sync");
-			v[r] = (1 << 20) / (now() - t0) / 1e6;
+			v[r] = (double)mb * (1 << 20) / (now() - t0) / 1e6;
 		}
 	} else if (!strcmp(what, "rvs")) {
 		/* emulated RVS payload per wall second, 64 KB and 1 MB */
@@ -219,11 +221,13 @@ fi
 mc=$("$B" memcpy)
 for r in ww llcm sodimm; do
 	w=$("$B" "write:$r" "$R")
-	echo "remote block write 1 MB ($r): $w MB/s (goal >= 2000; memcpy $mc MB/s)"
+	w64=$("$B" "write:$r" "$R" 64)
+	echo "remote block write 1 MB ($r): $w MB/s; sustained over 64 MB: $w64 MB/s (goal >= 2000; memcpy $mc MB/s)"
 done
 for r in llcm sodimm; do
 	rd=$("$B" "read:$r" "$R")
-	echo "remote block read 1 MB ($r): $rd MB/s (goal >= 2000)"
+	rd64=$("$B" "read:$r" "$R" 64)
+	echo "remote block read 1 MB ($r): $rd MB/s; sustained over 64 MB: $rd64 MB/s (goal >= 2000)"
 done
 for s in 65536 1048576; do
 	x=$("$B" rvs sim:nodes=2 "$s")
