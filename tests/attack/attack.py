@@ -314,6 +314,23 @@ def a_delay_max(env, addr, d):
     return probs, "refused; clock at %s ns" % now
 
 
+def until_admitted(addr, secs):
+    """Try a new client's HELLO every 0.1 s for up to secs: (admitted, tries, seconds)."""
+    t0 = time.monotonic()
+    ok, tries = False, 0
+    while time.monotonic() - t0 < secs and not ok:
+        tries += 1
+        try:
+            s, r = session(addr, node=1, priv=0)
+            ok = r is not None and r[0] == (T_HELLO | 0x8000)
+            s.close()
+        except OSError:
+            pass
+        if not ok:
+            time.sleep(0.1)
+    return ok, tries, time.monotonic() - t0
+
+
 def a_silent(env, addr, d):
     """4: 80 sockets connect and say nothing (max-clients 64): a real client
     is served within the grace logic (the oldest silent one makes room)."""
@@ -324,19 +341,8 @@ def a_silent(env, addr, d):
         except OSError:
             pass
     hold(1.3)
-    t0 = time.monotonic()
-    ok, tries = False, 0
-    while time.monotonic() - t0 < 5 and not ok:
-        tries += 1
-        try:
-            s, r = session(addr, node=1, priv=0)
-            ok = r is not None and r[0] == (T_HELLO | 0x8000)
-            s.close()
-        except OSError:
-            pass
-        if not ok:
-            time.sleep(0.1)
-    el = (time.monotonic() - t0) * 1000
+    ok, tries, el = until_admitted(addr, 5)
+    el *= 1000
     closeall(socks)
     return ([] if ok else ["no HELLO answered beside 80 silent sockets within 5 s"]), \
         "a new client admitted after %.0f ms (%d tries)" % (el, tries)
@@ -389,19 +395,7 @@ def a_idle_hello(env, addr, d):
                 s.close()
         except OSError:
             pass
-    t0 = time.monotonic()
-    ok, tries = False, 0
-    while time.monotonic() - t0 < 6 and not ok:
-        tries += 1
-        try:
-            s, r = session(addr, node=1, priv=0)
-            ok = r is not None and r[0] == (T_HELLO | 0x8000)
-            s.close()
-        except OSError:
-            pass
-        if not ok:
-            time.sleep(0.1)
-    el = time.monotonic() - t0
+    ok, tries, el = until_admitted(addr, 6)
     # the client that made room was told so
     told = ""
     for s in socks:
