@@ -10,7 +10,7 @@
 #define BENCH_MAX_PTS 256
 #define BENCH_MAX_SERIES 6
 #define BENCH_MAX_FIGS 24
-#define BENCH_MAX_VALS 96
+#define BENCH_MAX_VALS 160
 
 struct bench_series {
 	char name[48];
@@ -42,16 +42,36 @@ struct bench_val {
 	double x;
 };
 
+/* E8 (bench_e8.c): one row of Table 7.3 per application. */
+#define BENCH_MAX_E8 16
+struct bench_e8row {
+	char app[32];
+	char source[16];      /* "built-in" or "trace" */
+	unsigned ranks;
+	unsigned p_max;       /* P: the most distinct partners of any process */
+	unsigned p_min, at_max; /* the fewest; how many processes have P */
+	double p_mean;
+	unsigned long long msgs, bytes;
+};
+
 struct bench_out {
 	struct bench_fig fig[BENCH_MAX_FIGS];
 	unsigned nfig;
 	struct bench_val val[BENCH_MAX_VALS];
 	unsigned nval;
+	struct bench_e8row e8[BENCH_MAX_E8];
+	unsigned ne8;
 };
 
 struct bench_opts {
 	bool quick;           /* fewer sizes and iterations */
 	const char *trace;    /* NULL or a Chrome trace-event file */
+	const char *outdir;   /* out=DIR (E8 writes its generated traces there) */
+	/* E8 */
+	const char *e8_trace; /* traces=FILE|DIR: message traces instead of the built-in NPB patterns */
+	unsigned e8_ranks;    /* ranks=N (0: 64) */
+	bool e8_any;          /* partners=any: senders and receivers (default: senders) */
+	int e8_coll;          /* coll=: BENCH_E8_COLL_* */
 };
 
 /* Run experiment "E1".."E9" (case-insensitive), appending to out.
@@ -59,5 +79,21 @@ struct bench_opts {
 int bench_experiment(const char *id, const struct bench_opts *o, struct bench_out *out, char *err,
 		     size_t errlen);
 extern const char *const bench_experiments[]; /* "E1".."E9", NULL */
+
+/* Results (bench_exp.c): a figure, a series of it, a point of a series, a
+ * headline value; all ignore overflow of the fixed tables. */
+struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
+				const char *yl, bool logx);
+struct bench_series *bench_series_new(struct bench_fig *f, const char *name);
+void bench_point(struct bench_series *s, double x, double y);
+void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
+	       double thesis, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* E8, the IPUSH receive-area trace analysis (bench_e8.c).  coll=: MPI
+ * collectives as point-to-point messages (recursive doubling, binomial
+ * trees) or left out. */
+enum { BENCH_E8_COLL_RD, BENCH_E8_COLL_BINOMIAL, BENCH_E8_COLL_NONE };
+extern const char *const bench_e8_coll_names[]; /* "rd", "binomial", "none", NULL */
+int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
 
 #endif

@@ -22,7 +22,7 @@
 #include "bench.h"
 #include "bench_host.h"
 
-const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E9", NULL };
+const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", NULL };
 
 #define WID 0u
 #define UR(off) (DNET_UREG_WID(WID) + (off))
@@ -370,7 +370,7 @@ static int run_pair(struct run *r, bool both, char *err, size_t errlen)
 
 /* ---- results ---- */
 
-static struct bench_fig *fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
+struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
 				 const char *yl, bool logx)
 {
 	if (o->nfig >= BENCH_MAX_FIGS)
@@ -385,7 +385,7 @@ static struct bench_fig *fig_new(struct bench_out *o, const char *id, const char
 	return f;
 }
 
-static struct bench_series *series_new(struct bench_fig *f, const char *name)
+struct bench_series *bench_series_new(struct bench_fig *f, const char *name)
 {
 	if (!f || f->ns >= BENCH_MAX_SERIES)
 		return NULL;
@@ -395,7 +395,7 @@ static struct bench_series *series_new(struct bench_fig *f, const char *name)
 	return s;
 }
 
-static void point(struct bench_series *s, double x, double y)
+void bench_point(struct bench_series *s, double x, double y)
 {
 	if (s && s->n < BENCH_MAX_PTS) {
 		s->x[s->n] = x;
@@ -404,9 +404,7 @@ static void point(struct bench_series *s, double x, double y)
 	}
 }
 
-static void val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
-		double thesis, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static void val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
+void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
 		double thesis, const char *fmt, ...)
 {
 	if (o->nval >= BENCH_MAX_VALS)
@@ -533,14 +531,14 @@ static int botf_sweep(const struct bench_opts *o, struct bench_out *out, enum mo
 				return -1;
 			double s = sizes[i];
 			if (mode == BI) {
-				point(thr[ki], s, MBPS(s, ta) + MBPS(s, tb));
-				point(lat[ki], s, (ta + tb) / 2 / 1000);
+				bench_point(thr[ki], s, MBPS(s, ta) + MBPS(s, tb));
+				bench_point(lat[ki], s, (ta + tb) / 2 / 1000);
 			} else if (mode == PINGPONG) {
-				point(thr[ki], s, MBPS(s, ta / 2));
-				point(lat[ki], s, ta / 2 / 1000);
+				bench_point(thr[ki], s, MBPS(s, ta / 2));
+				bench_point(lat[ki], s, ta / 2 / 1000);
 			} else {
-				point(thr[ki], s, MBPS(s, ta));
-				point(lat[ki], s, ta / 1000);
+				bench_point(thr[ki], s, MBPS(s, ta));
+				bench_point(lat[ki], s, ta / 1000);
 			}
 		}
 	return 0;
@@ -553,11 +551,11 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	bool e1 = !strcmp(id, "E1"), e2 = !strcmp(id, "E2"), e3 = !strcmp(id, "E3");
 	enum mode mode = e1 ? UNI : e2 ? BI : PINGPONG;
 	const char *dir = e1 ? "Unidirectional" : e2 ? "Bidirectional" : "to SO-DIMM";
-	struct bench_fig *ft = fig_new(out, e1 ? "fig6.3" : e2 ? "fig6.5" : "fig6.7",
+	struct bench_fig *ft = bench_fig_new(out, e1 ? "fig6.3" : e2 ? "fig6.5" : "fig6.7",
 				       e1 ? "BOTF throughput (unidirectional)" : e2 ? "BOTF throughput (bidirectional)"
 				       : "BOTF throughput including receive processing",
 				       "Data Size [Byte]", "Throughput [MByte/s]", false);
-	struct bench_fig *fl = fig_new(out, e1 ? "fig6.4" : e2 ? "fig6.6" : "fig6.8",
+	struct bench_fig *fl = bench_fig_new(out, e1 ? "fig6.4" : e2 ? "fig6.6" : "fig6.8",
 				       e1 ? "BOTF latency (unidirectional)" : e2 ? "BOTF latency (bidirectional)"
 				       : "BOTF latency including receive processing (RTT/2)",
 				       "Data Size [Byte]", "Latency [us]", false);
@@ -565,33 +563,33 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	char name[48];
 	for (unsigned i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "%u WW, %s", k124[i], dir);
-		thr[i] = series_new(ft, name);
-		lat[i] = series_new(fl, name);
+		thr[i] = bench_series_new(ft, name);
+		lat[i] = bench_series_new(fl, name);
 	}
 	if (botf_sweep(o, out, mode, false, err, errlen, thr, lat, k124, 3, false))
 		return -1;
 	if (e3) {
 		/* 4 WW into the receiver's Prefetch Window (rflag = 1), up to 1984 B. */
 		static const unsigned k4[] = { 4 };
-		thr[3] = series_new(ft, "4 WW to PW");
-		lat[3] = series_new(fl, "4 WW to PW");
+		thr[3] = bench_series_new(ft, "4 WW to PW");
+		lat[3] = bench_series_new(fl, "4 WW to PW");
 		if (botf_sweep(o, out, mode, false, err, errlen, &thr[3], &lat[3], k4, 1, true))
 			return -1;
-		val(out, id, "prediction", "MB/s", series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
-		val(out, id, "prediction", "us", series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
-		val(out, id, "prediction", "us", series_min(lat[3], NULL) - 0.385, NAN,
+		bench_val(out, id, "prediction", "MB/s", series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
+		bench_val(out, id, "prediction", "us", series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
+		bench_val(out, id, "prediction", "us", series_min(lat[3], NULL) - 0.385, NAN,
 		    "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), PW");
 	}
 	for (unsigned i = 0; i < 3; i++) {
 		double at = 0, m = series_max(thr[i], &at);
 		double lat_at = 0, lmin = series_min(lat[i], &lat_at);
 		if (e1) {
-			val(out, id, "calibration", "MB/s", m, uni_max[i], "max throughput <= 1984 B, %u WW (at %.0f B)", k124[i], at);
+			bench_val(out, id, "calibration", "MB/s", m, uni_max[i], "max throughput <= 1984 B, %u WW (at %.0f B)", k124[i], at);
 			val_plot(out, ft->id, at);
 		} else
-			val(out, id, "prediction", "MB/s", m, NAN, "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
+			bench_val(out, id, "prediction", "MB/s", m, NAN, "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
 		if (i == 2 || e3)
-			val(out, id, e1 ? "calibration" : "prediction", "us", lmin, e1 ? 0.632 : NAN,
+			bench_val(out, id, e1 ? "calibration" : "prediction", "us", lmin, e1 ? 0.632 : NAN,
 			    "min %s, %u WW (at %.0f B)", e3 ? "RTT/2" : "latency", k124[i], lat_at);
 		if (e1 && i == 2)
 			val_plot(out, fl->id, 8); /* 16 B header + 8 B data (§6.2.1) */
@@ -599,7 +597,7 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	if (e3) {
 		/* The thesis's back-to-back estimate: RTT/2 - switch latency (§6.2.3). */
 		double m = series_min(lat[2], NULL);
-		val(out, id, "prediction", "us", m - 0.385, NAN, "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), SO-DIMM");
+		bench_val(out, id, "prediction", "us", m - 0.385, NAN, "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), SO-DIMM");
 	}
 	return 0;
 }
@@ -607,46 +605,46 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 static int exp_e4(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
 	static const unsigned k24[] = { 2, 4 };
-	struct bench_fig *ft = fig_new(out, "fig6.9", "BOTF throughput (data size >= 2 KByte)", "Data Size [Byte]",
+	struct bench_fig *ft = bench_fig_new(out, "fig6.9", "BOTF throughput (data size >= 2 KByte)", "Data Size [Byte]",
 				       "Throughput [MByte/s]", false);
-	struct bench_fig *fp = fig_new(out, "fig6.10", "BOTF throughput including receive processing (>= 2 KByte)",
+	struct bench_fig *fp = bench_fig_new(out, "fig6.10", "BOTF throughput including receive processing (>= 2 KByte)",
 				       "Data Size [Byte]", "Throughput [MByte/s]", false);
 	struct bench_fig scratch;
 	memset(&scratch, 0, sizeof scratch);
-	struct bench_series *lat[2] = { series_new(&scratch, "l2"), series_new(&scratch, "l4") };
+	struct bench_series *lat[2] = { bench_series_new(&scratch, "l2"), bench_series_new(&scratch, "l4") };
 	static const enum mode modes[] = { BI, UNI };
 	for (unsigned mi = 0; mi < 2; mi++) {
 		struct bench_series *thr[2];
 		for (unsigned i = 0; i < 2; i++) {
 			char name[48];
 			snprintf(name, sizeof name, "%u WW, %s", k24[1 - i], modes[mi] == BI ? "Bidirectional" : "Unidirectional");
-			thr[1 - i] = series_new(ft, name);
+			thr[1 - i] = bench_series_new(ft, name);
 		}
 		if (botf_sweep(o, out, modes[mi], true, err, errlen, thr, lat, k24, 2, false))
 			return -1;
 		for (unsigned i = 0; i < 2; i++)
-			val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max throughput 2-64 KB, %s, %u WW",
+			bench_val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max throughput 2-64 KB, %s, %u WW",
 			    modes[mi] == BI ? "bidirectional" : "unidirectional", k24[i]);
 		lat[0]->n = lat[1]->n = 0;
 	}
 	struct bench_series *thr[2] = { NULL, NULL };
-	thr[1] = series_new(fp, "4 WW");
-	thr[0] = series_new(fp, "2 WW");
+	thr[1] = bench_series_new(fp, "4 WW");
+	thr[0] = bench_series_new(fp, "2 WW");
 	if (botf_sweep(o, out, PINGPONG, true, err, errlen, thr, lat, k24, 2, false))
 		return -1;
 	for (unsigned i = 0; i < 2; i++)
-		val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max ping-pong throughput 2-64 KB, %u WW", k24[i]);
+		bench_val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max ping-pong throughput 2-64 KB, %u WW", k24[i]);
 	return 0;
 }
 
 static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
-	struct bench_fig *ft = fig_new(out, "fig6.11", "SO-DIMM to SO-DIMM throughput", "Data Size (Log Scale) [Byte]",
+	struct bench_fig *ft = bench_fig_new(out, "fig6.11", "SO-DIMM to SO-DIMM throughput", "Data Size (Log Scale) [Byte]",
 				       "Throughput [MByte/s]", true);
-	struct bench_fig *fl = fig_new(out, "E5-latency", "SO-DIMM to SO-DIMM latency (new: the thesis gives minima only)",
+	struct bench_fig *fl = bench_fig_new(out, "E5-latency", "SO-DIMM to SO-DIMM latency (new: the thesis gives minima only)",
 				       "Data Size (Log Scale) [Byte]", "Latency [us]", true);
-	struct bench_series *tu = series_new(ft, "Unidirectional"), *tb = series_new(ft, "Bidirectional");
-	struct bench_series *lu = series_new(fl, "Unidirectional"), *lb = series_new(fl, "Bidirectional");
+	struct bench_series *tu = bench_series_new(ft, "Unidirectional"), *tb = bench_series_new(ft, "Bidirectional");
+	struct bench_series *lu = bench_series_new(fl, "Unidirectional"), *lb = bench_series_new(fl, "Bidirectional");
 	uint32_t sizes[BENCH_MAX_PTS];
 	unsigned n = log_sizes(sizes, 8, 1u << 20);
 	for (unsigned i = 0; i < n; i++) {
@@ -658,36 +656,36 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 		double ta, tb2;
 		if (measure(&r, false, &ta, NULL, err, errlen))
 			return -1;
-		point(tu, s, MBPS(s, ta));
-		point(lu, s, ta / 1000);
+		bench_point(tu, s, MBPS(s, ta));
+		bench_point(lu, s, ta / 1000);
 		/* Bidirectional latency: both hosts run the unidirectional loop. */
 		r = (struct run){ .mode = BI, .prim = DNET_OT_RVS, .size = s, .warm = 2, .iters = it };
 		if (measure(&r, true, &ta, &tb2, err, errlen))
 			return -1;
-		point(lb, s, (ta + tb2) / 2 / 1000);
+		bench_point(lb, s, (ta + tb2) / 2 / 1000);
 		/* Bidirectional throughput: each issues as soon as it can. */
 		r = (struct run){ .mode = BI, .prim = DNET_OT_RVS, .size = s, .warm = 2, .iters = it * 2,
 				  .pipelined = true };
 		if (measure(&r, true, &ta, &tb2, err, errlen))
 			return -1;
-		point(tb, s, MBPS(s, ta) + MBPS(s, tb2));
+		bench_point(tb, s, MBPS(s, ta) + MBPS(s, tb2));
 	}
 	double at;
-	val(out, "E5", "calibration", "MB/s", series_max(tu, NULL), 727.20, "max throughput, unidirectional");
+	bench_val(out, "E5", "calibration", "MB/s", series_max(tu, NULL), 727.20, "max throughput, unidirectional");
 	val_plot(out, ft->id, 1u << 20);
-	val(out, "E5", "calibration", "B", half_peak(tu), 564, "half-of-peak throughput size, unidirectional");
-	val(out, "E5", "calibration", "MB/s", series_max(tb, NULL), 953.50, "max throughput, bidirectional");
+	bench_val(out, "E5", "calibration", "B", half_peak(tu), 564, "half-of-peak throughput size, unidirectional");
+	bench_val(out, "E5", "calibration", "MB/s", series_max(tb, NULL), 953.50, "max throughput, bidirectional");
 	val_plot(out, ft->id, 1u << 20);
 	at = 0;
 	double m = series_min(lu, &at);
-	val(out, "E5", "calibration", "us", m, 0.81, "min latency, unidirectional (at %.0f B; thesis: at 64 B)", at);
+	bench_val(out, "E5", "calibration", "us", m, 0.81, "min latency, unidirectional (at %.0f B; thesis: at 64 B)", at);
 	at = 0;
 	m = series_min(lb, &at);
-	val(out, "E5", "calibration", "us", m, 1.09, "min latency, bidirectional (at %.0f B; thesis: 8-32 B)", at);
+	bench_val(out, "E5", "calibration", "us", m, 1.09, "min latency, bidirectional (at %.0f B; thesis: 8-32 B)", at);
 	val_plot(out, fl->id, 8);
 	for (unsigned i = 0; i < lu->n; i++)
 		if (lu->x[i] == 64) {
-			val(out, "E5", "calibration", "us", lu->y[i], 0.81, "latency at 64 B, unidirectional");
+			bench_val(out, "E5", "calibration", "us", lu->y[i], 0.81, "latency at 64 B, unidirectional");
 			val_plot(out, fl->id, 64);
 		}
 	return 0;
@@ -697,7 +695,7 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 static int exp_push(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
 	bool e7 = !strcmp(id, "E7");
-	struct bench_fig *ft = fig_new(out, e7 ? "fig7.5" : "fig6.12",
+	struct bench_fig *ft = bench_fig_new(out, e7 ? "fig7.5" : "fig6.12",
 				       e7 ? "PUSH versus IPUSH throughput"
 					  : "SO-DIMM to SO-DIMM communication including receive processing",
 				       "Data Size (Log Scale) [Byte]", "Throughput [MByte/s]", true);
@@ -710,7 +708,7 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 		for (int v = 0; v < 3; v++) {
 			char name[48];
 			snprintf(name, sizeof name, "%s%s", vname[v], e7 ? (pi ? " (IPUSH)" : " (PUSH)") : "");
-			struct bench_series *s = series_new(ft, name);
+			struct bench_series *s = bench_series_new(ft, name);
 			for (unsigned i = 0; i < n; i++) {
 				if (o->quick && i % 3 && i + 1 != n)
 					continue;
@@ -721,21 +719,21 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 				double ta;
 				if (measure(&r, true, &ta, NULL, err, errlen))
 					return -1;
-				point(s, sz, MBPS(sz, ta / 2));
+				bench_point(s, sz, MBPS(sz, ta / 2));
 				if (v == 0 && sz == 8)
 					rtt24[pi] = ta / 2 / 1000;
 				if (v == 1 && ta / 2 / 1000 < rttcopy[pi])
 					rttcopy[pi] = ta / 2 / 1000;
 			}
-			val(out, id, "prediction", "MB/s", series_max(s, NULL), NAN, "max throughput, %s", name);
+			bench_val(out, id, "prediction", "MB/s", series_max(s, NULL), NAN, "max throughput, %s", name);
 		}
 	const char *pn[2] = { "PUSH", "IPUSH" };
 	for (unsigned pi = 0; pi < (e7 ? 2u : 1u); pi++) {
-		val(out, id, "prediction", "us", rtt24[pi], NAN, "RTT/2, 24 B message (16 B header + 8 B data), %s", pn[pi]);
-		val(out, id, "prediction", "us", rttcopy[pi], NAN, "min RTT/2 with copy to main memory, %s", pn[pi]);
+		bench_val(out, id, "prediction", "us", rtt24[pi], NAN, "RTT/2, 24 B message (16 B header + 8 B data), %s", pn[pi]);
+		bench_val(out, id, "prediction", "us", rttcopy[pi], NAN, "min RTT/2 with copy to main memory, %s", pn[pi]);
 	}
 	if (e7)
-		val(out, id, "prediction", "us", rtt24[1] - rtt24[0], NAN,
+		bench_val(out, id, "prediction", "us", rtt24[1] - rtt24[0], NAN,
 		    "IPUSH - PUSH RTT/2 at 24 B (Tab. 7.4/7.5: 4 clocks = 0.04 us of receive logic)");
 	return 0;
 }
@@ -878,11 +876,11 @@ static void e9_prog(struct bench_host *h, void *p)
 
 static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
-	struct bench_fig *f = fig_new(out, "fig7.9", "Latency change caused by LHS (RTT/2)",
+	struct bench_fig *f = bench_fig_new(out, "fig7.9", "Latency change caused by LHS (RTT/2)",
 				      "Data Size [Byte] (including the 8 B envelope)", "Latency [us]", false);
 	struct bench_series *s[LHS_PATS];
 	for (unsigned p = 0; p < LHS_PATS; p++)
-		s[p] = series_new(f, lhs_name[p]);
+		s[p] = bench_series_new(f, lhs_name[p]);
 	for (unsigned p = 0; p < LHS_PATS; p++)
 		for (uint32_t size = 8; size <= 120; size += o->quick ? 16 : 8) {
 			struct e9 e = { .pat = (enum lhs_pat)p, .size = size, .warm = 2, .iters = 6, .rank = { 0, 1 } };
@@ -900,7 +898,7 @@ static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, 
 				snprintf(err, errlen, "%s, %u B: %s", lhs_name[p], size, why);
 				return -1;
 			}
-			point(s[p], size, (double)(e.t1 - e.t0) / e.iters / 2 / 1000);
+			bench_point(s[p], size, (double)(e.t1 - e.t0) / e.iters / 2 / 1000);
 		}
 	/* Differences the thesis discusses (its values are withheld). */
 	double fit[2] = { 0, 0 }, over[2] = { 0, 0 }, v2[2] = { 0, 0 };
@@ -917,11 +915,11 @@ static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, 
 		v2[0] += s[IPUSH_LHSV2]->y[i] - s[VL_IPUSH_LHSV1]->y[i];
 		v2[1]++;
 	}
-	val(out, "E9", "prediction", "us", fit[1] ? fit[0] / fit[1] : NAN, NAN,
+	bench_val(out, "E9", "prediction", "us", fit[1] ? fit[0] / fit[1] : NAN, NAN,
 	    "IPUSH+LHSv1 - IPUSH Only, mean while the message fits one LH entry");
-	val(out, "E9", "prediction", "us", over[1] ? over[0] / over[1] : NAN, NAN,
+	bench_val(out, "E9", "prediction", "us", over[1] ? over[0] / over[1] : NAN, NAN,
 	    "IPUSH+LHSv1 - IPUSH Only, mean for sizes that do not fit one entry");
-	val(out, "E9", "prediction", "us", v2[1] ? v2[0] / v2[1] : NAN, NAN,
+	bench_val(out, "E9", "prediction", "us", v2[1] ? v2[0] / v2[1] : NAN, NAN,
 	    "IPUSH+LHSv2 - VL+IPUSH+LHSv1, mean over 8-120 B");
 	return 0;
 }
@@ -943,6 +941,8 @@ int bench_experiment(const char *id, const struct bench_opts *o, struct bench_ou
 		return exp_push("E6", o, out, err, errlen);
 	if (!strcasecmp(id, "E7"))
 		return exp_push("E7", o, out, err, errlen);
+	if (!strcasecmp(id, "E8"))
+		return bench_e8(o, out, err, errlen);
 	if (!strcasecmp(id, "E9"))
 		return exp_e9(o, out, err, errlen);
 	snprintf(err, errlen, "no experiment '%s' (E1-E9)", id);

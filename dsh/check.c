@@ -41,6 +41,7 @@ static void bad(struct checker *c, const char *fmt, const char *arg)
 	}
 	d->have_err = true;
 	snprintf(d->errmsg, sizeof d->errmsg, fmt, arg);
+	dsh_flush_for_stderr();
 	fputs("dsh: ", stderr);
 	dsh_fputs_safe(c->name, stderr);
 	fprintf(stderr, ":%d: check: ", c->line);

@@ -2,8 +2,11 @@
  * (bench_exp.c), whatever backend the shell is attached to: each
  * experiment opens its own two-node sim with per-host timelines.
  *
- *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE]
+ *   bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR]
+ *         [coll=rd|binomial|none] [partners=recv|any] [ranks=N]      (E8)
  *
+ * E8 is a trace analysis (bench_e8.c): traces=FILE|DIR reads message traces
+ * there instead of writing a Chrome trace.
  * Prints one line per headline figure (model, thesis, difference), writes
  * every curve to json=FILE, and with out=DIR a .dat file per figure and,
  * when gnuplot is installed, its PNG and SVG with the thesis's calibration
@@ -61,6 +64,39 @@ static cJSON *val_json(const struct bench_val *v)
 	return o;
 }
 
+static cJSON *e8_json(const struct bench_e8row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "application", r->app);
+	cJSON_AddStringToObject(o, "source", r->source);
+	cJSON_AddNumberToObject(o, "ranks", r->ranks);
+	cJSON_AddNumberToObject(o, "partners", r->p_max);
+	cJSON_AddNumberToObject(o, "processes_with_max", r->at_max);
+	cJSON_AddNumberToObject(o, "partners_min", r->p_min);
+	cJSON_AddNumberToObject(o, "partners_mean", round(r->p_mean * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "ipush_rings", r->p_max + 1);
+	cJSON_AddNumberToObject(o, "push_rings", r->ranks);
+	cJSON_AddNumberToObject(o, "ratio", round((double)(r->p_max + 1) / r->ranks * 1e6) / 1e6);
+	cJSON_AddNumberToObject(o, "messages", (double)r->msgs);
+	cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
+	return o;
+}
+
+static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
+{
+	out_text(d, "Table 7.3 (model): IPUSH receive area, N = one ring\n");
+	out_text(d, "  %-8s %-8s %5s %9s %10s %10s %8s %8s\n", "app", "source", "P", "at max", "IPUSH", "PUSH",
+		 "ratio", "mean P");
+	for (unsigned i = from; i < b->ne8; i++) {
+		const struct bench_e8row *r = &b->e8[i];
+		char ip[16], pu[16];
+		snprintf(ip, sizeof ip, "%u x N", r->p_max + 1);
+		snprintf(pu, sizeof pu, "%u x N", r->ranks);
+		out_text(d, "  %-8s %-8s %5u %9u %10s %10s %7.2f%% %8.2f\n", r->app, r->source, r->p_max, r->at_max, ip, pu,
+			 100.0 * (r->p_max + 1) / r->ranks, r->p_mean);
+	}
+}
+
 static int write_json(struct dsh *d, const char *path, const struct bench_out *b, bool quick)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -74,6 +110,11 @@ static int write_json(struct dsh *d, const char *path, const struct bench_out *b
 	cJSON *figs = cJSON_AddArrayToObject(root, "figures");
 	for (unsigned i = 0; i < b->nfig; i++)
 		cJSON_AddItemToArray(figs, fig_json(&b->fig[i]));
+	if (b->ne8) {
+		cJSON *t = cJSON_AddArrayToObject(root, "table7_3");
+		for (unsigned i = 0; i < b->ne8; i++)
+			cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
+	}
 	char *txt = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!txt)
@@ -140,13 +181,28 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 				*plotted = true;
 		}
 	}
+	if (b->ne8) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/table7.3.txt", dir);
+		FILE *o = fopen(path, "w");
+		if (!o)
+			return dsh_error(d, "%s: %s", path, strerror(errno));
+		fprintf(o, "# app source ranks P processes_with_P ipush_rings push_rings ratio mean_P\n");
+		for (unsigned i = 0; i < b->ne8; i++) {
+			const struct bench_e8row *r = &b->e8[i];
+			fprintf(o, "%s %s %u %u %u %u %u %.6f %.4f\n", r->app, r->source, r->ranks, r->p_max, r->at_max,
+				r->p_max + 1, r->ranks, (double)(r->p_max + 1) / r->ranks, r->p_mean);
+		}
+		if (fclose(o))
+			return dsh_error(d, "%s: write failed", path);
+	}
 	return 0;
 }
 
 int cmd_bench(struct dsh *d, struct dsh_args *a)
 {
 	struct bench_opts o = { 0 };
-	const char *json = NULL, *dir = NULL;
+	const char *json = NULL, *dir = NULL, *e8opt = NULL;
 	const char *want[16];
 	unsigned nwant = 0;
 	for (int i = 1; i < a->argc; i++) {
@@ -159,6 +215,28 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			dir = w + 4;
 		else if (!strncmp(w, "trace=", 6) && w[6])
 			o.trace = w + 6;
+		else if (!strncmp(w, "traces=", 7) && w[7])
+			o.e8_trace = w + 7, e8opt = w; /* read, never written: its own name */
+		else if (!strncmp(w, "coll=", 5)) {
+			unsigned k = 0;
+			while (bench_e8_coll_names[k] && strcmp(bench_e8_coll_names[k], w + 5))
+				k++;
+			if (!bench_e8_coll_names[k])
+				return dsh_error(d, "argument %d: coll=%s: rd, binomial or none", i, w + 5);
+			o.e8_coll = (int)k;
+			e8opt = w;
+		}
+		else if (!strcmp(w, "partners=recv") || !strcmp(w, "partners=any"))
+			o.e8_any = !strcmp(w, "partners=any"), e8opt = w;
+		else if (!strncmp(w, "ranks=", 6)) {
+			char *end;
+			errno = 0;
+			unsigned long r = strtoul(w + 6, &end, 10);
+			if (!w[6] || *end || errno || r < 2 || r > 4096 || w[6] == '-')
+				return dsh_error(d, "argument %d: ranks=%s: a number of processes 2-4096", i, w + 6);
+			o.e8_ranks = (unsigned)r;
+			e8opt = w;
+		}
 		else if (!strcasecmp(w, "all"))
 			continue;
 		else {
@@ -167,7 +245,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 				k++;
 			if (!bench_experiments[k])
 				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE, "
-						 "out=DIR or trace=FILE", i, w);
+						 "out=DIR, trace=FILE, traces=FILE|DIR, coll=rd|binomial|none, partners=recv|any or ranks=N",
+						 i, w);
 			if (nwant < 16)
 				want[nwant++] = bench_experiments[k];
 		}
@@ -177,6 +256,15 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			want[nwant++] = bench_experiments[k];
 	if (o.trace && nwant != 1)
 		return dsh_error(d, "trace=%s: name one experiment (its first run is traced)", o.trace);
+	bool e8 = false;
+	for (unsigned i = 0; i < nwant; i++)
+		e8 |= !strcmp(want[i], "E8");
+	if (e8opt && !e8)
+		return dsh_error(d, "%s: an option of E8 (the IPUSH trace analysis) only", e8opt);
+	if (o.trace && e8)
+		return dsh_error(d, "trace=%s: E8 runs no emulator, there is nothing to trace (its input "
+				 "traces are traces=FILE|DIR)", o.trace);
+	o.outdir = dir;
 	struct bench_out *b = calloc(1, sizeof *b);
 	if (!b)
 		return dsh_error(d, "out of memory");
@@ -186,7 +274,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 	for (unsigned i = 0; i < nwant && !rc; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		unsigned v0 = b->nval;
+		unsigned v0 = b->nval, e0 = b->ne8;
 		if (bench_experiment(want[i], &o, b, err, sizeof err)) {
 			rc = dsh_error(d, "bench %s: %s", want[i], err);
 			break;
@@ -204,6 +292,9 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			out_text(d, "%-4s %-11s %-66.66s %7.3f %-4s %12s %8s\n", x->exp, x->kind, x->what, x->model, x->unit,
 				 th, df);
 		}
+		if (b->ne8 > e0)
+			e8_table(d, b, e0);
+		dsh_flush_for_stderr();
 		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i],
 			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
@@ -212,6 +303,11 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		cJSON *vals = cJSON_AddArrayToObject(res, "values");
 		for (unsigned i = 0; i < b->nval; i++)
 			cJSON_AddItemToArray(vals, val_json(&b->val[i]));
+		if (b->ne8) {
+			cJSON *t = cJSON_AddArrayToObject(res, "table7_3");
+			for (unsigned i = 0; i < b->ne8; i++)
+				cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
+		}
 	}
 	if (!rc && json)
 		rc = write_json(d, json, b, o.quick);

@@ -167,8 +167,9 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 			jstr(o, v->name, v->value);
 			out_text(d, "%s=%s\n", v->name, v->value);
 		}
-		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64 " ns, wid %u)\n",
-			 d->bail ? "on" : "off", d->gap_ns, d->base, d->timeout_ns, d->wid);
+		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64
+			 " ns, wid %u, posted %s)\n", d->bail ? "on" : "off", d->gap_ns, d->base, d->timeout_ns,
+			 d->wid, d->no_post ? "off" : "on");
 		return 0;
 	}
 	const char *k = a->argv[1];
@@ -190,6 +191,12 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 		if (dsh_num_str(d, v, UINT32_MAX - DNET_MAP_SIZE, "base", &b) < 0)
 			return -1;
 		d->base = (uint32_t)b;
+		return 0;
+	}
+	if (strcmp(k, "posted") == 0) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return dsh_error(d, "set posted: '%s' is not on or off", v);
+		d->no_post = strcmp(v, "off") == 0;
 		return 0;
 	}
 	if (strcmp(k, "wid") == 0) {

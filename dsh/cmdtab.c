@@ -21,7 +21,7 @@ static const struct dsh_cmd cmds[] = {
 	  "LLCM Read", "llcm_read 0 64", NULL, 0,
 	  "Dump Size bytes of the LLCM (32 KB per WID) from Offset (multiples of 8; default 0 64)." },
 	{ "llcm_write", { 0 }, cmd_llcm_write, "llcm_write from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
-	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", 0,
+	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", DSH_C_POSTED,
 	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
 	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
 	{ "prim", { 0 }, cmd_prim,
@@ -81,7 +81,7 @@ static const struct dsh_cmd cmds[] = {
 	  "Show version", "v", NULL, NODEV,
 	  "Prints the original version line; 'version full' adds the dsh, libdnet and backend versions." },
 	{ "ww_write", { 0 }, cmd_ww_write, "ww_write ww=[WW#(0-3)] from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
-	  "Write Window Write", "ww_write ww=0 from=0 it=10 val=0xaaaa0000 inc=1", "ww= from= it= val= inc=", 0,
+	  "Write Window Write", "ww_write ww=0 from=0 it=10 val=0xaaaa0000 inc=1", "ww= from= it= val= inc=", DSH_C_POSTED,
 	  "Write 32-bit values into Write Window WW# as llcm_write does (the window is 512 bytes).\n"
 	  "The Write Window is write-only: dsh keeps a host-side shadow (dump ww)." },
 
@@ -153,14 +153,22 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
-	{ "bench", { 0 }, cmd_bench, "bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE]",
-	  "Re-run the thesis's evaluation (E1-E9) on the emulator's timing model", "bench E1 E5 json=bench.json", "json= out= trace=", 0,
+	{ "bench", { 0 }, cmd_bench, "bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR] [coll=rd|binomial|none] [partners=recv|any] [ranks=N]",
+	  "Re-run the thesis's evaluation (E1-E9) on the emulator's timing model", "bench E1 E5 json=bench.json", "json= out= trace= traces= coll= partners= ranks=", 0,
 	  "Each experiment of spec/evaluation.md runs on its own two-node emulator whose hosts have their own\n"
 	  "virtual clocks (sim timelines), host programs written as the thesis's host runs them. One line per\n"
 	  "headline figure: the model's value, the thesis's (calibration) or 'withheld' (a prediction), and\n"
 	  "the difference. quick: fewer sizes. json=FILE: every curve and value. out=DIR: a .dat and .gp per\n"
 	  "figure, and PNG and SVG when gnuplot is installed. trace=FILE (one experiment): its first run\n"
-	  "writes a Chrome trace-event JSON (Perfetto). Independent of the shell's backend." },
+	  "writes a Chrome trace-event JSON (Perfetto). Independent of the shell's backend.\n"
+	  "E8 (IPUSH receive area, Table 7.3) runs no emulator: per application P = the most distinct\n"
+	  "partners of any process, IPUSH area (P+1) x N against PUSH's 64 x N. Built in: the point-to-point\n"
+	  "traffic of NPB 3.3 MPI Class A (MG CG IS LU SP BT, 64 ranks) generated from their decomposition\n"
+	  "code; out=DIR also writes those traces (e8-APP.trace). traces=FILE|DIR reads traces\n"
+	  "instead: one message per line 'src dst bytes' (decimal, '#' comments), or SimGrid time-independent\n"
+	  "traces ('[p]RANK send DST BYTES', collectives, ...); one application per file.\n"
+	  "coll=rd|binomial|none: MPI collectives as recursive-doubling or binomial point-to-point messages,\n"
+	  "or left out; partners=recv (senders, default) or any (senders and receivers); ranks=N (64)." },
 	{ "amt", { 0 }, cmd_amt, "amt [INDEX [head=H] [tail=T] [force] | map CLID WID INDEX]",
 	  "Show and set AMT entries and the AMT Address Table", "amt map 1 0 256", "head= tail=", 0,
 	  "amt INDEX shows AMT entry INDEX, the LLCM word at 8 x INDEX: Head [31:0], Tail [63:32] and, when\n"
@@ -194,7 +202,7 @@ static const struct dsh_cmd cmds[] = {
 	  "register that cannot be read (write-only) or whose read acts (Controller Reset) is refused, as by\n"
 	  "'reg'; the Write Window is write-only. Sets last." },
 	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [8|16|32|64] [force]",
-	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, 0,
+	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, DSH_C_POSTED,
 	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
 	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
 	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM flag area\n"
@@ -245,12 +253,14 @@ static const struct dsh_cmd cmds[] = {
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,
 	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
 	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s." },
-	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W]",
+	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W | posted on|off]",
 	  "Variables and settings", "set n 16", NULL, NODEV,
 	  "set NAME VALUE defines $NAME. set -e / +e: stop (or not) at the first failure. set gap DUR:\n"
 	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
 	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
-	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set alone lists all." },
+	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set posted on|off:\n"
+	  "through dnetd, commands that only write (llcm_write, ww_write, poke) go posted, without a round\n"
+	  "trip each; a failure is still reported at its own line (default on). set alone lists all." },
 	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV,
 	  "Removing a variable that is not defined is an error." },
 	{ "assert", { "expect" }, cmd_assert, "assert TARGET [& MASK] OP VALUE",

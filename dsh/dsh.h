@@ -61,6 +61,7 @@ typedef int (*dsh_handler)(struct dsh *d, struct dsh_args *a);
 #define DSH_C_SREG   0x20u
 #define DSH_C_FILE   0x40u
 #define DSH_C_NODEV  0x100u /* does not need the device (help, echo, set...) */
+#define DSH_C_POSTED 0x200u /* only writes, prints nothing: may go posted (post.c) */
 
 struct dsh_cmd {
 	const char *name;
@@ -149,6 +150,11 @@ struct dsh {
 	struct dsh_snap *snaps;
 	int depth;          /* source nesting */
 
+	/* posted commands not yet confirmed by the device (post.c) */
+	struct dsh_posted *posted;
+	unsigned nposted;
+	bool no_post;       /* set posted off: a round trip per command */
+
 	/* current command */
 	const char *cur_file;
 	int cur_line;
@@ -158,6 +164,17 @@ struct dsh {
 	cJSON *res;         /* result object of the current command (JSON mode) */
 	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
 };
+
+/* ---- post.c ---- */
+/* Through dnetd, a run of commands flagged DSH_C_POSTED goes posted (no
+ * round trip each); any other command, the end of a script and the prompt
+ * first wait for them (dsh_post_sync), and a failure is reported then as
+ * the failure of its own command and line.  Returns whether cmd may run
+ * posted now; tags the device's requests with it. */
+bool dsh_post_begin(struct dsh *d, const struct dsh_cmd *c, const char *name);
+/* Wait for the posted commands; report each that failed.  -1 if any did. */
+int dsh_post_sync(struct dsh *d);
+void dsh_post_free(struct dsh *d);
 
 /* ---- args.c ---- */
 int dsh_tokenize(struct dsh *d, const char *line, struct dsh_args *a);
@@ -223,9 +240,17 @@ char *hexstr(char *buf, size_t n, uint64_t v);
 void dsh_set_last(struct dsh *d, uint64_t v);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
+/* A command's output is complete: flushed now on a terminal, within 20 ms
+ * into a pipe or file (print.c, output batching; DSH_FLUSH_EACH=1 in the
+ * environment flushes every command).  Before writing to stderr call
+ * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
+void dsh_flush(void);
+void dsh_flush_for_stderr(void);
 void out_json_summary(struct dsh *d);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);
+/* "dsh: FILE:LINE: CMD: MSG" on stderr (file NULL: no location). */
+void dsh_report_at(const char *file, int line, const char *cmd, const char *msg);
 /* "N passed, M failed[, K errors]" or the JSON summary object. */
 void out_summary(struct dsh *d);
 

@@ -92,6 +92,8 @@ static void tap(void *ctx, const struct dnet_tap_rec *r)
 	dsh_journal_format(r, J.line, J.cap);
 	if (J.journal)
 		fprintf(J.journal, "%s\n", J.line);
+	if (J.dry == stderr)
+		dsh_flush_for_stderr();
 	if (J.dry)
 		fprintf(J.dry, "dry: %s\n", J.line);
 }

@@ -166,6 +166,7 @@ static int redirect_output(const char *pattern, unsigned rank)
 
 static void cleanup(struct dsh *d)
 {
+	dsh_post_free(d);
 	if (d->shadow) {
 		for (unsigned i = 0; i < d->nshadow; i++) {
 			struct dsh_shadow *s = d->shadow[i];
@@ -456,7 +457,7 @@ int main(int argc, char **argv)
 		dsh_run_string(d, src[i].text, src[i].name);
 	if (dsh_out_of_time()) {
 		char b[24];
-		fflush(stdout);
+		dsh_flush_for_stderr();
 		if (!d->json)
 			fprintf(stderr, "dsh: the run reached its --max-time of %s and was stopped\n",
 				dnet_format_duration(max_time, b, sizeof b));
@@ -471,6 +472,7 @@ int main(int argc, char **argv)
 	} else if (!nsrc && !tty && !check_only) {
 		dsh_run_stream(d, stdin, "<stdin>");
 	}
+	dsh_post_sync(d); /* posted commands are part of the run's verdict */
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a
 	 * reader of the log is not told "0 failed" about a failed run. */

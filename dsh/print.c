@@ -3,7 +3,14 @@
  * (--json) they fill the result object of the command, which is printed as
  * one JSON Lines object when the command ends (docs/json-schema.md).
  */
+#include <float.h>
 #include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +38,7 @@ void dsh_warn(struct dsh *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	dsh_flush_for_stderr();
 	if (d->cur_file)
 		fprintf(stderr, "dsh: %s:%d: warning: %s\n", d->cur_file, d->cur_line, msg);
 	else
@@ -89,9 +97,24 @@ void out_text(struct dsh *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "0x%" PRIx64 without the printf machinery (JSON results are full of them). */
 char *hexstr(char *buf, size_t n, uint64_t v)
 {
-	snprintf(buf, n, "0x%" PRIx64, v);
+	char t[20];
+	int i = sizeof t;
+	do {
+		t[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--i] = 'x';
+	t[--i] = '0';
+	size_t len = sizeof t - (size_t)i;
+	if (n) {
+		if (len > n - 1)
+			len = n - 1;
+		memcpy(buf, t + i, len);
+		buf[len] = 0;
+	}
 	return buf;
 }
 
@@ -246,11 +269,302 @@ void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struc
 	}
 }
 
-void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
+/* ---- output batching ----
+ *
+ * On a terminal every command's output is flushed when the command ends.
+ * Into a pipe or a file, a write(2) per command costs more than printing
+ * it (2-3 us a command here, most of `dsh --json`'s time on short
+ * commands), so the output is flushed in batches instead: by a thread that
+ * wakes every DSH_FLUSH_MS while output is pending, so a line is out
+ * within that time even when the next command waits for a long time; by
+ * the main thread before anything goes to stderr (dsh_flush_for_stderr),
+ * so `2>&1` keeps the order; and at exit. */
+#define DSH_FLUSH_MS 20
+
+static struct {
+	int mode;             /* 0 not decided, 1 per command, 2 batched */
+	atomic_bool dirty, stop;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *flusher(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&F.mu);
+	while (!atomic_load(&F.stop)) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += DSH_FLUSH_MS * 1000000L;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&F.cv, &F.mu, &t);
+		if (atomic_exchange(&F.dirty, false)) {
+			pthread_mutex_unlock(&F.mu);
+			fflush(stdout);
+			pthread_mutex_lock(&F.mu);
+		}
+	}
+	pthread_mutex_unlock(&F.mu);
+	return NULL;
+}
+
+static void flusher_stop(void)
+{
+	pthread_mutex_lock(&F.mu);
+	atomic_store(&F.stop, true);
+	pthread_cond_signal(&F.cv);
+	pthread_mutex_unlock(&F.mu);
+	pthread_join(F.tid, NULL);
+	F.mode = 1;
+	fflush(stdout);
+}
+
+static void flusher_start(void)
+{
+	F.mode = 1;
+	if (isatty(STDOUT_FILENO) || getenv("DSH_FLUSH_EACH"))
+		return;
+	/* the thread takes no signals (SIGPIPE aside, which a write raises
+	 * in the writing thread): SIGINT, SIGTERM and the like must reach
+	 * the main thread and interrupt its waits */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&F.tid, NULL, flusher, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0 && atexit(flusher_stop) == 0)
+		F.mode = 2;
+	else if (rc == 0)
+		flusher_stop();
+}
+
+void dsh_flush(void)
+{
+	if (!F.mode)
+		flusher_start();
+	if (F.mode == 2)
+		atomic_store(&F.dirty, true);
+	else
+		fflush(stdout);
+}
+
+void dsh_flush_for_stderr(void)
+{
+	fflush(stdout);
+}
+
+/* ---- the JSON Lines writer ----
+ *
+ * One object per command, written straight into a buffer that is reused
+ * from command to command: no cJSON tree for the envelope, no
+ * cJSON_PrintUnformatted (a realloc'ed copy, and an sprintf plus sscanf
+ * round trip per number).  The bytes are those cJSON prints (numbers as
+ * its print_number: integers in %d, else %1.15g or %1.17g when that does
+ * not read back; strings escaped as its print_string_ptr), except that a
+ * byte that is not part of valid UTF-8 becomes U+FFFD, so every line is
+ * valid JSON whatever a script line holds.  --pretty keeps cJSON_Print. */
+static struct {
+	char *p;
+	size_t n, cap;
+	bool oom;
+} W;
+
+static bool jw_room(size_t k)
+{
+	if (W.n + k <= W.cap)
+		return true;
+	size_t cap = W.cap ? W.cap : 4096;
+	while (cap < W.n + k)
+		cap *= 2;
+	char *p = realloc(W.p, cap);
+	if (!p) {
+		W.oom = true;
+		return false;
+	}
+	W.p = p;
+	W.cap = cap;
+	return true;
+}
+
+static void jw_put(const char *s, size_t k)
+{
+	if (jw_room(k)) {
+		memcpy(W.p + W.n, s, k);
+		W.n += k;
+	}
+}
+
+#define JW_LIT(s) jw_put(s, sizeof(s) - 1)
+
+static void jw_ch(char c)
+{
+	if (jw_room(1))
+		W.p[W.n++] = c;
+}
+
+/* Length of the valid UTF-8 sequence at p (1-4), 0 if p[0] starts none. */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf; /* no overlongs, no surrogates */
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+static void jw_str(const char *str)
+{
+	const unsigned char *p = (const unsigned char *)(str ? str : "");
+	jw_ch('"');
+	for (;;) {
+		/* the run of bytes that need nothing */
+		const unsigned char *q = p;
+		while (*q >= 0x20 && *q != '"' && *q != '\\' && *q < 0x80)
+			q++;
+		if (q > p)
+			jw_put((const char *)p, (size_t)(q - p));
+		p = q;
+		unsigned char c = *p;
+		if (!c)
+			break;
+		if (c >= 0x80) {
+			int n = utf8_len(p);
+			if (n) {
+				jw_put((const char *)p, (size_t)n);
+				p += n;
+			} else {
+				JW_LIT("\xef\xbf\xbd"); /* U+FFFD for a stray byte */
+				p++;
+			}
+			continue;
+		}
+		char e[8] = { '\\', 0 };
+		switch (c) {
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		case '\b': e[1] = 'b'; break;
+		case '\f': e[1] = 'f'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		default: {
+			static const char hx[] = "0123456789abcdef";
+			memcpy(e + 1, "u00", 3);
+			e[4] = hx[c >> 4];
+			e[5] = hx[c & 15];
+			jw_put(e, 6);
+			p++;
+			continue;
+		}
+		}
+		jw_put(e, 2);
+		p++;
+	}
+	jw_ch('"');
+}
+
+static void jw_u64(uint64_t v)
+{
+	char b[24];
+	int i = sizeof b;
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jw_put(b + i, sizeof b - (size_t)i);
+}
+
+static void jw_int(long long v)
+{
+	if (v < 0) {
+		jw_ch('-');
+		jw_u64((uint64_t)0 - (uint64_t)v);
+	} else {
+		jw_u64((uint64_t)v);
+	}
+}
+
+/* As cJSON 1.7's print_number. */
+static void jw_num(double v)
+{
+	if (isnan(v) || isinf(v)) {
+		JW_LIT("null");
+		return;
+	}
+	/* an integer below 10^15 prints the same in %d and %1.15g */
+	if (v > -1e15 && v < 1e15 && v == (double)(long long)v) {
+		jw_int((long long)v);
+		return;
+	}
+	char b[32];
+	int n = snprintf(b, sizeof b, "%1.15g", v);
+	double t = strtod(b, NULL);
+	double m = fabs(t) > fabs(v) ? fabs(t) : fabs(v);
+	if (!(fabs(t - v) <= m * DBL_EPSILON))
+		n = snprintf(b, sizeof b, "%1.17g", v);
+	jw_put(b, (size_t)n);
+}
+
+static void jw_value(const cJSON *v);
+
+static void jw_members(const cJSON *c, bool keys)
+{
+	for (bool first = true; c; c = c->next, first = false) {
+		if (!first)
+			jw_ch(',');
+		if (keys) {
+			jw_str(c->string);
+			jw_ch(':');
+		}
+		jw_value(c);
+	}
+}
+
+static void jw_value(const cJSON *v)
+{
+	switch (v->type & 0xff) {
+	case cJSON_False: JW_LIT("false"); break;
+	case cJSON_True: JW_LIT("true"); break;
+	case cJSON_NULL: JW_LIT("null"); break;
+	case cJSON_Number: jw_num(v->valuedouble); break;
+	case cJSON_String: jw_str(v->valuestring); break;
+	case cJSON_Raw:
+		if (v->valuestring)
+			jw_put(v->valuestring, strlen(v->valuestring));
+		break;
+	case cJSON_Array:
+		jw_ch('[');
+		jw_members(v->child, false);
+		jw_ch(']');
+		break;
+	case cJSON_Object:
+		jw_ch('{');
+		jw_members(v->child, true);
+		jw_ch('}');
+		break;
+	default: JW_LIT("null"); break;
+	}
+}
+
+static cJSON *command_object(struct dsh *d, const struct dsh_args *a, bool ok)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
-		return;
+		return NULL;
 	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
 	cJSON_AddStringToObject(o, "cmd", a->argc > 0 ? a->argv[0] : "");
 	cJSON *args = cJSON_AddArrayToObject(o, "args");
@@ -287,14 +601,84 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	} else {
 		cJSON_AddObjectToObject(o, "result");
 	}
-	char *s = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
-	if (s) {
-		fputs(s, stdout);
-		fputc('\n', stdout);
-		fflush(stdout);
-		free(s);
+	return o;
+}
+
+void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
+{
+	if (d->pretty) {
+		cJSON *o = command_object(d, a, ok);
+		char *s = o ? cJSON_Print(o) : NULL;
+		if (s) {
+			fputs(s, stdout);
+			fputc('\n', stdout);
+			dsh_flush();
+			free(s);
+		}
+		cJSON_Delete(o);
+		return;
 	}
-	cJSON_Delete(o);
+	/* the envelope's fields in command_object's order */
+	W.n = 0;
+	W.oom = false;
+	JW_LIT("{\"schema\":");
+	jw_str(DSH_SCHEMA);
+	JW_LIT(",\"cmd\":");
+	jw_str(a->argc > 0 ? a->argv[0] : "");
+	JW_LIT(",\"args\":[");
+	for (int i = 1; i < a->argc; i++) {
+		if (i > 1)
+			jw_ch(',');
+		jw_str(a->argv[i]);
+	}
+	jw_ch(']');
+	if (d->cur_cmd) {
+		JW_LIT(",\"line\":");
+		jw_str(d->cur_cmd);
+	}
+	if (d->cur_file) {
+		JW_LIT(",\"file\":");
+		jw_str(d->cur_file);
+		JW_LIT(",\"lineno\":");
+		jw_int(d->cur_line);
+	}
+	JW_LIT(",\"node\":");
+	if (d->dev)
+		jw_u64(dnet_node(d->dev));
+	else
+		JW_LIT("null");
+	JW_LIT(",\"wid\":");
+	jw_u64(d->wid);
+	if (ok)
+		JW_LIT(",\"ok\":true");
+	else
+		JW_LIT(",\"ok\":false");
+	JW_LIT(",\"error\":");
+	if (ok || !d->have_err)
+		JW_LIT("null");
+	else
+		jw_str(d->errmsg);
+	if (d->extra && d->extra->child) {
+		jw_ch(',');
+		jw_members(d->extra->child, true);
+	}
+	JW_LIT(",\"result\":");
+	if (d->res)
+		jw_value(d->res);
+	else
+		JW_LIT("{}");
+	JW_LIT("}\n");
+	/* as command_object: the result and the extras are used up */
+	cJSON_Delete(d->res);
+	d->res = NULL;
+	while (d->extra && d->extra->child)
+		cJSON_Delete(cJSON_DetachItemViaPointer(d->extra, d->extra->child));
+	if (W.oom) {
+		fputs("dsh: out of memory writing a JSON result\n", stderr);
+		return;
+	}
+	fwrite(W.p, 1, W.n, stdout);
+	dsh_flush();
 }
 
 void out_summary(struct dsh *d)

@@ -157,23 +157,27 @@ static int split_line(struct dsh_src *s, const char *line)
 	return 0;
 }
 
-static void report(struct dsh *d, const char *cmd)
+void dsh_report_at(const char *file, int line, const char *cmd, const char *msg)
 {
-	if (!d->have_err)
-		return;
 	/* The command's output first: through a pipe (2>&1 | tee) the error
 	 * must follow the lines that led to it. */
 	fflush(stdout);
 	fputs("dsh: ", stderr);
-	if (d->cur_file) {
-		dsh_fputs_safe(d->cur_file, stderr);
-		fprintf(stderr, ":%d: ", d->cur_line);
+	if (file) {
+		dsh_fputs_safe(file, stderr);
+		fprintf(stderr, ":%d: ", line);
 	}
 	dsh_fputs_safe(cmd, stderr);
 	fputs(": ", stderr);
-	dsh_fputs_safe(d->errmsg, stderr);
+	dsh_fputs_safe(msg, stderr);
 	fputc('\n', stderr);
 	fflush(stderr);
+}
+
+static void report(struct dsh *d, const char *cmd)
+{
+	if (d->have_err)
+		dsh_report_at(d->cur_file, d->cur_line, cmd, d->errmsg);
 }
 
 /* A command that failed before it could run (bad line, bad repeat header):
@@ -320,6 +324,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	const struct dsh_cmd *c = NULL;
 	char *cmdname = (char *)"";
 	char *at = NULL;   /* the "@K" token (in a->buf) */
+	bool not_run = false;
 	if (rc == 0 && a->argc > 0 && a->argv[0][0] == '@') {
 		at = a->argv[0];
 		uint64_t k;
@@ -358,8 +363,23 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			rc = dsh_error(d, "unknown command '%s' (type 'help' for the list)", a->argv[0]);
 		else if (!(c->flags & DSH_C_NODEV) && !d->dev)
 			rc = dsh_error(d, "no device open");
+		else if (!dsh_post_begin(d, c, a->argv[0]) && d->nposted && dsh_post_sync(d) < 0 && d->stop)
+			not_run = true; /* -e: an earlier posted command failed; this one does not run */
 		else
 			rc = c->fn(d, a);
+	}
+	if (not_run) {
+		if (saved_node) {
+			struct dnet_err e = { 0 };
+			dnet_set_node(d->dev, saved_node, &e);
+		}
+		if (d->json) {
+			cJSON_Delete(d->res);
+			cJSON_Delete(d->extra);
+			d->res = d->extra = NULL;
+		}
+		free(a);
+		return -1;
 	} else if (a->argc > 0) {
 		cmdname = a->argv[0];
 	} else if (at) {
@@ -399,7 +419,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		struct dnet_err e = { 0 };
 		dnet_delay(d->dev, d->gap_ns, &e);
 	}
-	fflush(stdout);
+	dsh_flush();
 	free(a);
 	return rc < 0 ? -1 : 0;
 }
@@ -539,6 +559,8 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 			free_pend(s);
 			dsh_interrupt_clear();
 		}
+		if (s->cb && d->nposted)
+			dsh_post_sync(d); /* the prompt: everything typed so far is done */
 		if (!(t = next_unit(s, false, &line)))
 			break;
 		char w[32];
@@ -555,6 +577,8 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 			ret = -1;
 		free(t);
 	}
+	if (d->nposted && dsh_post_sync(d) < 0)
+		ret = -1;
 	free_pend(s);
 	return ret;
 }

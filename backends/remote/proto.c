@@ -26,7 +26,37 @@ static const char *const req_names[] = {
 	[DNET_MSG_SODIMM_WRITE] = "SODIMM_WRITE",
 	[DNET_MSG_STAT] = "STAT",
 	[DNET_MSG_STAT_NAMES] = "STAT_NAMES",
+	[DNET_MSG_SYNC] = "SYNC",
 };
+
+bool dnet_proto_postable(uint16_t type)
+{
+	switch (type) {
+	case DNET_MSG_WRITE:
+	case DNET_MSG_WRITE_BLOCK:
+	case DNET_MSG_WC_FLUSH:
+	case DNET_MSG_CACHE_FLUSH:
+	case DNET_MSG_PREFETCH:
+	case DNET_MSG_SODIMM_WRITE:
+	case DNET_MSG_DELAY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The flags a frame of this type may carry. */
+static int flags_ok(uint16_t type, uint16_t flags, struct dnet_err *err)
+{
+	if (flags & ~DNET_PROTO_F_ALL)
+		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x: unknown bits", flags);
+	if (flags && !dnet_proto_postable(type))
+		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x on %s (only writes, block writes, "
+				   "flushes, prefetch and delays may be posted)", flags, dnet_proto_type_name(type));
+	if ((flags & DNET_PROTO_F_STOP) && !(flags & DNET_PROTO_F_POSTED))
+		return dnet_seterr(err, DNET_EPROTO, "frame flag STOP without POSTED");
+	return 0;
+}
 
 bool dnet_proto_is_request(uint16_t type)
 {
@@ -59,6 +89,7 @@ const char *dnet_proto_type_name(uint16_t type)
 		[DNET_MSG_SODIMM_WRITE] = "SODIMM_WRITE reply",
 		[DNET_MSG_STAT] = "STAT reply",
 		[DNET_MSG_STAT_NAMES] = "STAT_NAMES reply",
+		[DNET_MSG_SYNC] = "SYNC reply",
 	};
 	if (type == DNET_MSG_ERROR)
 		return "ERROR";
@@ -138,6 +169,7 @@ static bool empty_payload(uint16_t type)
 	case DNET_MSG_NOW:
 	case DNET_MSG_BUSY:
 	case DNET_MSG_STAT_NAMES:
+	case DNET_MSG_SYNC:
 	case DNET_MSG_WRITE | DNET_MSG_REPLY:
 	case DNET_MSG_WRITE_BLOCK | DNET_MSG_REPLY:
 	case DNET_MSG_WC_FLUSH | DNET_MSG_REPLY:
@@ -242,6 +274,9 @@ static int payload_size(const struct dnet_proto_msg *m, size_t *size, struct dne
 			return dnet_seterr(err, DNET_EINVAL, "BUSY reply: busy must be 0 or 1");
 		n = 4;
 		break;
+	case DNET_MSG_SYNC | DNET_MSG_REPLY:
+		n = 8;
+		break;
 	case DNET_MSG_STAT: {
 		size_t nl = strnlen(m->name, sizeof m->name);
 		if (nl < 1 || nl > DNET_PROTO_NAME_MAX)
@@ -289,13 +324,15 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 	int r = payload_size(m, &n, err);
 	if (r)
 		return r;
+	if (m->flags && (r = flags_ok(m->type, m->flags, err)))
+		return -DNET_EINVAL;
 	r = pbuf_reserve(b, DNET_PROTO_HDR_SIZE + n, err);
 	if (r)
 		return r;
 	uint8_t *h = b->p + b->len, *p = h + DNET_PROTO_HDR_SIZE;
 	dnet_put32(h, (uint32_t)n);
 	dnet_put16(h + 4, m->type);
-	dnet_put16(h + 6, 0);
+	dnet_put16(h + 6, m->flags);
 	dnet_put32(h + 8, m->id);
 	memset(p, 0, n);
 
@@ -386,6 +423,10 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 	case DNET_MSG_BUSY | DNET_MSG_REPLY:
 		p[0] = m->busy;
 		break;
+	case DNET_MSG_SYNC | DNET_MSG_REPLY:
+		dnet_put32(p, m->count);
+		dnet_put32(p + 4, m->skipped);
+		break;
 	case DNET_MSG_STAT:
 		dnet_put16(p, (uint16_t)(n - 2));
 		memcpy(p + 2, m->name, n - 2);
@@ -450,8 +491,8 @@ int dnet_proto_peek(const uint8_t *buf, size_t have, size_t *frame_len, struct d
 	if (len > DNET_PROTO_MAX_PAYLOAD)
 		return dnet_seterr(err, DNET_EPROTO, "frame payload of %u bytes exceeds the maximum %u",
 				   len, DNET_PROTO_MAX_PAYLOAD);
-	if (flags != 0)
-		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x must be 0", flags);
+	if (flags & ~DNET_PROTO_F_ALL)
+		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x: unknown bits", flags);
 	*frame_len = DNET_PROTO_HDR_SIZE + (size_t)len;
 	return have >= *frame_len ? 1 : 0;
 }
@@ -498,13 +539,14 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 	if ((size_t)len != flen - DNET_PROTO_HDR_SIZE)
 		return BAD("frame length field %u does not match the %zu payload bytes", len,
 			   flen - DNET_PROTO_HDR_SIZE);
-	if (flags != 0)
-		return BAD("frame flags 0x%04x must be 0", flags);
+	int r;
+	if (flags && (r = flags_ok(type, flags, err)))
+		return r;
+	m->flags = flags;
 
 	const uint8_t *p = frame + DNET_PROTO_HDR_SIZE;
 	size_t n = len;
 	const char *tn = dnet_proto_type_name(type);
-	int r;
 
 	switch (type) {
 	case DNET_MSG_HELLO: {
@@ -677,6 +719,14 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 		if ((r = need(tn, n, 8, err)))
 			return r;
 		m->stat = dnet_get64(p);
+		break;
+	case DNET_MSG_SYNC | DNET_MSG_REPLY:
+		if ((r = need(tn, n, 8, err)))
+			return r;
+		m->count = dnet_get32(p);
+		m->skipped = dnet_get32(p + 4);
+		if (m->skipped > m->count)
+			return BAD("SYNC reply: %u skipped of %u failed", m->skipped, m->count);
 		break;
 	case DNET_MSG_BUSY | DNET_MSG_REPLY:
 		if ((r = need(tn, n, 4, err)))

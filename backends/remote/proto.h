@@ -10,12 +10,15 @@
  *   0      4    len    payload length in bytes (header not counted),
  *                      at most DNET_PROTO_MAX_PAYLOAD
  *   4      2    type   message type (enum dnet_msg_type)
- *   6      2    flags  must be 0
+ *   6      2    flags  DNET_PROTO_F_* (1.1); 0 on replies
  *   8      4    id     request id, chosen by the client, echoed in the reply
  *
  * Every request gets exactly one reply, in order: either the request's
- * reply type (type | DNET_MSG_REPLY) or DNET_MSG_ERROR.  The decoder below
- * validates every field, so code acting on a decoded message may trust it.
+ * reply type (type | DNET_MSG_REPLY) or DNET_MSG_ERROR -- except a posted
+ * request (F_POSTED, protocol 1.1), which is answered only if it fails;
+ * a SYNC's reply then says that every request before it is done and how
+ * many posted ones failed or were skipped.  The decoder below validates
+ * every field, so code acting on a decoded message may trust it.
  */
 #ifndef DNET_REMOTE_PROTO_H
 #define DNET_REMOTE_PROTO_H
@@ -30,7 +33,7 @@
 
 #define DNET_PROTO_MAGIC        0x54454e44u  /* bytes 'D' 'N' 'E' 'T' */
 #define DNET_PROTO_VERSION_MAJOR 1u
-#define DNET_PROTO_VERSION_MINOR 0u
+#define DNET_PROTO_VERSION_MINOR 1u  /* 1.1: posted requests, SYNC */
 #define DNET_PROTO_HDR_SIZE     12u
 #define DNET_PROTO_MAX_PAYLOAD  0x80000u     /* 512 KiB */
 #define DNET_PROTO_MAX_DATA     0x40000u     /* 256 KiB of data in one block/SO-DIMM frame */
@@ -57,11 +60,26 @@ enum dnet_msg_type {
 	DNET_MSG_SODIMM_WRITE = 0x000f,
 	DNET_MSG_STAT         = 0x0010,
 	DNET_MSG_STAT_NAMES   = 0x0011,
-	DNET_MSG_REQ_LAST     = DNET_MSG_STAT_NAMES,
+	DNET_MSG_SYNC         = 0x0012, /* 1.1 */
+	DNET_MSG_REQ_LAST     = DNET_MSG_SYNC,
 
 	DNET_MSG_REPLY        = 0x8000, /* or'ed into a request type */
 	DNET_MSG_ERROR        = 0x80ff,
 };
+
+/* Frame flags (protocol 1.1, requests only).
+ *   F_POSTED  no reply unless the request fails (then an ERROR with its id);
+ *             only on the types dnet_proto_postable() accepts.
+ *   F_STOP    with F_POSTED: skip this request, unanswered, if a posted
+ *             request of this connection failed since the last SYNC (a
+ *             batch that stops at its first failure, as `dsh -e` does). */
+#define DNET_PROTO_F_POSTED 0x0001u
+#define DNET_PROTO_F_STOP   0x0002u
+#define DNET_PROTO_F_ALL    (DNET_PROTO_F_POSTED | DNET_PROTO_F_STOP)
+
+/* Whether a request type may be posted: the ones whose reply carries
+ * nothing but success (writes, block writes, flushes, prefetch, delay). */
+DNET_PROTO_HIDDEN bool dnet_proto_postable(uint16_t type);
 
 /* Short name of a type ("READ", "READ reply", "ERROR"); "?" if unknown. */
 DNET_PROTO_HIDDEN const char *dnet_proto_type_name(uint16_t type);
@@ -74,6 +92,7 @@ DNET_PROTO_HIDDEN bool dnet_proto_is_reply(uint16_t type);
  * decoded frame (or the caller's buffer when encoding). */
 struct dnet_proto_msg {
 	uint16_t type;
+	uint16_t flags;         /* DNET_PROTO_F_*: requests only */
 	uint32_t id;
 
 	/* HELLO: version, token, node, wid, privileged.
@@ -108,8 +127,10 @@ struct dnet_proto_msg {
 	uint64_t stat;          /* STAT reply */
 	char name[DNET_PROTO_NAME_MAX + 1]; /* STAT */
 
-	/* STAT_NAMES reply: count names; when encoding, names[0..count). */
-	uint32_t count;
+	/* STAT_NAMES reply: count names; when encoding, names[0..count).
+	 * SYNC reply: count posted requests failed, skipped of them skipped
+	 * (F_STOP), since the previous SYNC. */
+	uint32_t count, skipped;
 	const char *const *names;
 
 	/* ERROR: a positive libdnet error code and its message (msg). */

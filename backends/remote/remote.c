@@ -29,18 +29,37 @@
 #define DEFAULT_TIMEOUT_MS 30000u
 #define MAX_OPTS 16
 
+/* Posted requests (dnet_set_posted): the frames go out in batches and are
+ * answered only if they fail; a failure is kept here, with the caller's tag
+ * of the request, until dnet_sync() hands it over. */
+#define OUT_BATCH   (64u << 10)  /* posted bytes kept before a send */
+#define SEG_MAX     4096u        /* tag changes between two SYNCs */
+#define PERR_MAX    1024u        /* failures kept; more are counted */
+struct seg { uint32_t first_id; uint64_t tag; };
+struct perr { uint64_t tag; int code; char msg[DNET_PROTO_MSG_MAX + 1]; };
+
 struct remote {
 	int fd;
 	bool broken;
 	char broken_why[320];
 	uint64_t timeout_ns;   /* 0: none */
+	uint64_t rcvtimeo_ns;  /* the socket's SO_RCVTIMEO now (0: none) */
 	uint32_t next_id;
 	char addr[300];
-	struct dnet_pbuf out;
-	uint8_t *in;
-	size_t in_cap;
+	struct dnet_pbuf out;  /* frames not yet sent (posted ones wait for a batch) */
+	uint8_t *in;           /* received bytes: in[in_pos..in_len) not yet decoded */
+	size_t in_cap, in_len, in_pos;
 	char **names;          /* stat names cache, NULL-terminated */
 	bool names_done;
+	/* posting */
+	bool can_post;         /* the daemon speaks protocol 1.1 */
+	uint32_t unconfirmed;  /* posted frames since the last SYNC */
+	struct seg segs[SEG_MAX];
+	unsigned nsegs;
+	struct perr *perr;     /* failures not yet handed over */
+	unsigned nperr, perr_head, perr_more;
+	uint32_t came;         /* ERRORs of posted requests since the last SYNC */
+	bool stopped;          /* STOP mode: a failure is known, post nothing more */
 };
 
 static uint64_t mono_ns(void)
@@ -78,6 +97,11 @@ static int broken(struct remote *r, struct dnet_err *err, int code, const char *
 	return dnet_seterr(err, code, "dnetd at %s: %s", r->addr, r->broken_why);
 }
 
+/* Drain what the daemon sent while we are blocked sending: the ERRORs of
+ * posted requests (a daemon that cannot queue them stops reading us). */
+static int read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_err *err);
+static int take_posted_errors(struct remote *r, struct dnet_err *err);
+
 static int send_all(struct remote *r, const uint8_t *p, size_t n, uint64_t deadline, struct dnet_err *err)
 {
 	while (n) {
@@ -91,11 +115,18 @@ static int send_all(struct remote *r, const uint8_t *p, size_t n, uint64_t deadl
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			struct dnet_err e;
-			int rc = wait_fd(r->fd, POLLOUT, deadline, &e);
+			int rc = wait_fd(r->fd, POLLOUT | POLLIN, deadline, &e);
 			if (rc == -DNET_ETIMEDOUT)
 				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out sending a request");
 			if (rc)
 				return broken(r, err, DNET_EIO, "%s", e.msg);
+			if (r->unconfirmed) {
+				struct pollfd pf = {.fd = r->fd, .events = POLLIN};
+				if (poll(&pf, 1, 0) == 1 && (rc = read_some(r, deadline, false, err)) < 0)
+					return rc;
+				if ((rc = take_posted_errors(r, err)))
+					return rc;
+			}
 			continue;
 		}
 		if (errno == EPIPE || errno == ECONNRESET)
@@ -105,35 +136,182 @@ static int send_all(struct remote *r, const uint8_t *p, size_t n, uint64_t deadl
 	return 0;
 }
 
-static int recv_all(struct remote *r, uint8_t *p, size_t n, uint64_t deadline, struct dnet_err *err)
+/* Send every queued frame. */
+static int flush_out(struct remote *r, uint64_t deadline, struct dnet_err *err)
 {
-	while (n) {
-		ssize_t got = recv(r->fd, p, n, MSG_DONTWAIT);
+	if (!r->out.len)
+		return 0;
+	int rc = send_all(r, r->out.p, r->out.len, deadline, err);
+	r->out.len = 0;
+	return rc;
+}
+
+/* The socket's receive timeout follows the deadline of the call (a recv
+ * that blocks costs one system call; poll + recv cost two). */
+static int set_rcvtimeo(struct remote *r, uint64_t deadline, struct dnet_err *err)
+{
+	uint64_t want = 0;
+	if (deadline) {
+		uint64_t now = mono_ns();
+		if (now >= deadline)
+			return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
+		want = deadline - now;
+		/* Close enough: re-set only when it is off by more than 10 %. */
+		if (r->rcvtimeo_ns && want <= r->rcvtimeo_ns && want >= r->rcvtimeo_ns - r->rcvtimeo_ns / 10)
+			return 0;
+	} else if (!r->rcvtimeo_ns) {
+		return 0;
+	}
+	struct timeval tv = {.tv_sec = (time_t)(want / 1000000000ull),
+			     .tv_usec = (suseconds_t)(want % 1000000000ull / 1000)};
+	if (want && !tv.tv_sec && !tv.tv_usec)
+		tv.tv_usec = 1;
+	if (setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+		return broken(r, err, DNET_EIO, "setsockopt: %s", strerror(errno));
+	r->rcvtimeo_ns = want;
+	return 0;
+}
+
+/* Receive what is there into in[] (blocking until something comes, or not).
+ * 1 if bytes came, 0 if none (non-blocking), or an error. */
+static int read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_err *err)
+{
+	if (r->in_pos == r->in_len) {
+		r->in_pos = r->in_len = 0;
+	} else if (r->in_pos && r->in_cap - r->in_len < 4096) {
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_len -= r->in_pos;
+		r->in_pos = 0;
+	}
+	if (r->in_cap - r->in_len < 4096) {
+		size_t cap = r->in_cap ? r->in_cap * 2 : 65536;
+		uint8_t *p = realloc(r->in, cap);
+		if (!p)
+			return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
+		r->in = p;
+		r->in_cap = cap;
+	}
+	for (;;) {
+		if (block) {
+			int rc = set_rcvtimeo(r, deadline, err);
+			if (rc)
+				return rc;
+		}
+		ssize_t got = recv(r->fd, r->in + r->in_len, r->in_cap - r->in_len, block ? 0 : MSG_DONTWAIT);
 		if (got > 0) {
-			p += got;
-			n -= (size_t)got;
-			continue;
+			r->in_len += (size_t)got;
+			return 1;
 		}
 		if (got == 0)
 			return broken(r, err, DNET_EIO, "%s", "the daemon closed the connection");
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			struct dnet_err e;
-			int rc = wait_fd(r->fd, POLLIN, deadline, &e);
-			if (rc == -DNET_ETIMEDOUT)
+			if (!block)
+				return 0;
+			if (deadline && mono_ns() >= deadline)
 				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
-			if (rc)
-				return broken(r, err, DNET_EIO, "%s", e.msg);
 			continue;
 		}
 		return broken(r, err, DNET_EIO, "recv: %s", strerror(errno));
 	}
-	return 0;
 }
 
-/* One request, one reply.  extra_ns lengthens the deadline (waits, delays).
- * An ERROR reply becomes the return code and message. */
+/* The next whole frame, decoded into m (m->data points into in[] until the
+ * next read).  Blocks until it is there. */
+static int next_frame(struct remote *r, struct dnet_proto_msg *m, uint64_t deadline, struct dnet_err *err)
+{
+	for (;;) {
+		size_t flen = 0;
+		struct dnet_err e;
+		int pk = dnet_proto_peek(r->in + r->in_pos, r->in_len - r->in_pos, &flen, &e);
+		if (pk < 0)
+			return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
+		if (pk > 0) {
+			if (dnet_proto_decode(r->in + r->in_pos, flen, m, &e) != 0)
+				return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
+			r->in_pos += flen;
+			return 0;
+		}
+		if (flen > r->in_cap - r->in_pos) {
+			/* A large reply: make room for all of it at once. */
+			memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+			r->in_len -= r->in_pos;
+			r->in_pos = 0;
+			if (flen > r->in_cap) {
+				uint8_t *p = realloc(r->in, flen + 4096);
+				if (!p)
+					return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
+				r->in = p;
+				r->in_cap = flen + 4096;
+			}
+		}
+		int rc = read_some(r, deadline, true, err);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* The tag a posted request was sent with. */
+static uint64_t tag_of(const struct remote *r, uint32_t id)
+{
+	uint64_t tag = DNET_NO_TAG;
+	for (unsigned i = 0; i < r->nsegs; i++) {
+		if ((uint32_t)(id - r->segs[0].first_id) < (uint32_t)(r->segs[i].first_id - r->segs[0].first_id))
+			break;
+		tag = r->segs[i].tag;
+	}
+	return tag;
+}
+
+/* Keep the failure of posted request id (an ERROR reply) for dnet_sync. */
+static void keep_posted_error(struct remote *r, const struct dnet_proto_msg *m, const struct dnet_dev *dev)
+{
+	(void)dev;
+	r->came++;
+	if (!r->perr)
+		r->perr = calloc(PERR_MAX, sizeof *r->perr);
+	if (!r->perr || r->nperr == PERR_MAX) {
+		r->perr_more++;
+		return;
+	}
+	struct perr *p = &r->perr[(r->perr_head + r->nperr++) % PERR_MAX];
+	p->tag = tag_of(r, m->id);
+	p->code = (int)m->code;
+	snprintf(p->msg, sizeof p->msg, "%s", m->msg);
+}
+
+/* Whether id is one of the posted requests sent since the last SYNC. */
+static bool is_posted_id(const struct remote *r, uint32_t id, uint32_t next)
+{
+	if (!r->nsegs)
+		return false;
+	return (uint32_t)(id - r->segs[0].first_id) < (uint32_t)(next - r->segs[0].first_id);
+}
+
+/* Read the ERRORs of posted requests that have arrived, without waiting. */
+static int take_posted_errors(struct remote *r, struct dnet_err *err)
+{
+	for (;;) {
+		size_t flen = 0;
+		struct dnet_err e;
+		int pk = dnet_proto_peek(r->in + r->in_pos, r->in_len - r->in_pos, &flen, &e);
+		if (pk <= 0)
+			return pk < 0 ? broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg) : 0;
+		struct dnet_proto_msg m;
+		if (dnet_proto_decode(r->in + r->in_pos, flen, &m, &e) != 0)
+			return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
+		if (m.type != DNET_MSG_ERROR || !is_posted_id(r, m.id, r->next_id + 1))
+			return 0; /* a reply: its reader takes it */
+		r->in_pos += flen;
+		keep_posted_error(r, &m, NULL);
+	}
+}
+
+/* One request, one reply (after the frames already queued, posted ones
+ * included, whose ERRORs are kept on the way).  extra_ns lengthens the
+ * deadline (waits, delays).  An ERROR reply becomes the return code and
+ * message. */
 static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg *rep,
 	       uint64_t extra_ns, struct dnet_err *err)
 {
@@ -141,7 +319,7 @@ static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_m
 		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
 				   r->broken_why);
 	req->id = ++r->next_id;
-	r->out.len = 0;
+	req->flags = 0;
 	int rc = dnet_proto_encode(&r->out, req, err);
 	if (rc)
 		return rc;
@@ -152,32 +330,21 @@ static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_m
 		deadline = deadline > UINT64_MAX - extra_ns ? 0 : deadline + extra_ns;
 	}
 	bool sent = true;
-	if ((rc = send_all(r, r->out.p, r->out.len, deadline, err))) {
+	if ((rc = flush_out(r, deadline, err))) {
 		if (rc != -EPIPE)
 			return rc;
 		sent = false;
 		deadline = mono_ns() + 100000000ull; /* what is already there */
 	}
-
-	uint8_t hdr[DNET_PROTO_HDR_SIZE];
-	size_t flen = 0;
-	struct dnet_err e;
-	if ((rc = recv_all(r, hdr, sizeof hdr, deadline, err)))
-		return rc;
-	if (dnet_proto_peek(hdr, sizeof hdr, &flen, &e) < 0)
-		return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
-	if (flen > r->in_cap) {
-		uint8_t *p = realloc(r->in, flen);
-		if (!p)
-			return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
-		r->in = p;
-		r->in_cap = flen;
+	for (;;) {
+		if ((rc = next_frame(r, rep, deadline, err)))
+			return rc;
+		if (rep->type == DNET_MSG_ERROR && rep->id != req->id && is_posted_id(r, rep->id, req->id)) {
+			keep_posted_error(r, rep, NULL);
+			continue;
+		}
+		break;
 	}
-	memcpy(r->in, hdr, sizeof hdr);
-	if ((rc = recv_all(r, r->in + sizeof hdr, flen - sizeof hdr, deadline, err)))
-		return rc;
-	if (dnet_proto_decode(r->in, flen, rep, &e) != 0)
-		return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
 	if (!sent) {
 		r->broken = true;
 		snprintf(r->broken_why, sizeof r->broken_why, "the daemon closed the connection");
@@ -196,6 +363,114 @@ static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_m
 	if (rep->type != (req->type | DNET_MSG_REPLY))
 		return broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep->type));
 	return 0;
+}
+
+/* SYNC: every request sent is done; the ERRORs of failed posted ones are
+ * kept on the way.  The daemon's counts must match what came. */
+static int sync_posted(struct remote *r, struct dnet_err *err)
+{
+	if (!r->unconfirmed && !r->out.len)
+		return 0;
+	struct dnet_proto_msg req, rep;
+	memset(&req, 0, sizeof req);
+	req.type = DNET_MSG_SYNC;
+	int rc = rpc(r, &req, &rep, 0, err);
+	if (rc)
+		return rc;
+	if (rep.count - rep.skipped != r->came)
+		return broken(r, err, DNET_EPROTO, "%s", "SYNC reply counts failures that never came");
+	r->came = 0;
+	r->unconfirmed = 0;
+	r->nsegs = 0;
+	return 0;
+}
+
+/* Queue one posted request (sent with the next batch).  In STOP mode, after
+ * a known failure, nothing more is sent: it counts as skipped. */
+static int post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	if (r->broken)
+		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
+				   r->broken_why);
+	if (stop && r->stopped)
+		return 0; /* skipped, as the daemon would */
+	if (r->nsegs == SEG_MAX || r->unconfirmed >= (1u << 30)) {
+		int rc = sync_posted(r, err);
+		if (rc)
+			return rc;
+		if (stop && r->nperr + r->perr_more) {
+			r->stopped = true;
+			return 0;
+		}
+	}
+	req->id = ++r->next_id;
+	req->flags = (uint16_t)(DNET_PROTO_F_POSTED | (stop ? DNET_PROTO_F_STOP : 0));
+	int rc = dnet_proto_encode(&r->out, req, err);
+	if (rc)
+		return rc;
+	if (!r->nsegs || r->segs[r->nsegs - 1].tag != dev->tag)
+		r->segs[r->nsegs++] = (struct seg){ .first_id = req->id, .tag = dev->tag };
+	r->unconfirmed++;
+	if (r->out.len >= OUT_BATCH) {
+		uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
+		if ((rc = flush_out(r, deadline, err)))
+			return rc == -EPIPE ? broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
+	}
+	return 0;
+}
+
+/* Whether this request goes posted: the caller asked for it and the daemon
+ * can. */
+static bool posting(const struct dnet_dev *dev)
+{
+	const struct remote *r = dev->priv;
+	return dev->posted != DNET_POST_OFF && r->can_post;
+}
+
+/* Hand over the oldest kept failure: its code and message, *tag. */
+static int pop_error(struct remote *r, uint64_t *tag, struct dnet_err *err)
+{
+	if (r->nperr) {
+		struct perr *p = &r->perr[r->perr_head];
+		r->perr_head = (r->perr_head + 1) % PERR_MAX;
+		r->nperr--;
+		if (tag)
+			*tag = p->tag;
+		int rc = dnet_seterr(err, p->code, "%s", p->msg);
+		if (!r->nperr && !r->perr_more)
+			r->stopped = false;
+		return rc;
+	}
+	if (r->perr_more) {
+		unsigned n = r->perr_more;
+		r->perr_more = 0;
+		r->stopped = false;
+		if (tag)
+			*tag = DNET_NO_TAG;
+		return dnet_seterr(err, DNET_EIO, "%u more posted requests failed (their errors were not kept)", n);
+	}
+	return 0;
+}
+
+/* A request in several frames (a block write over DNET_PROTO_MAX_DATA):
+ * posted when posting, else sent together and stopped at the first
+ * failure, which is returned -- one round trip instead of one per frame. */
+static int send_part(struct dnet_dev *dev, struct dnet_proto_msg *req, bool more, struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	if (posting(dev))
+		return post(dev, req, dev->posted == DNET_POST_STOP, err);
+	if (!r->can_post || (!more && !r->unconfirmed)) {
+		struct dnet_proto_msg rep;
+		return rpc(r, req, &rep, 0, err);
+	}
+	int rc = post(dev, req, true, err);
+	if (rc || more)
+		return rc;
+	if ((rc = sync_posted(r, err)))
+		return rc;
+	return pop_error(r, NULL, err);
 }
 
 static void msg_init(struct dnet_proto_msg *m, uint16_t type)
@@ -274,7 +549,7 @@ static int connect_to(struct remote *r, const struct dnet_sockspec *a, struct dn
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	}
 	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
 		e = errno;
 		close(fd);
 		return dnet_seterr(err, DNET_EIO, "fcntl: %s", strerror(e));
@@ -291,6 +566,7 @@ static void remote_free(struct remote *r)
 		close(r->fd);
 	dnet_pbuf_free(&r->out);
 	free(r->in);
+	free(r->perr);
 	if (r->names) {
 		for (char **p = r->names; *p; p++)
 			free(*p);
@@ -407,6 +683,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		remote_free(r);
 		return -DNET_EPROTO;
 	}
+	r->can_post = rep.ver_minor >= 1;
 	dev->priv = r;
 	dev->nodes = rep.nodes;
 	dev->node = rep.node;
@@ -418,6 +695,14 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 
 static void remote_close(struct dnet_dev *dev)
 {
+	struct remote *r = dev->priv;
+	/* Posted requests still queued here go out: the daemon serves what
+	 * a connection sent before it closed.  Their failures are lost with
+	 * the connection (dnet_sync first to see them). */
+	if (r && r->out.len && !r->broken) {
+		struct dnet_err e;
+		flush_out(r, mono_ns() + 1000000000ull, &e);
+	}
 	remote_free(dev->priv);
 	dev->priv = NULL;
 }
@@ -461,54 +746,126 @@ static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, uns
 	case 16: memcpy(req.val, buf, 16); break;
 	default: return dnet_seterr(err, DNET_EINVAL, "bad access width %u", width);
 	}
+	if (posting(dev))
+		return post(dev, &req, dev->posted == DNET_POST_STOP, err);
 	return rpc(dev->priv, &req, &rep, 0, err);
+}
+
+/* Block reads: every frame's request goes out at once, then the replies
+ * are read in order: one round trip for the whole block. */
+static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *buf, size_t len,
+		      struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	uint8_t *p = buf;
+	size_t nreq = len ? (len + DNET_PROTO_MAX_DATA - 1) / DNET_PROTO_MAX_DATA : 1;
+	if (nreq == 1) {
+		struct dnet_proto_msg req, rep;
+		msg_init(&req, type);
+		if (type == DNET_MSG_SODIMM_READ)
+			req.addr = at;
+		else
+			req.off = (uint32_t)at;
+		req.len = (uint32_t)len;
+		int rc = rpc(r, &req, &rep, 0, err);
+		if (rc)
+			return rc;
+		if (rep.data_len != len)
+			return dnet_seterr(err, DNET_EPROTO, "%s of %zu bytes, %zu asked",
+					   dnet_proto_type_name(rep.type), rep.data_len, len);
+		if (len)
+			memcpy(p, rep.data, len);
+		return 0;
+	}
+	if (r->broken)
+		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
+				   r->broken_why);
+	uint32_t first = r->next_id + 1;
+	for (size_t i = 0, done = 0; i < nreq; i++) {
+		struct dnet_proto_msg req;
+		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
+		msg_init(&req, type);
+		if (type == DNET_MSG_SODIMM_READ)
+			req.addr = at + done;
+		else
+			req.off = (uint32_t)(at + done);
+		req.len = (uint32_t)n;
+		req.id = ++r->next_id;
+		int rc = dnet_proto_encode(&r->out, &req, err);
+		if (rc)
+			return rc;
+		done += n;
+	}
+	uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
+	int rc = flush_out(r, deadline, err), first_rc = 0;
+	if (rc)
+		return rc == -EPIPE ? broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
+	struct dnet_err e0;
+	dnet_clearerr(&e0);
+	for (size_t i = 0, done = 0; i < nreq;) {
+		struct dnet_proto_msg rep;
+		if ((rc = next_frame(r, &rep, deadline, err)))
+			return rc;
+		if (rep.type == DNET_MSG_ERROR && is_posted_id(r, rep.id, first)) {
+			keep_posted_error(r, &rep, dev);
+			continue;
+		}
+		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
+		if (rep.id != first + (uint32_t)i)
+			return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
+		if (rep.type == DNET_MSG_ERROR) {
+			if (!first_rc)
+				first_rc = dnet_seterr(&e0, (int)rep.code, "%s", rep.msg);
+		} else if (rep.type != (type | DNET_MSG_REPLY)) {
+			return broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
+		} else if (rep.data_len != n) {
+			return broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
+		} else {
+			memcpy(p + done, rep.data, n);
+		}
+		done += n;
+		i++;
+	}
+	if (first_rc && err)
+		*err = e0;
+	return first_rc;
+}
+
+/* Block writes: frames of at most DNET_PROTO_MAX_DATA (send_part). */
+static int write_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, const void *buf, size_t len,
+		       struct dnet_err *err)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+	do {
+		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
+		struct dnet_proto_msg req;
+		msg_init(&req, type);
+		if (type == DNET_MSG_SODIMM_WRITE)
+			req.addr = at + done;
+		else
+			req.off = (uint32_t)(at + done);
+		req.len = (uint32_t)n;
+		req.data = p + done;
+		req.data_len = n;
+		done += n;
+		int rc = send_part(dev, &req, done < len, err);
+		if (rc)
+			return rc;
+	} while (done < len);
+	return 0;
 }
 
 static int remote_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len,
 			     struct dnet_err *err)
 {
-	uint8_t *p = buf;
-	do {
-		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
-		struct dnet_proto_msg req, rep;
-		msg_init(&req, DNET_MSG_READ_BLOCK);
-		req.off = off;
-		req.len = (uint32_t)n;
-		int rc = rpc(dev->priv, &req, &rep, 0, err);
-		if (rc)
-			return rc;
-		if (rep.data_len != n)
-			return dnet_seterr(err, DNET_EPROTO, "READ_BLOCK reply of %zu bytes, %zu asked",
-					   rep.data_len, n);
-		if (n)
-			memcpy(p, rep.data, n);
-		p += n;
-		off += (uint32_t)n;
-		len -= n;
-	} while (len);
-	return 0;
+	return read_parts(dev, DNET_MSG_READ_BLOCK, off, buf, len, err);
 }
 
 static int remote_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
 			      struct dnet_err *err)
 {
-	const uint8_t *p = buf;
-	do {
-		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
-		struct dnet_proto_msg req, rep;
-		msg_init(&req, DNET_MSG_WRITE_BLOCK);
-		req.off = off;
-		req.len = (uint32_t)n;
-		req.data = p;
-		req.data_len = n;
-		int rc = rpc(dev->priv, &req, &rep, 0, err);
-		if (rc)
-			return rc;
-		p += n;
-		off += (uint32_t)n;
-		len -= n;
-	} while (len);
-	return 0;
+	return write_parts(dev, DNET_MSG_WRITE_BLOCK, off, buf, len, err);
 }
 
 static int simple(struct dnet_dev *dev, uint16_t type, struct dnet_proto_msg *rep, struct dnet_err *err)
@@ -520,8 +877,9 @@ static int simple(struct dnet_dev *dev, uint16_t type, struct dnet_proto_msg *re
 
 static int remote_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
-	struct dnet_proto_msg rep;
-	return simple(dev, DNET_MSG_WC_FLUSH, &rep, err);
+	struct dnet_proto_msg req;
+	msg_init(&req, DNET_MSG_WC_FLUSH);
+	return send_part(dev, &req, false, err);
 }
 
 static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t len, struct dnet_err *err)
@@ -532,6 +890,8 @@ static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t le
 	msg_init(&req, type);
 	req.off = off;
 	req.len = (uint32_t)len;
+	if (posting(dev))
+		return post(dev, &req, dev->posted == DNET_POST_STOP, err);
 	return rpc(dev->priv, &req, &rep, 0, err);
 }
 
@@ -584,6 +944,8 @@ static int remote_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	struct dnet_proto_msg req, rep;
 	msg_init(&req, DNET_MSG_DELAY);
 	req.ns = ns;
+	if (posting(dev) && (dev->caps & DNET_CAP_VIRTUAL_TIME))
+		return post(dev, &req, dev->posted == DNET_POST_STOP, err); /* instant in real time */
 	return rpc(dev->priv, &req, &rep, ns, err);
 }
 
@@ -608,32 +970,24 @@ static int remote_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 static int remote_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len, bool write,
 			 struct dnet_err *err)
 {
-	uint8_t *p = buf;
-	do {
-		size_t n = len > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len;
-		struct dnet_proto_msg req, rep;
-		msg_init(&req, write ? DNET_MSG_SODIMM_WRITE : DNET_MSG_SODIMM_READ);
-		req.addr = addr;
-		req.len = (uint32_t)n;
-		if (write) {
-			req.data = p;
-			req.data_len = n;
-		}
-		int rc = rpc(dev->priv, &req, &rep, 0, err);
+	return write ? write_parts(dev, DNET_MSG_SODIMM_WRITE, addr, buf, len, err)
+		     : read_parts(dev, DNET_MSG_SODIMM_READ, addr, buf, len, err);
+}
+
+/* dnet_sync: everything posted is done; hand over the first failure. */
+static int remote_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	if (tag)
+		*tag = DNET_NO_TAG;
+	if (!r->nperr && !r->perr_more) {
+		int rc = sync_posted(r, err);
 		if (rc)
 			return rc;
-		if (!write) {
-			if (rep.data_len != n)
-				return dnet_seterr(err, DNET_EPROTO, "SODIMM_READ reply of %zu bytes, %zu asked",
-						   rep.data_len, n);
-			if (n)
-				memcpy(p, rep.data, n);
-		}
-		p += n;
-		addr += n;
-		len -= n;
-	} while (len);
-	return 0;
+	}
+	if (!r->nperr && !r->perr_more)
+		return 0;
+	return pop_error(r, tag, err);
 }
 
 static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
@@ -698,4 +1052,5 @@ const struct dnet_backend_ops dnet_backend_remote = {
 	.sodimm = remote_sodimm,
 	.stat = remote_stat,
 	.stat_names = remote_stat_names,
+	.sync = remote_sync,
 };

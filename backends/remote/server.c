@@ -5,10 +5,12 @@
 #include <grp.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 
 #include "dnet/backend.h"
 #include "dnet/map.h"
+#include "dnet/parse.h"
 #include "dnet/regs.h"
 
 #define IN_INIT       4096u
@@ -33,6 +36,16 @@
  * reads in flight gets its turn, then the others theirs (8 such clients
  * made another's read wait 21 ms; the rest waits in its buffer). */
 #define FRAMES_PER_TURN 32u
+/* Posted requests queue no reply, so a client may send many per turn: a
+ * script of posted writes goes at the speed of the device, still bounded
+ * per turn (frames and bytes) so that the others are served between. */
+#define POSTED_PER_TURN       1024u
+#define POSTED_BYTES_PER_TURN (1u << 20)
+/* A receive buffer grown for large frames is kept while they keep coming
+ * (re-growing it per 256 KiB frame cost 18,000 page faults per 256 KiB of
+ * writes), and given back after this long without one. */
+#define IN_KEEP_NS 1000000000ull
+#define IN_BUSY    (64u << 10)
 #define TURN_OUT_MAX    (2u << 20) /* reply bytes queued per loop turn, for all clients */
 
 /* A wait or delay in progress: real time (P_WAIT, P_DELAY, re-checked from
@@ -59,6 +72,13 @@ struct client {
 	bool may_privilege;  /* decided by the server: the peer's uid, or TCP with the token */
 	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
 	char peer[64];       /* TCP peer address, for the per-address cap */
+	/* Confined (a user token, or --allow on a UNIX socket): a user client
+	 * of these nodes and WIDs only (HELLO and SET_NODE are checked). */
+	bool confined;
+	struct grant_pair { unsigned node, wids; } *gp;
+	unsigned ngp;
+	const struct dnet_grant *utoken; /* the user token presented, if any */
+	char vt_key[112];    /* its virtual-time budget's key (vt_bucket) */
 	uint64_t born_ns, active_ns;  /* connected, last request (monotonic) */
 	uint64_t sent_ns;    /* last time bytes went out */
 	uint8_t *in;
@@ -78,6 +98,12 @@ struct client {
 	uint64_t ls_clock;   /* this client's host clock (virtual ns) */
 	unsigned ls_home;    /* its node at its first device request: breaks ties */
 	char p_msg[96];      /* P_REJECT: the refusal sent at p_deadline */
+	/* Posted requests (protocol 1.1) since the last SYNC: failed (an
+	 * ERROR sent for each), and of those skipped (F_STOP after a failure). */
+	uint32_t p_failed, p_skipped;
+	bool p_posted;          /* the pending delay is posted: no reply unless it fails */
+	unsigned err_replies;   /* ERROR replies queued, to see whether a request failed */
+	uint64_t in_big_ns;     /* last time the receive buffer held a large frame */
 };
 
 struct dnet_srv {
@@ -100,6 +126,9 @@ struct dnet_srv {
 	uint64_t fd_log_ns;     /* last "out of file descriptors" log line */
 	uint64_t vshare;        /* real time per client with virtual work, per loop turn */
 	size_t turn_out;        /* reply bytes queued in this loop turn */
+	uint64_t idle_evict_ns; /* UINT64_MAX: never */
+	uint64_t vt_cap;        /* the virtual-time budget per peer; UINT64_MAX: none */
+	struct vt_bucket { char key[112]; uint64_t avail, at; } vt[256];
 };
 
 /* Descriptors a server needs besides its clients: stdin/out/err, the
@@ -251,8 +280,11 @@ static int adopt_listener(struct dnet_srv *s, int fd, struct dnet_err *err)
 		return dnet_seterr(err, DNET_EINVAL, "activation socket (fd %d): address family %d not served", fd,
 				   ss.ss_family);
 	s->spec.tcp = ss.ss_family != AF_UNIX;
-	if (s->spec.tcp && !s->cfg.token)
+	if (s->spec.tcp && !s->cfg.token && !s->cfg.user_tokens)
 		return dnet_seterr(err, DNET_EINVAL, "activation socket is TCP: a token is required (--token-file)");
+	if (s->spec.tcp && s->cfg.allow)
+		return dnet_seterr(err, DNET_EINVAL, "activation socket is TCP: --allow is for UNIX sockets "
+				   "(on TCP, --user-tokens confines clients)");
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
 		return dnet_seterr(err, DNET_EIO, "activation socket (fd %d): %s", fd, strerror(errno));
@@ -277,6 +309,29 @@ static int adopt_listener(struct dnet_srv *s, int fd, struct dnet_err *err)
 	return 0;
 }
 
+/* The grants must name nodes that exist; an allow-list goes with a UNIX
+ * socket; a user token is not the admin token. */
+static int grants_check(struct dnet_srv *s, struct dnet_err *err)
+{
+	unsigned nodes = dnet_node_count(s->cfg.dev);
+	const struct dnet_grants *files[2] = {s->cfg.user_tokens, s->cfg.allow};
+	for (int f = 0; f < 2; f++) {
+		for (unsigned i = 0; files[f] && i < files[f]->n; i++) {
+			const struct dnet_grant *g = &files[f]->g[i];
+			if (g->node > nodes)
+				return dnet_seterr(err, DNET_EINVAL, "%s: node %u does not exist (this dnetd serves "
+						   "nodes 1..%u)", g->where, g->node, nodes);
+			if (g->token && s->cfg.token && strcmp(g->token, s->cfg.token) == 0)
+				return dnet_seterr(err, DNET_EINVAL, "%s: this user token is the admin token "
+						   "(--token/--token-file): a token gives one set of rights", g->where);
+		}
+	}
+	if (s->cfg.allow && !s->cfg.activated && s->spec.tcp)
+		return dnet_seterr(err, DNET_EINVAL, "--allow is for UNIX sockets (on TCP, --user-tokens "
+				   "confines clients)");
+	return 0;
+}
+
 int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, struct dnet_err *err)
 {
 	*out = NULL;
@@ -293,6 +348,9 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	s->max_unauth = cfg->max_unauth ? cfg->max_unauth : DNET_SRV_DEFAULT_MAX_UNAUTH;
 	s->max_per_peer = cfg->max_per_peer;
 	s->idle_ns = (uint64_t)cfg->idle_timeout_s * 1000000000ull;
+	unsigned ev = cfg->idle_evict_s ? cfg->idle_evict_s : DNET_SRV_DEFAULT_IDLE_EVICT_S;
+	s->idle_evict_ns = ev == UINT_MAX ? UINT64_MAX : (uint64_t)ev * 1000000000ull;
+	s->vt_cap = cfg->vtime_budget_ns ? cfg->vtime_budget_ns : DNET_SRV_DEFAULT_VTIME_BUDGET_NS;
 	s->maxcl = cfg->max_clients ? cfg->max_clients : DNET_SRV_DEFAULT_MAX_CLIENTS;
 	/* Every client holds one descriptor: --max-clients must fit the
 	 * process's limit (ulimit -n) beside the listening socket, the standard
@@ -326,10 +384,14 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 		return dnet_seterr(err, DNET_EINVAL, "token longer than %u bytes", DNET_PROTO_TOKEN_MAX);
 	}
 	s->virt = (dnet_dev_caps(cfg->dev) & DNET_CAP_VIRTUAL_TIME) != 0;
+	if (s->cfg.user_tokens && !s->cfg.user_tokens->n)
+		s->cfg.user_tokens = NULL;
 	int r = cfg->activated ? 0 : dnet_sockspec_parse(cfg->listen, &s->spec, err);
-	if (r == 0 && s->spec.tcp && !s->cfg.token)
+	if (r == 0 && s->spec.tcp && !s->cfg.token && !s->cfg.user_tokens)
 		r = dnet_seterr(err, DNET_EINVAL,
-				"listening on TCP requires a token (--token or --token-file)");
+				"listening on TCP requires a token (--token, --token-file or --user-tokens)");
+	if (r == 0)
+		r = grants_check(s, err);
 	if (r == 0)
 		s->cl = calloc(s->maxcl, sizeof *s->cl);
 	if (r == 0 && !s->cl)
@@ -352,6 +414,109 @@ const char *dnet_srv_address(const struct dnet_srv *s)
 	return s->address;
 }
 
+/* ---- grants: user tokens and the allow-list (grants.h) ----
+ * A confined client holds the (node, WIDs) pairs it may use: from the
+ * allow-list lines that match its uid or groups (UNIX, at connect time),
+ * from its user token (at HELLO), or both (then what both grant). */
+
+static bool grant_allows(const struct client *c, unsigned node, unsigned wid)
+{
+	if (!c->confined)
+		return true;
+	for (unsigned i = 0; i < c->ngp; i++)
+		if (c->gp[i].node == node && (c->gp[i].wids & (1u << wid)))
+			return true;
+	return false;
+}
+
+/* "node 1 WID 0,1; node 2 WID 1", for messages. */
+static const char *grant_text(const struct client *c, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < c->ngp && n + 1 < len; i++) {
+		char w[16];
+		n += (size_t)snprintf(buf + n, len - n, "%snode %u WID %s", i ? "; " : "", c->gp[i].node,
+				      dnet_grants_wids(c->gp[i].wids, w, sizeof w));
+	}
+	if (!c->ngp)
+		snprintf(buf, len, "nothing");
+	return buf;
+}
+
+static int grant_add(struct client *c, unsigned node, unsigned wids)
+{
+	for (unsigned i = 0; i < c->ngp; i++) {
+		if (c->gp[i].node == node) {
+			c->gp[i].wids |= wids;
+			return 0;
+		}
+	}
+	struct grant_pair *p = realloc(c->gp, (c->ngp + 1) * sizeof *p);
+	if (!p)
+		return -1;
+	c->gp = p;
+	c->gp[c->ngp].node = node;
+	c->gp[c->ngp].wids = wids;
+	c->ngp++;
+	return 0;
+}
+
+/* A UNIX peer other than root and the daemon's uid, with --allow: the
+ * lines matching its uid, its gid or a supplementary group it had when it
+ * connected (SO_PEERGROUPS).  -1: out of memory. */
+static int allow_grants(struct dnet_srv *s, struct client *c, int fd, gid_t gid)
+{
+	gid_t one[64], *groups = one;
+	socklen_t gl = sizeof one;
+	unsigned ng = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl) == 0) {
+		ng = gl / sizeof *groups;
+	} else if (errno == ERANGE && gl > sizeof one && (groups = malloc(gl)) != NULL) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl) == 0)
+			ng = gl / sizeof *groups;
+	} else {
+		groups = one;
+	}
+	const struct dnet_grants *a = s->cfg.allow;
+	int rc = 0;
+	c->confined = true;
+	for (unsigned i = 0; i < a->n && rc == 0; i++) {
+		const struct dnet_grant *g = &a->g[i];
+		bool match = g->kind == DNET_GRANT_UID ? c->uid >= 0 && (uint32_t)c->uid == g->id : (uint32_t)gid == g->id;
+		for (unsigned k = 0; !match && g->kind == DNET_GRANT_GROUP && k < ng; k++)
+			match = (uint32_t)groups[k] == g->id;
+		if (match)
+			rc = grant_add(c, g->node, g->wids);
+	}
+	if (groups != one)
+		free(groups);
+	return rc;
+}
+
+/* The user token (if any) presented: a confined user client of its node
+ * and WIDs (cut to what the allow-list grants, on a UNIX socket). */
+static void grant_token(struct client *c, const struct dnet_grant *g)
+{
+	c->utoken = g;
+	c->may_privilege = false;
+	if (!c->confined) {
+		c->confined = true;
+		if (grant_add(c, g->node, g->wids) != 0)
+			c->ngp = 0; /* out of memory: nothing granted */
+		return;
+	}
+	unsigned j = 0;
+	for (unsigned i = 0; i < c->ngp; i++) {
+		if (c->gp[i].node == g->node && (c->gp[i].wids & g->wids)) {
+			c->gp[j].node = g->node;
+			c->gp[j].wids = c->gp[i].wids & g->wids;
+			j++;
+		}
+	}
+	c->ngp = j;
+}
+
 /* ---- clients ---- */
 
 static void client_free(struct dnet_srv *s, struct client *c)
@@ -359,6 +524,7 @@ static void client_free(struct dnet_srv *s, struct client *c)
 	slog(s, DNET_SRV_LOG_INFO, "client #%u disconnected", c->serial);
 	close(c->fd);
 	free(c->in);
+	free(c->gp);
 	dnet_pbuf_free(&c->out);
 	free(c);
 }
@@ -409,16 +575,21 @@ static const char *admission(struct dnet_srv *s, const struct client *n)
 	return NULL;
 }
 
-static void reject_msg(struct dnet_srv *s, int fd, const char *msg)
+static void reject_code(struct dnet_srv *s, int fd, int code, const char *msg)
 {
 	struct dnet_pbuf b = {0};
-	if (dnet_proto_encode_error(&b, 0, DNET_EBUSY, msg, NULL) == 0) {
+	if (dnet_proto_encode_error(&b, 0, code, msg, NULL) == 0) {
 		ssize_t w = send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)w;
 	}
 	dnet_pbuf_free(&b);
 	close(fd);
 	slog(s, DNET_SRV_LOG_INFO, "rejected a client: %s", msg);
+}
+
+static void reject_msg(struct dnet_srv *s, int fd, const char *msg)
+{
+	reject_code(s, fd, DNET_EBUSY, msg);
 }
 
 /* The table is full: rather than refuse the new connection, drop the
@@ -439,6 +610,49 @@ static bool evict_silent(struct dnet_srv *s)
 	slog(s, DNET_SRV_LOG_INFO, "client #%u: no HELLO yet and the table is full; dropped for a new one",
 	     s->cl[old]->serial);
 	client_free(s, s->cl[old]);
+	memmove(&s->cl[old], &s->cl[old + 1], (s->ncl - old - 1) * sizeof *s->cl);
+	s->ncl--;
+	return true;
+}
+
+static size_t out_pending(const struct client *c);
+static void flush_out(struct dnet_srv *s, struct client *c);
+static void reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code, const char *msg);
+
+/* The table is full and every connection has said HELLO: the client idle
+ * longest makes room, if it has been idle (no request, no reply) for more
+ * than --idle-evict (60 s) and has nothing in progress (a wait, a request
+ * being received or answered).  Interactive clients are never dropped for
+ * thinking while there is room; 64 idle clients no longer lock everyone
+ * out for ever (--idle-timeout is 0 by default). */
+static bool evict_idle(struct dnet_srv *s)
+{
+	if (s->idle_evict_ns == UINT64_MAX)
+		return false;
+	uint64_t now = mono_ns(), best_at = 0;
+	unsigned old = s->ncl;
+	for (unsigned i = 0; i < s->ncl; i++) {
+		const struct client *c = s->cl[i];
+		uint64_t at = c->active_ns > c->sent_ns ? c->active_ns : c->sent_ns;
+		if (!c->hello || c->dead || c->closing || c->pending != P_NONE || c->in_len || out_pending(c) ||
+		    c->ls_ready || now - at <= s->idle_evict_ns)
+			continue;
+		if (old == s->ncl || at < best_at) {
+			old = i;
+			best_at = at;
+		}
+	}
+	if (old == s->ncl)
+		return false;
+	struct client *c = s->cl[old];
+	char msg[160];
+	snprintf(msg, sizeof msg, "disconnected after %llu s idle: dnetd was full (%u clients) and a new client "
+		 "needed the place (dnetd --idle-evict)", (unsigned long long)((now - best_at) / 1000000000ull),
+		 s->maxcl);
+	slog(s, DNET_SRV_LOG_ERR, "client #%u (node %u, WID %u, %s): %s", c->serial, c->node, c->wid, c->peer, msg);
+	reply_error(s, c, 0, DNET_EBUSY, msg);
+	flush_out(s, c);
+	client_free(s, c);
 	memmove(&s->cl[old], &s->cl[old + 1], (s->ncl - old - 1) * sizeof *s->cl);
 	s->ncl--;
 	return true;
@@ -474,7 +688,7 @@ static void accept_clients(struct dnet_srv *s)
 				slog(s, DNET_SRV_LOG_ERR, "accept: %s", strerror(errno));
 			return;
 		}
-		if (s->ncl >= s->maxcl && !evict_silent(s)) {
+		if (s->ncl >= s->maxcl && !evict_silent(s) && !evict_idle(s)) {
 			reject_busy(s, fd);
 			continue;
 		}
@@ -499,12 +713,29 @@ static void accept_clients(struct dnet_srv *s)
 		c->uid = -1;
 		c->may_privilege = s->spec.tcp;
 		if (!s->spec.tcp) {
-			struct ucred cr;
+			struct ucred cr = {.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
 			socklen_t cl = sizeof cr;
 			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0) {
 				c->uid = (long)cr.uid;
 				c->may_privilege = cr.uid == 0 || cr.uid == geteuid();
 			}
+			/* --allow: other uids get the nodes and WIDs of their lines,
+			 * and a uid in no line is turned away at once. */
+			if (!c->may_privilege && s->cfg.allow) {
+				char why[200];
+				struct passwd *pw = c->uid >= 0 ? getpwuid((uid_t)c->uid) : NULL;
+				if (allow_grants(s, c, fd, cl == sizeof cr ? cr.gid : (gid_t)-1) != 0 || !c->ngp) {
+					snprintf(why, sizeof why, "uid %ld%s%s%s is not in this dnetd's allow-list "
+						 "(--allow %s)", c->uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "",
+						 s->cfg.allow->file);
+					reject_code(s, fd, DNET_EPERM, why);
+					free(c->gp);
+					free(c);
+					free(in);
+					continue;
+				}
+			}
+			snprintf(c->peer, sizeof c->peer, "uid %ld", c->uid);
 		}
 		if (s->spec.tcp) {
 			struct sockaddr_storage ss;
@@ -516,6 +747,7 @@ static void accept_clients(struct dnet_srv *s)
 		const char *why = admission(s, c);
 		if (why) {
 			reject_msg(s, fd, why);
+			free(c->gp);
 			free(c);
 			free(in);
 			continue;
@@ -587,6 +819,7 @@ static void reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int c
 {
 	struct dnet_err e;
 	slog(s, DNET_SRV_LOG_DEBUG, "client #%u: error reply %s: %s", c->serial, dnet_strerror(code < 0 ? -code : code), msg);
+	c->err_replies++;
 	if (dnet_proto_encode_error(&c->out, id, code, msg, &e) != 0)
 		c->dead = true;
 }
@@ -653,9 +886,29 @@ static bool token_ok(const char *want, const char *got)
 	return d == 0;
 }
 
+/* Which token a HELLO presents: 1 the admin token, 0 none is required,
+ * -1 a wrong or missing one; *user the user token it is, if any.  Every
+ * token is compared (no early exit): the time does not say which matched. */
+static int token_match(const struct dnet_srv *s, const char *got, const struct dnet_grant **user)
+{
+	const struct dnet_grants *ut = s->cfg.user_tokens;
+	*user = NULL;
+	if (!s->cfg.token && !ut)
+		return 0;
+	bool admin = s->cfg.token && token_ok(s->cfg.token, got);
+	for (unsigned i = 0; ut && i < ut->n; i++)
+		if (token_ok(ut->g[i].token, got) && !*user)
+			*user = &ut->g[i];
+	if (admin || *user)
+		return 1;
+	/* A UNIX socket with user tokens and no admin token: the uid is the
+	 * credential, a user token only narrows it; none is needed. */
+	return !s->spec.tcp && !s->cfg.token && !got[0] ? 0 : -1;
+}
+
 static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
 {
-	char msg[200];
+	char msg[DNET_PROTO_MSG_MAX + 1];
 	unsigned nodes = dnet_node_count(s->cfg.dev);
 	if (m->ver_major != DNET_PROTO_VERSION_MAJOR) {
 		snprintf(msg, sizeof msg, "protocol version mismatch: client speaks %u.%u, dnetd speaks %u.%u",
@@ -664,7 +917,8 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 		c->closing = true;
 		return;
 	}
-	if (s->cfg.token && !token_ok(s->cfg.token, m->token)) {
+	const struct dnet_grant *utok = NULL;
+	if (token_match(s, m->token, &utok) < 0) {
 		/* A failed token is answered only after a delay that grows with
 		 * the recent failures (100 ms doubling to 6.4 s), and logged by
 		 * default, at most once a second: guessing is slow and seen. */
@@ -689,10 +943,34 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 		c->pending = P_REJECT;
 		return;
 	}
-	if (m->privileged && !c->may_privilege)
+	if (utok)
+		grant_token(c, utok);
+	/* A confined client (user token, --allow) can only ask for less than
+	 * its grant: privilege, or a node or WID outside it, is refused. */
+	unsigned node = m->node ? m->node : c->confined && c->ngp ? c->gp[0].node : 1;
+	if (c->confined) {
+		char what[120], from[100];
+		if (utok)
+			snprintf(from, sizeof from, "its user token");
+		else
+			snprintf(from, sizeof from, "the allow-list, for uid %ld", c->uid);
+		if (m->privileged || !grant_allows(c, node, m->wid)) {
+			if (m->privileged)
+				snprintf(msg, sizeof msg, "permission denied: this client may be a user only (%.90s); "
+					 "connect as a user (remote backend option ,user)", from);
+			else
+				snprintf(msg, sizeof msg, "permission denied: node %u WID %u is not granted (%.90s grants "
+					 "%.100s)", node, m->wid, from, grant_text(c, what, sizeof what));
+			slog(s, DNET_SRV_LOG_ERR, "client #%u (%s %.80s): %s", c->serial, utok ? "user token of" : "--allow",
+			     utok ? utok->where : s->cfg.allow->file, msg);
+			reply_error(s, c, m->id, DNET_EPERM, msg);
+			c->closing = true;
+			return;
+		}
+	} else if (m->privileged && !c->may_privilege) {
 		slog(s, DNET_SRV_LOG_INFO, "client #%u: uid %ld asked to be privileged; served as a user "
 		     "(only root and uid %ld may be)", c->serial, c->uid, (long)geteuid());
-	unsigned node = m->node ? m->node : 1;
+	}
 	if (node > nodes) {
 		snprintf(msg, sizeof msg, "node %u does not exist (this dnetd serves nodes 1..%u)", node, nodes);
 		reply_error(s, c, m->id, DNET_EINVAL, msg);
@@ -700,6 +978,10 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 		return;
 	}
 	c->hello = true;
+	if (utok)
+		snprintf(c->vt_key, sizeof c->vt_key, "token %.100s", utok->where);
+	else
+		snprintf(c->vt_key, sizeof c->vt_key, "%s", c->peer);
 	c->node = node;
 	c->wid = m->wid;
 	c->privileged = m->privileged && c->may_privilege; /* a HELLO can only ask for less */
@@ -718,8 +1000,8 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 	r.caps = caps;
 	r.max_payload = DNET_PROTO_MAX_PAYLOAD;
 	reply(s, c, &r);
-	slog(s, DNET_SRV_LOG_INFO, "client #%u: node %u, WID %u, %s", c->serial, node, c->wid,
-	     c->privileged ? "privileged" : "user");
+	slog(s, DNET_SRV_LOG_INFO, "client #%u: node %u, WID %u, %s%s", c->serial, node, c->wid,
+	     c->privileged ? "privileged" : "user", c->confined ? " (confined by its grant)" : "");
 }
 
 /* Point the shared device at the client's node. */
@@ -767,6 +1049,93 @@ static void timeout_msg(const struct client *c, uint64_t last, uint64_t timeout_
 
 static void vpending_step(struct dnet_srv *s, struct client *c);
 
+/* ---- the virtual-time budget (decision D-DNETD-VTIME, docs/decisions.md) ----
+ * On a virtual-time backend idle virtual time is skipped whole, so one
+ * client's DELAYs and never-true WAITs could push the clock every client
+ * shares to the end of virtual time (2^62 ns, D-SIM-TIME-END) in seconds,
+ * after which every later delay or primitive of the others is refused.
+ * Decided here, once: the virtual time one peer (a user token; else a uid
+ * on a UNIX socket, an address on TCP, as --max-per-peer) adds by DELAY
+ * and WAIT is drawn from a bucket that holds at most vt_cap (--vtime-budget,
+ * default 1 h) and refills at vt_cap per minute of real time.  A DELAY is
+ * charged whole when it starts and refused when the bucket holds less (one
+ * longer than vt_cap never fits); a WAIT is charged each slice's advance of
+ * the clock and ends with EBUSY when the bucket is empty.  Busy virtual
+ * time costs real time anyway and is bounded by the slices; at 1 h per
+ * minute 64 peers would need 20,000 hours to reach the end.  A peer's
+ * bucket outlives its connections (reconnecting does not refill it); the
+ * table keeps the 256 peers seen last (one untouched for a minute is full). */
+#define VT_REFILL_NS 60000000000ull
+
+/* The virtual time left before the end (D-SIM-TIME-END).  The clock can
+ * stand a little past it (the emulator charges a host access made at the
+ * end), and END - now must then not wrap: it did, and a wait's deadline
+ * went to 1.6e19 ns. */
+static uint64_t vt_room(uint64_t vnow)
+{
+	return vnow >= DNET_VTIME_END ? 0 : DNET_VTIME_END - vnow;
+}
+
+static struct vt_bucket *vt_bucket(struct dnet_srv *s, const struct client *c)
+{
+	struct vt_bucket *spare = NULL, *lru = &s->vt[0];
+	for (size_t i = 0; i < sizeof s->vt / sizeof s->vt[0]; i++) {
+		struct vt_bucket *b = &s->vt[i];
+		if (b->key[0] && strcmp(b->key, c->vt_key) == 0)
+			return b;
+		if (!b->key[0])
+			spare = spare ? spare : b;
+		else if (b->at < lru->at)
+			lru = b;
+	}
+	struct vt_bucket *b = spare ? spare : lru;
+	snprintf(b->key, sizeof b->key, "%s", c->vt_key);
+	b->avail = s->vt_cap;
+	b->at = mono_ns();
+	return b;
+}
+
+/* What the client's peer may still add to the clock (UINT64_MAX: no cap). */
+static uint64_t vt_avail(struct dnet_srv *s, const struct client *c)
+{
+	if (s->vt_cap == UINT64_MAX || !s->virt)
+		return UINT64_MAX;
+	struct vt_bucket *b = vt_bucket(s, c);
+	uint64_t now = mono_ns(), dt = now - b->at;
+	uint64_t add = dt >= VT_REFILL_NS ? s->vt_cap : (uint64_t)((double)s->vt_cap * ((double)dt / (double)VT_REFILL_NS));
+	b->avail = add >= s->vt_cap - b->avail ? s->vt_cap : b->avail + add;
+	b->at = now;
+	return b->avail;
+}
+
+static void vt_charge(struct dnet_srv *s, const struct client *c, uint64_t ns)
+{
+	if (s->vt_cap == UINT64_MAX || !s->virt)
+		return;
+	struct vt_bucket *b = vt_bucket(s, c);
+	b->avail = ns >= b->avail ? 0 : b->avail - ns;
+}
+
+/* A DELAY of ns: charged whole, or refused (0 or an error code). */
+static int vt_delay(struct dnet_srv *s, const struct client *c, uint64_t ns, struct dnet_err *e)
+{
+	uint64_t avail = vt_avail(s, c);
+	if (ns <= avail) {
+		vt_charge(s, c, ns);
+		return 0;
+	}
+	char a[32], b[32], d[32];
+	dnet_format_time(ns, d, sizeof d);
+	dnet_format_time(s->vt_cap, b, sizeof b);
+	dnet_format_time(avail, a, sizeof a);
+	if (ns > s->vt_cap)
+		return dnet_seterr(e, DNET_ERANGE, "delay of %s refused: a client may add at most %s to the "
+				   "shared virtual clock (dnetd --vtime-budget)", d, b);
+	return dnet_seterr(e, DNET_EBUSY, "delay of %s refused: this %s may add only %s more to the shared "
+			   "virtual clock now (its budget of %s refills over a minute; dnetd --vtime-budget)", d,
+			   c->utoken ? "user token" : s->spec.tcp ? "address" : "uid", a, b);
+}
+
 /* Lockstep: the requests that act on the device or on a host's clock are
  * served in virtual-time order; the others (HELLO, PING-like queries,
  * node selection, statistics, the clock) at once. */
@@ -776,7 +1145,7 @@ static bool ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_
 		return false;
 	switch (type) {
 	case DNET_MSG_HELLO: case DNET_MSG_SET_NODE: case DNET_MSG_NOW: case DNET_MSG_STAT:
-	case DNET_MSG_STAT_NAMES:
+	case DNET_MSG_STAT_NAMES: case DNET_MSG_SYNC:
 		return false;
 	default:
 		return true;
@@ -844,6 +1213,15 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		return;
 	}
 
+	if (m->type == DNET_MSG_SYNC) {
+		/* Every request before it is done (served in order): say how
+		 * many posted ones failed, and start counting afresh. */
+		r.count = c->p_failed;
+		r.skipped = c->p_skipped;
+		c->p_failed = c->p_skipped = 0;
+		reply(s, c, &r);
+		return;
+	}
 	if (m->type != DNET_MSG_SET_NODE && m->type != DNET_MSG_STAT_NAMES) {
 		rc = select_node(s, c, &e);
 		if (rc)
@@ -917,6 +1295,12 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 					 dnet_node_count(dev));
 			break;
 		}
+		if (!grant_allows(c, m->node, c->wid)) {
+			char what[120];
+			rc = dnet_seterr(&e, DNET_EPERM, "permission denied: node %u WID %u is not granted to this "
+					 "client (it may use %s)", m->node, c->wid, grant_text(c, what, sizeof what));
+			break;
+		}
 		rc = dnet_set_node(dev, m->node, &e);
 		if (rc == 0)
 			c->node = m->node;
@@ -934,7 +1318,8 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			c->p_mask = m->mask;
 			c->p_value = m->value;
 			c->p_timeout = m->timeout_ns;
-			c->p_deadline = DNET_VTIME_END - vnow < m->timeout_ns ? DNET_VTIME_END : vnow + m->timeout_ns;
+			c->p_deadline = vt_room(vnow) < m->timeout_ns ? (vnow > DNET_VTIME_END ? vnow : DNET_VTIME_END)
+									: vnow + m->timeout_ns;
 			c->slice = SLICE_MIN_NS;
 			c->pending = P_VWAIT;
 			if (s->cfg.lockstep) {
@@ -969,6 +1354,8 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		c->pending = P_WAIT;
 		return;
 	case DNET_MSG_DELAY:
+		if (s->virt && m->ns && (rc = vt_delay(s, c, m->ns, &e)))
+			break;
 		if (s->virt && s->cfg.lockstep) {
 			/* Per-host clocks: a delay moves only this host's. */
 			rc = dnet_delay(dev, m->ns, &e);
@@ -978,8 +1365,12 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			uint64_t vnow = 0;
 			if ((rc = dnet_now(dev, &vnow, &e)))
 				break;
-			if (m->ns > DNET_VTIME_END - vnow) {
-				rc = dnet_delay(dev, m->ns, &e); /* refused whole by the backend */
+			if (m->ns > vt_room(vnow)) {
+				/* Refused here: the emulator's own check wraps once its
+				 * clock stands past the end. */
+				rc = dnet_seterr(&e, DNET_ERANGE, "a delay of %llu ns would pass the end of virtual "
+						 "time (2^62 ns; the clock is at %llu ns)", (unsigned long long)m->ns,
+						 (unsigned long long)vnow);
 				break;
 			}
 			c->p_id = m->id;
@@ -1041,10 +1432,47 @@ fail:
 			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", dnet_proto_type_name(m->type),
 				 dnet_strerror(-rc));
 		reply_error(s, c, m->id, rc, e.msg);
-	} else {
+	} else if (!(m->flags & DNET_PROTO_F_POSTED)) {
 		reply(s, c, &r);
 	}
 	free(buf);
+}
+
+/* A posted request: skipped when it asks to stop after a failure and one
+ * happened; otherwise served, and answered only if it fails. */
+static void do_posted(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	if ((m->flags & DNET_PROTO_F_STOP) && c->p_failed) {
+		c->p_failed++;
+		c->p_skipped++;
+		return;
+	}
+	unsigned before = c->err_replies;
+	c->p_posted = true;
+	do_request(s, c, m);
+	if (c->err_replies != before)
+		c->p_failed++;
+	if (c->pending == P_NONE)
+		c->p_posted = false;
+}
+
+/* The end of a pending wait or delay: failed (a posted delay counts among
+ * the posted failures), or a delay done (a posted one is not answered). */
+static void pending_fail(struct dnet_srv *s, struct client *c, int rc, const char *msg)
+{
+	c->pending = P_NONE;
+	reply_error(s, c, c->p_id, rc, msg);
+	if (c->p_posted)
+		c->p_failed++;
+	c->p_posted = false;
+}
+
+static void delay_done(struct dnet_srv *s, struct client *c)
+{
+	c->pending = P_NONE;
+	if (!c->p_posted)
+		reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+	c->p_posted = false;
 }
 
 /* Advance a virtual-time wait or delay by slices of virtual time for at
@@ -1065,8 +1493,7 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 		if (rc == 0)
 			rc = dnet_now(dev, &vnow, &e);
 		if (rc) {
-			c->pending = P_NONE;
-			reply_error(s, c, c->p_id, rc, e.msg);
+			pending_fail(s, c, rc, e.msg);
 			return;
 		}
 		uint64_t left = c->p_deadline > vnow ? c->p_deadline - vnow : 0;
@@ -1084,30 +1511,50 @@ static void vpending_step(struct dnet_srv *s, struct client *c)
 		if (step > left)
 			step = left;
 		bool final = step == left;
+		/* A wait draws each slice from its peer's virtual-time budget
+		 * (vt_delay: a delay was charged whole when it started); once it
+		 * is spent the wait ends with EBUSY (not a timeout: its condition
+		 * was not given the time asked for). */
+		uint64_t budget = c->pending == P_VWAIT ? vt_avail(s, c) : UINT64_MAX;
+		bool cut = step > budget;
+		if (cut) {
+			step = budget;
+			final = false;
+		}
 		uint64_t ts = mono_ns();
 		if (c->pending == P_VDELAY) {
 			rc = dnet_delay(dev, step, &e);
 			if (rc) {
-				c->pending = P_NONE;
-				reply_error(s, c, c->p_id, rc, e.msg);
+				pending_fail(s, c, rc, e.msg);
 				return;
 			}
 			if (final) {
-				c->pending = P_NONE;
-				reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
+				delay_done(s, c);
 				return;
 			}
 		} else {
 			rc = dnet_wait(dev, c->p_off, c->p_mask, (enum dnet_cond)c->p_cond, c->p_value, step,
 				       &last, &e);
+			uint64_t vafter = vnow;
+			if (budget != UINT64_MAX && dnet_now(dev, &vafter, &se) == 0 && vafter > vnow)
+				vt_charge(s, c, vafter - vnow);
+			if (rc == -DNET_ETIMEDOUT && cut) {
+				char a[32], msg[200];
+				snprintf(msg, sizeof msg, "wait stopped at virtual time %llu ns, before its timeout: this %s "
+					 "has used its budget of %s of the shared virtual clock (refilled over a minute; "
+					 "dnetd --vtime-budget)", (unsigned long long)vafter,
+					 c->utoken ? "user token" : s->spec.tcp ? "address" : "uid",
+					 dnet_format_time(s->vt_cap, a, sizeof a));
+				pending_fail(s, c, DNET_EBUSY, msg);
+				return;
+			}
 			if (rc == 0 || (rc == -DNET_ETIMEDOUT && final)) {
 				c->pending = P_NONE;
 				reply_wait(s, c, c->p_id, rc != 0, last, rc ? e.msg : NULL);
 				return;
 			}
 			if (rc != -DNET_ETIMEDOUT) {
-				c->pending = P_NONE;
-				reply_error(s, c, c->p_id, rc, e.msg);
+				pending_fail(s, c, rc, e.msg);
 				return;
 			}
 		}
@@ -1136,10 +1583,8 @@ static void check_pending(struct dnet_srv *s, struct client *c, uint64_t now)
 		return;
 	}
 	if (c->pending == P_DELAY) {
-		if (now >= c->p_deadline) {
-			c->pending = P_NONE;
-			reply_empty(s, c, DNET_MSG_DELAY, c->p_id);
-		}
+		if (now >= c->p_deadline)
+			delay_done(s, c);
 		return;
 	}
 	if (c->pending != P_WAIT)
@@ -1171,8 +1616,10 @@ static void client_input(struct dnet_srv *s, struct client *c)
 			size_t need = 0;
 			struct dnet_err e;
 			int pk = dnet_proto_peek(c->in, c->in_len, &need, &e);
-			if (pk != 0 || need <= c->in_cap)
-				break; /* a whole frame (or a bad header) is already there */
+			if (pk < 0 || (pk > 0 && c->in_cap >= IN_BUSY))
+				break; /* a bad header, or whole frames to serve first */
+			if (pk > 0)
+				need = IN_BUSY; /* a client streaming small frames: read more per turn */
 			uint8_t *p = realloc(c->in, need);
 			if (!p) {
 				c->dead = true;
@@ -1181,9 +1628,14 @@ static void client_input(struct dnet_srv *s, struct client *c)
 			c->in = p;
 			c->in_cap = need;
 		}
-		ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		size_t room = c->in_cap - c->in_len;
+		ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
 		if (n > 0) {
 			c->in_len += (size_t)n;
+			if (c->in_len > IN_INIT)
+				c->in_big_ns = mono_ns();
+			if ((size_t)n < room)
+				break; /* all there was: poll says when there is more */
 			continue;
 		}
 		if (n == 0) {
@@ -1233,16 +1685,16 @@ static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e
 
 static void client_process(struct dnet_srv *s, struct client *c)
 {
-	size_t pos = 0;
-	unsigned done = 0;
+	size_t pos = 0, pbytes = 0;
+	unsigned done = 0, posted = 0;
 	/* One request per turn always; more while this turn has queued less
 	 * than TURN_OUT_MAX bytes of replies and all clients less than
 	 * OUT_TOTAL_HIGH (60 clients pipelining 256 KiB reads they never
 	 * collect used to queue 60 MB in one turn, 341 ms for the others). */
 	while (!c->dead && !c->closing && c->pending == P_NONE && out_pending(c) < OUT_HIGH &&
-	       (done == 0 || (done < FRAMES_PER_TURN && s->turn_out < TURN_OUT_MAX &&
-			      s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
-		done++;
+	       (done + posted == 0 ||
+		(done < FRAMES_PER_TURN && posted < POSTED_PER_TURN && pbytes < POSTED_BYTES_PER_TURN &&
+		 s->turn_out < TURN_OUT_MAX && s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
 		size_t before = out_pending(c);
 		size_t flen = 0;
 		struct dnet_err e;
@@ -1280,6 +1732,7 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		if (rc == 0 && !dnet_proto_is_request(m.type))
 			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", dnet_proto_type_name(m.type));
 		if (rc) {
+			done++;
 			slog(s, DNET_SRV_LOG_INFO, "client #%u: malformed frame: %s", c->serial, e.msg);
 			reply_error(s, c, m.id, DNET_EPROTO, e.msg);
 			if (!c->hello)
@@ -1289,7 +1742,15 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			     dnet_proto_type_name(m.type), m.id);
 			c->active_ns = mono_ns();
 			bool ordered = ls_ordered(s, c, m.type);
-			do_request(s, c, &m);
+			if (!(m.flags & DNET_PROTO_F_POSTED))
+				done++;
+			if (m.flags & DNET_PROTO_F_POSTED) {
+				posted++;
+				pbytes += flen;
+				do_posted(s, c, &m);
+			} else {
+				do_request(s, c, &m);
+			}
 			if (ordered)
 				ls_clock_update(s, c);
 		}
@@ -1306,8 +1767,8 @@ static void client_process(struct dnet_srv *s, struct client *c)
 		if (dnet_proto_peek(c->in, c->in_len, &need, NULL) == 0)
 			c->closing = true; /* nothing whole left to answer */
 	}
-	/* Give back a large buffer once it is no longer needed. */
-	if (c->in_cap > IN_INIT && c->in_len <= IN_INIT) {
+	/* Give back a large buffer once large frames have stopped coming. */
+	if (c->in_cap > IN_INIT && c->in_len <= IN_INIT && mono_ns() - c->in_big_ns > IN_KEEP_NS) {
 		uint8_t *p = realloc(c->in, IN_INIT);
 		if (p) {
 			c->in = p;

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include "dnet/device.h"
+#include "remote/grants.h"
 #include "remote/proto.h"
 
 #define DNET_SRV_DEFAULT_MAX_CLIENTS 64u
@@ -55,9 +56,26 @@ struct dnet_srv_config {
 	 * clients have said HELLO, so a multi-rank run gives the same virtual
 	 * times every time (D-SIM-TIMELINES).  0: off, served as they come. */
 	unsigned lockstep;
+	/* Grants (grants.h), not owned; NULL: none.  user_tokens: tokens that
+	 * admit user clients confined to a node and WIDs, beside the admin
+	 * token (token), which admits privileged clients; TCP needs one of
+	 * them.  allow: on a UNIX socket, the node and WIDs other uids (let in
+	 * by socket_group) may use; a uid in no line is refused.  Without it
+	 * they are user clients of any node and WID. */
+	const struct dnet_grants *user_tokens, *allow;
+	/* When the table is full, a new client replaces the client idle longest
+	 * if it has been idle more than idle_evict_s seconds (0: the default;
+	 * UINT_MAX: never). */
+	unsigned idle_evict_s;
+	/* The virtual time one peer may add to the shared clock (DELAY, WAIT):
+	 * a bucket of this many ns refilled at that much per minute (0: the
+	 * default; UINT64_MAX: no cap).  See vt_* in server.c. */
+	uint64_t vtime_budget_ns;
 };
 #define DNET_SRV_DEFAULT_HELLO_GRACE_S 10u
 #define DNET_SRV_DEFAULT_MAX_UNAUTH    16u
+#define DNET_SRV_DEFAULT_IDLE_EVICT_S  60u
+#define DNET_SRV_DEFAULT_VTIME_BUDGET_NS 3600000000000ull /* 1 h */
 
 struct dnet_srv;
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "dnet/bytes.h"
 #include "dnet/codes.h"
 #include "dnet/modstate.h"
@@ -44,7 +45,7 @@ static void ring_defaults(struct sim_wid *w)
 	w->st_head = w->st_tail = 0;
 }
 
-static void wid_reset(struct sim_wid *w)
+static void wid_reset(struct sim_wid *w, bool fresh)
 {
 	w->cmd_upper[0] = w->cmd_upper[1] = 0;
 	w->cmd_ex = 0;
@@ -57,9 +58,46 @@ static void wid_reset(struct sim_wid *w)
 	w->pw_flag = 0;
 	w->ipush_area = 0;
 	w->lhb_head = w->lhb_tail = 0;
-	/* LH flags are 0 after Controller Reset (§7.2.1): clear the entries. */
-	memset(w->lhb, 0, sizeof w->lhb);
+	/* LH flags are 0 after Controller Reset (§7.2.1): clear the entries
+	 * (a new node's are zero already, and stay untouched). */
+	if (!fresh)
+		memset(w->lhb, 0, DNET_LHB_SIZE);
 	ring_defaults(w);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NODE_CALLOC 1 /* AddressSanitizer watches heap blocks, not mappings */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NODE_CALLOC 1
+#endif
+#endif
+
+static struct sim_node *node_alloc(void)
+{
+#ifdef NODE_CALLOC
+	return calloc(1, sizeof(struct sim_node));
+#else
+	void *m = mmap(NULL, sizeof(struct sim_node), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+#ifdef MADV_NOHUGEPAGE
+	/* a touched page is 4 KB, never a huge page (THP "always"); and the
+	 * nodes' mappings, alike, merge into few VMAs */
+	(void)madvise(m, sizeof(struct sim_node), MADV_NOHUGEPAGE);
+#endif
+	return m;
+#endif
+}
+
+static void node_release(struct sim_node *n)
+{
+#ifdef NODE_CALLOC
+	free(n);
+#else
+	munmap(n, sizeof *n);
+#endif
 }
 
 struct sim_node *sim_node_get(struct sim *s, unsigned id)
@@ -69,10 +107,19 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	struct sim_node *n = s->node[id - 1];
 	if (n)
 		return n;
-	n = calloc(1, sizeof *n);
-	if (!n)
+	/* An anonymous mapping, not calloc: its pages are zero without being
+	 * written, and the large parts a node does not use (its Block RAMs,
+	 * the tables per peer node, most of the SO-DIMM table) take no memory
+	 * -- 3071 nodes fit in tens of MB. */
+	if (!(n = node_alloc()))
 		return NULL;
 	n->id = id;
+	for (unsigned w = 0; w < DNET_NWID; w++) {
+		n->w[w].ww = n->mem[w].ww;
+		n->w[w].pw = n->mem[w].pw;
+		n->w[w].llcm = n->mem[w].llcm;
+		n->w[w].lhb = n->mem[w].lhb;
+	}
 	n->halt_on_error = s->halt_on_error;
 	n->hostq.depth = n->rcq.depth = s->fifo_depth;
 	n->hostq.v = calloc(s->fifo_depth, sizeof(struct sim_req));
@@ -82,7 +129,7 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 		return NULL;
 	}
 	for (unsigned w = 0; w < DNET_NWID; w++)
-		wid_reset(&n->w[w]);
+		wid_reset(&n->w[w], true);
 	/* Decision D-SIM-START: by default a node is as after the standard
 	 * initialisation of hardware.md 7.6 -- SO-DIMM Init done, Capacity and
 	 * MTU from the spec options (default 256 MB, 2048 B), LID = the SMA's
@@ -119,7 +166,7 @@ void sim_node_free(struct sim_node *n)
 	free(n->amt);
 	free(n->hostq.v);
 	free(n->rcq.v);
-	free(n);
+	node_release(n);
 }
 
 /* ---- Prefetch Window Flag (App. A, Tab. A.3; §4.5.5.2) ----
@@ -330,7 +377,7 @@ static void ctl_reset(struct sim *s, struct sim_node *n)
 	wc_reset(n);
 	rc_reset(s, n);
 	for (unsigned w = 0; w < DNET_NWID; w++)
-		wid_reset(&n->w[w]);
+		wid_reset(&n->w[w], false);
 	n->cs_rc = 0;
 	n->copy.valid = false;
 	n->halted = false;
@@ -463,6 +510,104 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 		n->wc_dirty = false;
 	}
 	return cost;
+}
+
+/* ---- runs of 8-byte host accesses (block transfers) ----
+ * A block transfer is a run of 8-byte accesses (host_xfer, sim.c).  Inside
+ * one memory region (Write Window, Prefetch Window, LLCM, LH Buffer) the
+ * run is charged and copied in one go, with exactly the cost and the state
+ * the accesses one by one give; registers and holes go access by access. */
+
+/* The bytes from off, at most len, that such a run covers: 0 if off is
+ * not 8-aligned in a memory region. */
+size_t sim_host_run(uint32_t off, size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if ((off & 7u) || len < 8 || dnet_addr_lookup(off, &r, &wid, &o) ||
+	    (r != DNET_REG_WW && r != DNET_REG_PW && r != DNET_REG_LLCM && r != DNET_REG_LHB))
+		return 0;
+	size_t room = dnet_region_info(r)->size - o;
+	return (len < room ? len : room) & ~(size_t)7;
+}
+
+/* The sum of sim_host_charge over the 8-byte accesses of a run, leaving
+ * the same host-side state (WC line, cached lines). */
+uint64_t sim_host_charge_run(const struct sim *s, struct sim_node *n, uint32_t off, size_t len,
+			     bool write)
+{
+	const struct sim_timing *t = &s->t;
+	uint32_t end = off + (uint32_t)len;
+	switch (dnet_addr_attr(off)) {
+	case DNET_ATTR_WC:
+		if (write) {
+			/* every line once, but not the line still being combined */
+			uint32_t l0 = off / 64u, l1 = (end - 1u) / 64u;
+			uint64_t cost = (uint64_t)(l1 - l0 + 1u) * t->host_bus_line_ns;
+			if (n->wc_dirty && n->wc_line == l0)
+				cost -= t->host_bus_line_ns;
+			n->wc_line = l1;
+			n->wc_dirty = true;
+			return cost;
+		}
+		break;
+	case DNET_ATTR_WB: {
+		uint64_t bit, *set;
+		if (write || !wb_line(n, off, &bit))
+			break;
+		uint64_t cost = (uint64_t)(len / 8u) * t->host_l2_8b_ns;
+		for (uint32_t a = off & ~63u; a < end; a += 64)
+			if ((set = wb_line(n, a, &bit)) && !(*set & bit)) {
+				cost += t->host_wb_miss_ns;
+				*set |= bit;
+			}
+		return cost;
+	}
+	default:
+		break;
+	}
+	uint64_t cost = (uint64_t)(len / 8u) * (write ? t->host_uc_write_ns : t->host_uc_read_ns);
+	if (n->wc_dirty) {
+		cost += t->host_wc_drain_ns;
+		n->wc_dirty = false;
+	}
+	return cost;
+}
+
+void sim_host_read_run(struct sim_node *n, uint32_t off, uint8_t *buf, size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o))
+		return;
+	const struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_PW: memcpy(buf, w->pw + o, len); break;
+	case DNET_REG_LLCM: memcpy(buf, w->llcm + o, len); break;
+	case DNET_REG_LHB: memcpy(buf, w->lhb + o, len); break;
+	default: memset(buf, 0, len); break; /* Write Window: write-only */
+	}
+}
+
+void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+			size_t len)
+{
+	enum dnet_region r;
+	unsigned wid;
+	uint32_t o;
+	if (dnet_addr_lookup(off, &r, &wid, &o))
+		return;
+	struct sim_wid *w = &n->w[wid];
+	switch (r) {
+	case DNET_REG_WW: memcpy(w->ww + o, buf, len); break;
+	case DNET_REG_LLCM:
+		memcpy(w->llcm + o, buf, len);
+		rc_retry(s, n); /* once is as good as once per access: no event runs between */
+		break;
+	default: break; /* Prefetch Window, LH Buffer: read-only */
+	}
 }
 
 /* PREFETCHNTA of [off, off+len): lines not cached are filled back to

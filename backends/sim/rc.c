@@ -141,14 +141,7 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 		rc_schedule(s, n, delay);
 }
 
-struct rx_info {
-	struct dnet_pkt_hdr h;
-	unsigned hl;          /* header lines */
-	uint64_t dlen;        /* data bytes */
-	const struct dnet_otype_info *oi;
-};
-
-static void rx_decode(const struct sim_pkt *p, struct rx_info *x)
+static void rx_decode(const struct sim_pkt *p, struct sim_rx_info *x)
 {
 	memset(x, 0, sizeof *x);
 	dnet_hdr_decode(p->line, p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES,
@@ -161,7 +154,7 @@ static void rx_decode(const struct sim_pkt *p, struct rx_info *x)
 }
 
 /* Header checks; false = packet dropped (with the error recorded). */
-static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct sim_rx_info *x)
 {
 	const struct dnet_pkt_hdr *h = &x->h;
 	if (p->nlines < 2) {
@@ -195,7 +188,7 @@ static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct r
 	return true;
 }
 
-static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const struct sim_rx_info *x)
 {
 	const struct dnet_pkt_hdr *h = &x->h;
 	unsigned dwid = h->dwid & 1u;
@@ -219,7 +212,7 @@ static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const str
  * eflag = 1, SRCOff field = first address written (Initial DSTOff), DSTOff
  * field = this packet's DSTOff, Size = bytes of the whole primitive: Total
  * Transfer Size for 3-line headers, else DSTOff + data - Initial DSTOff. */
-static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct rx_info *x)
+static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct sim_rx_info *x)
 {
 	const struct dnet_pkt_hdr *h = &x->h;
 	struct sim_wid *w = &n->w[h->dwid & 1u];
@@ -266,14 +259,14 @@ void rc_step(struct sim *s, struct sim_node *n)
 			n->rxq_tail = NULL;
 		n->rxq_len--;
 		n->rx_cur = p;
+		rx_decode(p, &n->rx_x); /* once: the packet does not change while held */
 		sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;
 		n->rc_stall_counted = false;
 	}
 	struct sim_pkt *p = n->rx_cur;
-	struct rx_info x;
-	rx_decode(p, &x);
+	struct sim_rx_info x = n->rx_x;
 	const struct sim_timing *t = &s->t;
 	switch (n->rc_phase) {
 	case 0: {

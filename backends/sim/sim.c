@@ -274,6 +274,43 @@ static uint64_t host_now(const struct sim *s, const struct sim_node *n)
 	return s->timelines && n->ht > s->now ? n->ht : s->now;
 }
 
+/* The host-side cost of the step-byte accesses over [off, off+len), in
+ * order (runs in a memory region at once, sim_host_run). */
+static uint64_t host_charge(struct sim *s, struct sim_node *n, uint32_t off, size_t len,
+			    unsigned step, bool write)
+{
+	uint64_t cost = 0;
+	for (size_t i = 0; i < len;) {
+		uint32_t a = off + (uint32_t)i;
+		size_t run = step == 8 ? sim_host_run(a, len - i) : 0;
+		if (run) {
+			cost += sim_host_charge_run(s, n, a, run, write);
+			i += run;
+		} else {
+			cost += sim_host_charge(s, n, a, step, write);
+			i += step;
+		}
+	}
+	return cost;
+}
+
+/* The step-byte stores over [off, off+len) reach the device, in order. */
+static void host_store(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+		       size_t len, unsigned step)
+{
+	for (size_t i = 0; i < len;) {
+		uint32_t a = off + (uint32_t)i;
+		size_t run = step == 8 ? sim_host_run(a, len - i) : 0;
+		if (run) {
+			sim_host_write_run(s, n, a, buf + i, run);
+			i += run;
+		} else {
+			sim_host_write(s, n, a, buf + i, step);
+			i += step;
+		}
+	}
+}
+
 /* host_begin runs the device up to the host's time and returns it. */
 static uint64_t host_begin(struct sim *s, struct sim_node *n)
 {
@@ -281,8 +318,7 @@ static uint64_t host_begin(struct sim *s, struct sim_node *n)
 		run_until(s, n->ht);
 	if (n->posted_len) {
 		/* the previous store arrives now, before this access */
-		for (size_t i = 0; i < n->posted_len; i += n->posted_step)
-			sim_host_write(s, n, n->posted_off + (uint32_t)i, n->posted + i, n->posted_step);
+		host_store(s, n, n->posted_off, n->posted, n->posted_len, n->posted_step);
 		n->posted_len = 0;
 	}
 	return s->now;
@@ -315,8 +351,7 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 		 * of its cost (the bus transaction), a load samples the device at
 		 * the start of its cost (the §6.2.1 breakdown: completion, then
 		 * one uncachable read to see it). */
-		for (size_t i = 0; i < len; i += step)
-			cost += sim_host_charge(s, n, off + (uint32_t)i, step, true);
+		cost = host_charge(s, n, off, len, step, true);
 		sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "store 0x%x, %zu B", off, len);
 		if (s->timelines) {
 			/* Posted: it reaches the device when this host's clock is
@@ -337,14 +372,23 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 			return 0;
 		}
 		run_until(s, s->now + cost);
-		for (size_t i = 0; i < len; i += step)
-			sim_host_write(s, n, off + (uint32_t)i, (const uint8_t *)wbuf + i, step);
+		host_store(s, n, off, wbuf, len, step);
 		return 0;
 	}
-	for (size_t i = 0; i < len; i += step) {
+	for (size_t i = 0; i < len;) {
+		/* a load samples the device as it is: in a memory region a run
+		 * reads at once (nothing there has an effect on reading) */
 		uint32_t a = off + (uint32_t)i;
-		cost += sim_host_charge(s, n, a, step, false);
-		sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
+		size_t run = step == 8 ? sim_host_run(a, len - i) : 0;
+		if (run) {
+			cost += sim_host_charge_run(s, n, a, run, false);
+			sim_host_read_run(n, a, (uint8_t *)rbuf + i, run);
+			i += run;
+		} else {
+			cost += sim_host_charge(s, n, a, step, false);
+			sim_host_read(s, n, a, (uint8_t *)rbuf + i, step, false);
+			i += step;
+		}
 	}
 	sim_trace_span(s, n->id, SIM_TR_HOST, s->now, s->now + cost, "load 0x%x, %zu B", off, len);
 	host_end(s, n, cost);
@@ -431,7 +475,8 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 				   "sim: refusing to poll Controller Reset (every read resets)");
 	uint64_t t_poll = host_begin(s, n);
 	/* A timeout past the end of virtual time ends there (D-SIM-TIME-END). */
-	uint64_t deadline = SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END : s->now + timeout_ns;
+	uint64_t deadline = s->now >= SIM_TIME_END || SIM_TIME_END - s->now < timeout_ns ? SIM_TIME_END
+											  : s->now + timeout_ns;
 	uint64_t v;
 	for (;;) {
 		/* Side-effect-free look at the register after each event: the
@@ -479,7 +524,9 @@ static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	/* Decision D-SIM-TIME-END: virtual time ends at 2^62 ns (146 years), so
 	 * that now + any step the model takes can never wrap; a delay past the
 	 * end is refused and leaves the clock where it was. */
-	if (ns > SIM_TIME_END - now)
+	/* Host accesses made at the end may have carried the clock a little
+	 * past it: nothing more may pass then (no wrap in the subtraction). */
+	if (now >= SIM_TIME_END || ns > SIM_TIME_END - now)
 		return dnet_seterr(err, DNET_ERANGE,
 				   "sim: a delay of %llu ns would pass the end of virtual time (2^62 ns; now %llu ns)",
 				   (unsigned long long)ns, (unsigned long long)now);

@@ -42,14 +42,25 @@
  * for any step added to the clock. */
 #define SIM_TIME_END DNET_VTIME_END
 
-/* ---- SO-DIMM (sodimm.c) ---- */
-#define SIM_CHUNK_SHIFT 16u                    /* 64 KB chunks */
-#define SIM_CHUNK (1u << SIM_CHUNK_SHIFT)
-#define SIM_L2_SHIFT 10u                       /* 1024 chunks = 64 MB per L2 table */
-#define SIM_L1_ENTRIES 128u                    /* 128 x 64 MB = 8 GB per module */
-struct sim_module {
-	uint8_t **l1[SIM_L1_ENTRIES];          /* -> 1024 chunk pointers */
-	uint64_t chunks;                       /* allocated chunks */
+/* ---- SO-DIMM (sodimm.c) ----
+ * Storage follows the interleaved SO-DIMM address space: a chunk holds
+ * 128 KB of it, i.e. the same 64 KB chunk of both modules, so a contiguous
+ * transfer is one memcpy per chunk.  The low bits of a chunk's address tell
+ * which module's 64 KB holds data (bit m: module m); pages says which of
+ * its 4 KB pages were ever stored to (the others are zeros, never touched). */
+#define SIM_PCHUNK_SHIFT 17u                   /* 128 KB of address space */
+#define SIM_PCHUNK (1u << SIM_PCHUNK_SHIFT)
+#define SIM_MCHUNK (SIM_PCHUNK / 2u)           /* 64 KB of each module */
+#define SIM_SD_PAGE 4096u
+#define SIM_L2_SHIFT 6u                        /* 64 chunks = 8 MB per L2 table */
+#define SIM_L1_ENTRIES 2048u                   /* 2048 x 8 MB = 16 GB: two 8 GB modules */
+struct sim_chunk {
+	uintptr_t mem;                         /* mapping | module bits */
+	uint32_t pages;                        /* bit k: page k holds stored data */
+};
+struct sim_sdimm {
+	uint64_t chunks;                       /* 64 KB module chunks holding data */
+	struct sim_chunk *l1[SIM_L1_ENTRIES];  /* -> 64 chunks */
 };
 
 /* ---- access patterns (xfer.c) ---- */
@@ -141,10 +152,12 @@ struct sim_copy {
 
 /* ---- per process (WID) state ---- */
 struct sim_wid {
-	uint8_t ww[DNET_WINAREA_SIZE];
-	uint8_t pw[DNET_WINAREA_SIZE];
-	uint8_t llcm[DNET_LLCM_SIZE];
-	uint8_t lhb[DNET_LHB_SIZE];
+	/* the Block RAMs, in the node's struct sim_widmem (kept apart from the
+	 * small state, so that an idle node's pages are few) */
+	uint8_t *ww;                  /* [DNET_WINAREA_SIZE] */
+	uint8_t *pw;                  /* [DNET_WINAREA_SIZE] */
+	uint8_t *llcm;                /* [DNET_LLCM_SIZE] */
+	uint8_t *lhb;                 /* [DNET_LHB_SIZE] */
 	uint64_t cmd_upper[2];
 	uint64_t cmd_ex;
 	bool ex_flag;
@@ -162,6 +175,12 @@ struct sim_wid {
 	/* host side: 64-byte lines of PW (2 KB) / LH Buffer (4 KB) in the cache */
 	uint64_t pw_cached, lhb_cached;
 };
+struct sim_widmem {
+	uint8_t ww[DNET_WINAREA_SIZE];
+	uint8_t pw[DNET_WINAREA_SIZE];
+	uint8_t llcm[DNET_LLCM_SIZE];
+	uint8_t lhb[DNET_LHB_SIZE];
+};
 
 enum sim_stat {
 	ST_PGID_DROPS, ST_PKT_SENT, ST_PKT_RECV, ST_IPUSH_MSGS, ST_LHS_MSGS, ST_IPUSH_STALLS,
@@ -176,6 +195,14 @@ enum sim_stat {
 };
 
 enum rc_wait { RC_RUN, RC_WAIT_RING, RC_WAIT_FIFO, RC_WAIT_IPUSH };
+
+/* The received packet the Receive Controller holds, decoded (rc.c). */
+struct sim_rx_info {
+	struct dnet_pkt_hdr h;
+	unsigned hl;          /* header lines */
+	uint64_t dlen;        /* data bytes */
+	const struct dnet_otype_info *oi;
+};
 
 /* An IPUSH/LHS message being received (ipush.c, Decision D-SIM-IPUSH-MSG):
  * the room its first packet reserved, found again by the sender's
@@ -246,22 +273,23 @@ struct sim_swif_slot {
 	uint64_t line[SIM_SWIF_SLOT_LINES];
 };
 struct sim_swif {
-	struct sim_swif_slot slot[SIM_SWIF_TX_PKTS];
 	unsigned used;
 	uint64_t order;
 	uint32_t timer_gen;
 	uint64_t timer_at;            /* the pending timer's time (0: none) */
 	uint64_t link_free;           /* delay faults: the link is FIFO from here */
 	uint64_t stall_until;         /* stall faults: the receive side is held until then */
-	uint32_t tx_psn[SIM_MAX_NODES + 1];  /* next PSN to each destination */
-	uint32_t rx_epsn[SIM_MAX_NODES + 1]; /* next PSN expected from each source */
-	uint8_t rx_nak[SIM_MAX_NODES + 1];   /* a NAK went out for the current gap */
+};
+/* Per peer node (by CLID), one entry for both directions. */
+struct sim_swif_peer {
+	uint32_t tx_psn;              /* next PSN to it */
+	uint32_t rx_epsn;             /* next PSN expected from it */
+	uint8_t rx_nak;               /* a NAK went out for the current gap */
 };
 
 struct sim_node {
 	unsigned id;                  /* 1..nodes = CLID */
 	struct sim_wid w[DNET_NWID];
-	struct sim_module mod[2];     /* SO-DIMM1 (addr bit 3 = 0), SO-DIMM2 */
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
 	uint16_t lid;
@@ -284,6 +312,7 @@ struct sim_node {
 	struct sim_pkt *rxq_head, *rxq_tail;
 	unsigned rxq_len;
 	struct sim_pkt *rx_cur;
+	struct sim_rx_info rx_x;      /* rx_cur decoded when taken */
 	unsigned rc_phase;
 	enum rc_wait rc_wait;
 	bool rc_stall_counted;        /* this packet's ring stall is in rc_stalls */
@@ -310,6 +339,12 @@ struct sim_node {
 	uint64_t pu_until, wu_until;  /* PU reading / WU writing the SO-DIMM until */
 	uint64_t st[ST_COUNT];
 	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
+	/* Large and seldom used state last: the node is an anonymous mapping
+	 * (node.c) and a page of it takes memory only once touched. */
+	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
+	struct sim_swif_peer peer[SIM_MAX_NODES + 1];
+	struct sim_swif_slot slot[SIM_SWIF_TX_PKTS]; /* send FIFO copies (reliable path) */
+	struct sim_widmem mem[DNET_NWID];
 };
 
 struct sim {
@@ -360,6 +395,12 @@ int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_
 		   unsigned w);
 uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
 			 bool write);
+size_t sim_host_run(uint32_t off, size_t len);
+uint64_t sim_host_charge_run(const struct sim *s, struct sim_node *n, uint32_t off, size_t len,
+			     bool write);
+void sim_host_read_run(struct sim_node *n, uint32_t off, uint8_t *buf, size_t len);
+void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const uint8_t *buf,
+			size_t len);
 uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
@@ -430,6 +471,7 @@ bool ipush_is_lhs_type(unsigned type);
 
 /* switch.c */
 struct sim_pkt *pkt_alloc(unsigned nlines);
+struct sim_pkt *pkt_alloc_lines(unsigned nlines);
 bool sw_can_send(const struct sim_node *src);
 void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sw_taken(struct sim *s, const struct sim_pkt *p);

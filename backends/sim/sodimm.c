@@ -4,59 +4,173 @@
  * so on (address bit 3 selects the module).  WID w owns [w*C, (w+1)*C) where
  * C is the per-module capacity (decision in sim_capacity, node.c, OQ-6).
  *
- * Storage is sparse: each module is a two-level table of 64 KB chunks that
- * are allocated on first write; untouched memory reads as 0.
+ * Storage is sparse: the SO-DIMM address space is kept in 128 KB chunks
+ * (64 KB of each module), in a two-level table, mapped on the first
+ * non-zero write.  Untouched memory reads as 0.  As with one table per
+ * module, the statistic sodimm_bytes counts 64 KB per module chunk that
+ * has been written a non-zero byte (bits 0/1 of the table entry), and
+ * writing zeros to untouched memory allocates nothing.  The chunks are
+ * anonymous mappings; a 4 KB page is touched only once something is stored
+ * to it, and zeros for a page never stored to are not stored (it reads as
+ * zeros): memory stays proportional to the pages holding data.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sim/sim.h"
 
-static uint8_t *chunk(const struct sim_module *m, uint64_t moff)
+#define MODBITS ((uintptr_t)3u)
+
+static struct sim_chunk *slot(const struct sim_sdimm *m, uint64_t pc)
 {
-	uint64_t ci = moff >> SIM_CHUNK_SHIFT;
-	uint64_t i1 = ci >> SIM_L2_SHIFT;
+	uint64_t i1 = pc >> SIM_L2_SHIFT;
 	if (i1 >= SIM_L1_ENTRIES || !m->l1[i1])
 		return NULL;
-	return m->l1[i1][ci & ((1u << SIM_L2_SHIFT) - 1)];
+	return &m->l1[i1][pc & ((1u << SIM_L2_SHIFT) - 1)];
 }
 
-static uint8_t *chunk_alloc(struct sim_module *m, uint64_t moff)
+static struct sim_chunk *slot_alloc(struct sim_sdimm *m, uint64_t pc)
 {
-	uint64_t ci = moff >> SIM_CHUNK_SHIFT;
-	uint64_t i1 = ci >> SIM_L2_SHIFT;
+	uint64_t i1 = pc >> SIM_L2_SHIFT;
 	if (i1 >= SIM_L1_ENTRIES)
 		return NULL;
-	if (!m->l1[i1] && !(m->l1[i1] = calloc(1u << SIM_L2_SHIFT, sizeof(uint8_t *))))
+	if (!m->l1[i1] && !(m->l1[i1] = calloc(1u << SIM_L2_SHIFT, sizeof(struct sim_chunk))))
 		return NULL;
-	uint8_t **c = &m->l1[i1][ci & ((1u << SIM_L2_SHIFT) - 1)];
-	if (!*c) {
-		if (!(*c = calloc(1, SIM_CHUNK)))
-			return NULL;
-		m->chunks++;
-	}
-	return *c;
+	return &m->l1[i1][pc & ((1u << SIM_L2_SHIFT) - 1)];
 }
 
-/* Physical SO-DIMM address -> (module, module offset): 8-byte interleave. */
-static void split(uint64_t addr, unsigned *mod, uint64_t *moff)
+static uint8_t *chunk_map(void)
 {
-	*mod = (unsigned)(addr >> 3) & 1u;
-	*moff = (addr >> 4) << 3 | (addr & 7u);
+	void *c = mmap(NULL, SIM_PCHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+#ifdef MADV_NOHUGEPAGE
+	/* sparse: a written byte maps one page, never a huge page */
+	(void)madvise(c, SIM_PCHUNK, MADV_NOHUGEPAGE);
+#endif
+	return c;
+}
+
+/* Which modules (bit 0: SO-DIMM1, bit 1: SO-DIMM2) get a non-zero byte
+ * from buf at SO-DIMM address addr; only the modules in want are looked for. */
+static unsigned nonzero_mods(uint64_t addr, const uint8_t *in, size_t len, unsigned want)
+{
+	unsigned got = 0;
+	/* byte by byte up to a 16-byte boundary (one 8-byte piece per module) */
+	while (len && got != want && (addr & 15u)) {
+		if (*in)
+			got |= (1u << ((addr >> 3) & 1u)) & want;
+		in++;
+		addr++;
+		len--;
+	}
+	/* then 512 bytes at a time, as words: even words SO-DIMM1, odd SO-DIMM2 */
+	while (len >= 16 && got != want) {
+		size_t k = len < 512 ? len & ~(size_t)15 : 512, i = 0;
+		uint64_t acc[2] = { 0, 0 };
+		for (; i + 64 <= k; i += 64) {
+			uint64_t w[8];
+			memcpy(w, in + i, 64);
+			acc[0] |= w[0] | w[2] | w[4] | w[6];
+			acc[1] |= w[1] | w[3] | w[5] | w[7];
+		}
+		for (; i < k; i += 16) {
+			uint64_t w[2];
+			memcpy(w, in + i, 16);
+			acc[0] |= w[0];
+			acc[1] |= w[1];
+		}
+		got |= ((acc[0] != 0) | (unsigned)(acc[1] != 0) << 1) & want;
+		in += k;
+		addr += k;
+		len -= k;
+	}
+	for (; len && got != want; in++, addr++, len--)
+		if (*in)
+			got |= (1u << ((addr >> 3) & 1u)) & want;
+	return got;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	uint64_t acc = 0;
+	for (; len >= 64; p += 64, len -= 64) {
+		uint64_t w[8];
+		memcpy(w, p, 64);
+		if (w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7])
+			return false;
+	}
+	for (; len; p++, len--)
+		acc |= *p;
+	return !acc;
+}
+
+/* Pages [o, o + len) of a chunk as a mask. */
+static uint32_t page_mask(size_t o, size_t len)
+{
+	unsigned first = (unsigned)(o / SIM_SD_PAGE), last = (unsigned)((o + len - 1) / SIM_SD_PAGE);
+	return (uint32_t)((2ull << last) - (1ull << first));
+}
+
+/* Copy [o, o + len) of chunk c out; pages never stored to read as zeros
+ * without being touched. */
+static void chunk_read(const struct sim_chunk *c, size_t o, uint8_t *out, size_t len)
+{
+	const uint8_t *mem = (const uint8_t *)(c->mem & ~MODBITS);
+	uint32_t want = page_mask(o, len);
+	if (mem && (c->pages & want) == want) {
+		memcpy(out, mem + o, len);
+		return;
+	}
+	while (len) {
+		size_t k = SIM_SD_PAGE - (o & (SIM_SD_PAGE - 1));
+		if (k > len)
+			k = len;
+		if (mem && (c->pages >> (o / SIM_SD_PAGE) & 1u))
+			memcpy(out, mem + o, k);
+		else
+			memset(out, 0, k);
+		out += k;
+		o += k;
+		len -= k;
+	}
+}
+
+/* Store [o, o + len) of chunk c; zeros for a page never stored to need
+ * not be stored (it reads as zeros). */
+static void chunk_write(struct sim_chunk *c, size_t o, const uint8_t *in, size_t len)
+{
+	uint8_t *mem = (uint8_t *)(c->mem & ~MODBITS);
+	uint32_t want = page_mask(o, len);
+	if ((c->pages & want) == want) {
+		memcpy(mem + o, in, len);
+		return;
+	}
+	while (len) {
+		size_t k = SIM_SD_PAGE - (o & (SIM_SD_PAGE - 1));
+		if (k > len)
+			k = len;
+		uint32_t bit = 1u << (o / SIM_SD_PAGE);
+		if ((c->pages & bit) || !all_zero(in, k)) {
+			memcpy(mem + o, in, k);
+			c->pages |= bit;
+		}
+		in += k;
+		o += k;
+		len -= k;
+	}
 }
 
 void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
 {
 	uint8_t *out = buf;
 	while (len) {
-		size_t piece = 8 - (addr & 7u);
+		size_t o = (size_t)(addr & (SIM_PCHUNK - 1)), piece = SIM_PCHUNK - o;
 		if (piece > len)
 			piece = len;
-		unsigned mod;
-		uint64_t moff;
-		split(addr, &mod, &moff);
-		const uint8_t *c = chunk(&n->mod[mod], moff);
-		if (c)
-			memcpy(out, c + (moff & (SIM_CHUNK - 1)), piece);
+		const struct sim_chunk *c = slot(&n->sd, addr >> SIM_PCHUNK_SHIFT);
+		if (c && c->pages)
+			chunk_read(c, o, out, piece);
 		else
 			memset(out, 0, piece);
 		out += piece;
@@ -68,24 +182,31 @@ void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len
 int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
 {
 	const uint8_t *in = buf;
+	struct sim_sdimm *m = &n->sd;
 	while (len) {
-		size_t piece = 8 - (addr & 7u);
+		size_t o = (size_t)(addr & (SIM_PCHUNK - 1)), piece = SIM_PCHUNK - o;
 		if (piece > len)
 			piece = len;
-		unsigned mod;
-		uint64_t moff;
-		split(addr, &mod, &moff);
-		uint8_t *c = chunk(&n->mod[mod], moff);
-		if (!c) {
-			/* Writing zeros into untouched memory needs no chunk. */
-			size_t z = 0;
-			while (z < piece && in[z] == 0)
-				z++;
-			if (z < piece && !(c = chunk_alloc(&n->mod[mod], moff)))
-				return -1;
+		uint64_t pc = addr >> SIM_PCHUNK_SHIFT;
+		struct sim_chunk *c = slot(m, pc);
+		uintptr_t v = c ? c->mem : 0;
+		if ((v & MODBITS) != MODBITS) {
+			/* A module gets its chunk with its first non-zero byte. */
+			unsigned nz = nonzero_mods(addr, in, piece, (unsigned)(~v & MODBITS));
+			if (nz) {
+				if (!v) {
+					uint8_t *mem;
+					if ((!c && !(c = slot_alloc(m, pc))) || !(mem = chunk_map()))
+						return -1;
+					v = (uintptr_t)mem;
+				}
+				v |= nz;
+				c->mem = v;
+				m->chunks += (nz & 1u) + (nz >> 1);
+			}
 		}
-		if (c)
-			memcpy(c + (moff & (SIM_CHUNK - 1)), in, piece);
+		if (v & ~MODBITS)
+			chunk_write(c, o, in, piece);
 		in += piece;
 		addr += piece;
 		len -= piece;
@@ -95,22 +216,22 @@ int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len
 
 void sd_free(struct sim_node *n)
 {
-	for (unsigned m = 0; m < 2; m++) {
-		for (unsigned i = 0; i < SIM_L1_ENTRIES; i++) {
-			if (!n->mod[m].l1[i])
-				continue;
-			for (unsigned j = 0; j < (1u << SIM_L2_SHIFT); j++)
-				free(n->mod[m].l1[i][j]);
-			free(n->mod[m].l1[i]);
-			n->mod[m].l1[i] = NULL;
-		}
-		n->mod[m].chunks = 0;
+	struct sim_sdimm *m = &n->sd;
+	for (unsigned i = 0; i < SIM_L1_ENTRIES; i++) {
+		if (!m->l1[i])
+			continue;
+		for (unsigned j = 0; j < (1u << SIM_L2_SHIFT); j++)
+			if (m->l1[i][j].mem & ~MODBITS)
+				munmap((void *)(m->l1[i][j].mem & ~MODBITS), SIM_PCHUNK);
+		free(m->l1[i]);
+		m->l1[i] = NULL;
 	}
+	m->chunks = 0;
 }
 
 uint64_t sd_bytes(const struct sim_node *n)
 {
-	return (n->mod[0].chunks + n->mod[1].chunks) * SIM_CHUNK;
+	return n->sd.chunks * SIM_MCHUNK;
 }
 
 /* Until SO-DIMM Init has completed the SO-DIMMs are not usable through the

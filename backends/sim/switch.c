@@ -26,6 +26,20 @@ struct sim_pkt *pkt_alloc(unsigned nlines)
 	return p;
 }
 
+/* A packet whose every line the caller writes (header, then data): not
+ * cleared, apart from its last line (the padding of a partial data line). */
+struct sim_pkt *pkt_alloc_lines(unsigned nlines)
+{
+	struct sim_pkt *p = malloc(sizeof *p + (size_t)nlines * sizeof(uint64_t));
+	if (p) {
+		memset(p, 0, sizeof *p);
+		p->nlines = nlines;
+		if (nlines)
+			p->line[nlines - 1] = 0;
+	}
+	return p;
+}
+
 /* Decision D-SIM-SWIF-BUF: the sender's SWIF FIFO holds SIM_SWIF_TX_PKTS
  * packets that the receiving Receive Controller has not taken yet.  When it
  * is full the executor waits (the WAIT states of Fig. 5.11, 5.14, 5.15), so
@@ -67,7 +81,7 @@ void sw_taken(struct sim *s, const struct sim_pkt *p)
 	}
 	/* Reliable path: the slot frees once the packet is also acknowledged. */
 	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
-		struct sim_swif_slot *sl = &src->swif.slot[i];
+		struct sim_swif_slot *sl = &src->slot[i];
 		if (sl->used && !sl->taken && sl->dst == p->aux && sl->psn == p->psn) {
 			sl->taken = true;
 			if (sl->acked)
@@ -191,7 +205,7 @@ static void arm_timer(struct sim *s, struct sim_node *n)
 {
 	uint64_t t = UINT64_MAX;
 	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
-		const struct sim_swif_slot *sl = &n->swif.slot[i];
+		const struct sim_swif_slot *sl = &n->slot[i];
 		if (sl->used && !sl->acked && sl->deadline < t)
 			t = sl->deadline;
 	}
@@ -216,7 +230,7 @@ static void resend(struct sim *s, struct sim_node *n, unsigned dst, uint32_t psn
 	for (;;) {
 		struct sim_swif_slot *next = NULL;
 		for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
-			struct sim_swif_slot *sl = &n->swif.slot[i];
+			struct sim_swif_slot *sl = &n->slot[i];
 			if (!sl->used || sl->acked || sl->dst != dst || sl->order <= last ||
 			    (!from_all && (int32_t)(sl->psn - psn) < 0))
 				continue;
@@ -251,7 +265,7 @@ static void on_timer(struct sim *s, struct sim_node *n, const struct sim_pkt *tm
 	n->swif.timer_at = 0;
 	bool fired = false;
 	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
-		struct sim_swif_slot *sl = &n->swif.slot[i];
+		struct sim_swif_slot *sl = &n->slot[i];
 		if (sl->used && !sl->acked && sl->deadline <= s->now) {
 			fired = true;
 			resend(s, n, sl->dst, 0, true);
@@ -267,7 +281,7 @@ static void on_ack(struct sim *s, struct sim_node *n, const struct sim_pkt *a)
 {
 	unsigned from = a->src_node;
 	for (unsigned i = 0; i < SIM_SWIF_TX_PKTS; i++) {
-		struct sim_swif_slot *sl = &n->swif.slot[i];
+		struct sim_swif_slot *sl = &n->slot[i];
 		if (sl->used && !sl->acked && sl->dst == from && (int32_t)(sl->psn - a->psn) < 0) {
 			sl->acked = true;
 			if (sl->taken)
@@ -288,7 +302,7 @@ static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 		free(p);
 		return;
 	}
-	uint32_t e = n->swif.rx_epsn[from];
+	uint32_t e = n->peer[from].rx_epsn;
 	int32_t d = (int32_t)(p->psn - e);
 	if (d < 0) {
 		n->st[ST_DUPS_DROPPED]++;
@@ -298,15 +312,15 @@ static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 	}
 	if (d > 0) {
 		n->st[ST_OUT_OF_SEQ]++;
-		if (!n->swif.rx_nak[from]) {
-			n->swif.rx_nak[from] = 1;
+		if (!n->peer[from].rx_nak) {
+			n->peer[from].rx_nak = 1;
 			send_ctl(s, n, from, SIM_PKT_NAK, e);
 		}
 		free(p);
 		return;
 	}
-	n->swif.rx_epsn[from] = e + 1;
-	n->swif.rx_nak[from] = 0;
+	n->peer[from].rx_epsn = e + 1;
+	n->peer[from].rx_nak = 0;
 	struct sim_node *src = s->node[from - 1];
 	if (src && src->tx_inflight)
 		src->tx_inflight--;
@@ -342,13 +356,13 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	src->st[ST_BYTES_SENT] += h.size; /* packet bytes, header included */
 	src->tx_inflight++;
 	src->tx_unacked++;
-	p->psn = src->swif.tx_psn[clid]++;
+	p->psn = src->peer[clid].tx_psn++;
 	p->aux = clid;
 	struct sim_swif_slot *sl = NULL;
 	if ((sim_faults_on(s) || src->swif.used) && p->nlines <= SIM_SWIF_SLOT_LINES)
 		for (unsigned i = 0; i < SIM_SWIF_TX_PKTS && !sl; i++)
-			if (!src->swif.slot[i].used)
-				sl = &src->swif.slot[i];
+			if (!src->slot[i].used)
+				sl = &src->slot[i];
 	if (!sl) { /* the fault-free path: exactly the model without faults */
 		sim_schedule(s, depart + hop_ns(s), EV_ARRIVE, clid, 0, 0, p);
 		return;
@@ -409,6 +423,6 @@ void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 	}
 	if (src && src->tx_inflight)
 		src->tx_inflight--;
-	n->swif.rx_epsn[p->src_node] = p->psn + 1;
+	n->peer[p->src_node].rx_epsn = p->psn + 1;
 	rc_arrive(s, n, p);
 }

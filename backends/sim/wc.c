@@ -251,10 +251,11 @@ static uint64_t lines_of(uint64_t bytes)
 
 /* ---- packet building ---- */
 
+/* The caller writes the data_bytes after the header lines. */
 static struct sim_pkt *build_pkt(struct sim_node *n, const struct dnet_pkt_hdr *h,
 				 unsigned hdr_lines, uint64_t data_bytes)
 {
-	struct sim_pkt *p = pkt_alloc(hdr_lines + (unsigned)lines_of(data_bytes));
+	struct sim_pkt *p = pkt_alloc_lines(hdr_lines + (unsigned)lines_of(data_bytes));
 	if (!p) {
 		n->st[ST_ALLOC_FAIL]++;
 		return NULL;

@@ -287,6 +287,29 @@ int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 	return tap(dev, &r, rc, err);
 }
 
+int dnet_set_posted(struct dnet_dev *dev, enum dnet_post mode, struct dnet_err *err)
+{
+	if (mode != DNET_POST_OFF && mode != DNET_POST_CONTINUE && mode != DNET_POST_STOP)
+		return dnet_seterr(err, DNET_EINVAL, "bad posting mode %d", (int)mode);
+	int rc = 0;
+	if (mode != (enum dnet_post)dev->posted)
+		rc = dnet_sync(dev, NULL, err);
+	dev->posted = mode;
+	return rc;
+}
+
+void dnet_set_tag(struct dnet_dev *dev, uint64_t tag)
+{
+	dev->tag = tag;
+}
+
+int dnet_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err)
+{
+	if (tag)
+		*tag = DNET_NO_TAG;
+	return !dev->dry && dev->ops->sync ? dev->ops->sync(dev, tag, err) : 0;
+}
+
 int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	int rc = check_access(off, len, 1, err);

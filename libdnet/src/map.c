@@ -65,20 +65,33 @@ int dnet_region_addr(enum dnet_region r, unsigned wid, uint32_t off, uint32_t le
 	return 0;
 }
 
+_Static_assert(DNET_WW_BASE == 0x10000u * DNET_REG_WW && DNET_PW_BASE == 0x10000u * DNET_REG_PW &&
+	       DNET_LLCM_BASE == 0x10000u * DNET_REG_LLCM && DNET_LHB_BASE == 0x10000u * DNET_REG_LHB &&
+	       DNET_UREG_BASE == 0x10000u * DNET_REG_UREG && DNET_SREG_BASE == 0x10000u * DNET_REG_SREG &&
+	       DNET_WW_WID(1) + DNET_WINAREA_SIZE <= DNET_PW_BASE &&
+	       DNET_PW_WID(1) + DNET_WINAREA_SIZE <= DNET_LLCM_BASE &&
+	       DNET_LLCM_WID(1) + DNET_LLCM_SIZE <= DNET_LHB_BASE &&
+	       DNET_LHB_WID(1) + DNET_LHB_SIZE <= DNET_UREG_BASE &&
+	       DNET_UREG_WID(1) + DNET_UREG_SIZE <= DNET_SREG_BASE,
+	       "dnet_addr_lookup: one region per 64 KB block");
+
 int dnet_addr_lookup(uint32_t addr, enum dnet_region *r, unsigned *wid, uint32_t *off)
 {
-	for (unsigned i = 0; i < DNET_REGION_COUNT; i++) {
-		const struct dnet_region_info *ri = &regions[i];
-		for (unsigned w = 0; w < (ri->per_wid ? DNET_NWID : 1); w++) {
-			if (addr >= ri->base[w] && addr - ri->base[w] < ri->size) {
-				if (r)
-					*r = ri->id;
-				if (wid)
-					*wid = w;
-				if (off)
-					*off = addr - ri->base[w];
-				return 0;
-			}
+	/* Region i and all its sub-areas lie in the 64 KB block at 0x10000 * i
+	 * (Tab. 4.3, the DNET_*_BASE of map.h): one look, no scan. */
+	uint32_t blk = addr >> 16;
+	if (blk >= DNET_REGION_COUNT)
+		return -DNET_ERANGE;
+	const struct dnet_region_info *ri = &regions[blk];
+	for (unsigned w = 0; w < (ri->per_wid ? DNET_NWID : 1); w++) {
+		if (addr >= ri->base[w] && addr - ri->base[w] < ri->size) {
+			if (r)
+				*r = ri->id;
+			if (wid)
+				*wid = w;
+			if (off)
+				*off = addr - ri->base[w];
+			return 0;
 		}
 	}
 	return -DNET_ERANGE;

@@ -314,6 +314,23 @@ def a_delay_max(env, addr, d):
     return probs, "refused; clock at %s ns" % now
 
 
+def until_admitted(addr, secs):
+    """Try a new client's HELLO every 0.1 s for up to secs: (admitted, tries, seconds)."""
+    t0 = time.monotonic()
+    ok, tries = False, 0
+    while time.monotonic() - t0 < secs and not ok:
+        tries += 1
+        try:
+            s, r = session(addr, node=1, priv=0)
+            ok = r is not None and r[0] == (T_HELLO | 0x8000)
+            s.close()
+        except OSError:
+            pass
+        if not ok:
+            time.sleep(0.1)
+    return ok, tries, time.monotonic() - t0
+
+
 def a_silent(env, addr, d):
     """4: 80 sockets connect and say nothing (max-clients 64): a real client
     is served within the grace logic (the oldest silent one makes room)."""
@@ -324,19 +341,8 @@ def a_silent(env, addr, d):
         except OSError:
             pass
     hold(1.3)
-    t0 = time.monotonic()
-    ok, tries = False, 0
-    while time.monotonic() - t0 < 5 and not ok:
-        tries += 1
-        try:
-            s, r = session(addr, node=1, priv=0)
-            ok = r is not None and r[0] == (T_HELLO | 0x8000)
-            s.close()
-        except OSError:
-            pass
-        if not ok:
-            time.sleep(0.1)
-    el = (time.monotonic() - t0) * 1000
+    ok, tries, el = until_admitted(addr, 5)
+    el *= 1000
     closeall(socks)
     return ([] if ok else ["no HELLO answered beside 80 silent sockets within 5 s"]), \
         "a new client admitted after %.0f ms (%d tries)" % (el, tries)
@@ -372,6 +378,91 @@ def a_idle(env, addr, d):
     closeall(socks)
     return ([] if ok else ["no new client admitted within 6 s beside 70 idle ones"]), \
         "%d idle held, %d refused; a new client admitted after %.1f s" % (len(socks), refused, el)
+
+
+def a_idle_hello(env, addr, d):
+    """4c: 64 clients say HELLO and then nothing, with no --idle-timeout
+    (the default): once the table is full, a new client replaces the one
+    idle longest (--idle-evict 1 here, 60 s by default), which is told why;
+    the probe, never idle, keeps its place."""
+    socks = []
+    for k in range(64):
+        try:
+            s, r = session(addr, node=1, priv=0)
+            if r and r[0] == (T_HELLO | 0x8000):
+                socks.append(s)
+            else:
+                s.close()
+        except OSError:
+            pass
+    ok, tries, el = until_admitted(addr, 6)
+    # the client that made room was told so
+    told = ""
+    for s in socks:
+        s.settimeout(0.01)
+        try:
+            r = reply(s)
+        except OSError:
+            continue
+        if r and r[0] == T_ERROR:
+            told = r[2][6:].decode(errors="replace")
+            break
+    closeall(socks)
+    probs = [] if ok else ["no new client admitted within 6 s beside %d idle ones" % len(socks)]
+    if ok and "idle" not in told:
+        probs.append("the client dropped was not told why: %r" % told)
+    if ok and "idle-evict" not in open(d.log).read():
+        probs.append("the eviction was not logged")
+    return probs, "%d idle held; a new client admitted after %.1f s (%d tries)" % (len(socks), el, tries)
+
+
+def a_vclock(env, addr, d):
+    """12: one peer (127.0.0.2) tries to push the shared virtual clock to its
+    end for 2 s, reconnecting for every try: DELAY 2^61 ns, DELAY 59 min,
+    a never-true WAIT of 2^61 ns.  Its budget (--vtime-budget, 1 h refilled
+    per minute) stops it; a client from 127.0.0.1 then runs a primitive and
+    reads a sane virtual time."""
+    tok = env.token.encode()
+    stop = time.monotonic() + 2.0
+    ok = refused = 0
+    while time.monotonic() < stop:
+        try:
+            s, r = session(addr, node=1, priv=0, token=tok, src="127.0.0.2")
+        except OSError:
+            time.sleep(0.01)
+            continue
+        reqs = (frame(T_DELAY, 2, struct.pack("<Q", 1 << 61)),
+                frame(T_DELAY, 3, struct.pack("<Q", 3540 * 10**9)),
+                wait_req(4, CTL_STATUS, 1, 0, 0, 1 << 61))
+        for q in reqs:
+            try:
+                s.sendall(q)
+                r = reply(s)
+            except OSError:
+                r = None
+            if r and r[0] == T_ERROR:
+                refused += 1
+            elif r:
+                ok += 1
+        s.close()
+    s, r = session(addr, node=2, priv=0, token=tok)
+    s.sendall(frame(T_NOW, 2))
+    r = reply(s)
+    s.close()
+    now = struct.unpack("<Q", r[2])[0] if r and len(r[2]) == 8 else None
+    probs = []
+    if now is None or now > 2 * 3600 * 10**9:
+        probs.append("the clock after the attack: %r ns" % now)
+    out = subprocess.run([os.path.join(env.bin, "dsh"), "-b", "remote:%s,node=1,token=%s" % (addr, env.token), "-c",
+                          "prim RVS dl=2 size=4096 src=0 dst=0x1000 wait; stat vtime_ns"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    txt = out.stdout.decode(errors="replace")
+    vt = int(txt.split("vtime_ns")[-1].split()[0]) if "vtime_ns" in txt else None
+    if out.returncode != 0 or vt is None or vt > 2 * 3600 * 10**9:
+        probs.append("a primitive after it: exit %d, %r %r" % (out.returncode, txt[-80:],
+                                                               out.stderr.decode(errors="replace")[:200]))
+    return probs, "%d pushes granted, %d refused; clock then %.1f min, a primitive after it ends at %.1f min" % (
+        ok, refused, (now or 0) / 6e10, (vt or 0) / 6e10)
 
 
 def a_privilege(env, addr, d):
@@ -712,6 +803,8 @@ ATTACKS = [
     ("emfile", a_emfile, {"ulimit_n": 64}),
     ("silent-sockets", a_silent, {}),
     ("idle-clients", a_idle, {"args": ["--idle-timeout", "1"]}),
+    ("idle-hello", a_idle_hello, {"args": ["--idle-evict", "1"]}),
+    ("vclock-push", a_vclock, {"tcp": True}),
     ("privilege-claim", a_privilege, {"args": ["--socket-group", "nogroup"]}),
     ("wrong-tokens", a_tokens, {"tcp": True}),
     ("pidfile", a_pidfile, {"loop": True}),

@@ -23,7 +23,7 @@ case "$BIN" in
 *) median=10 worst=1000 ;;
 esac
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-# Bounded: each attack lasts a few seconds; the whole suite about 40 s (plain).
+# Bounded: each attack lasts a few seconds; the whole suite about 45 s (plain).
 # shellcheck disable=SC2086
 timeout 170 python3 "$(dirname "$0")/../attack/attack.py" --bin "$BIN" --tmp "$T_TMP" \
 	--bound-ms "$median" --worst-ms "$worst" ${ATTACKS:-} >"$T_TMP/attack.out" 2>"$T_TMP/attack.err"

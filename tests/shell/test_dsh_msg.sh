@@ -134,6 +134,6 @@ recv 1 28 check=1
 end
 barrier
 EOF
-expect_status "two-rank exchange over LHSv1/LHSv2" 0 tmo "$RUN" -n 2 "$S/exchange.dsh" --report "$S/r.json"
+expect_status "two-rank exchange over LHSv1/LHSv2" 0 tmo "$RUN" --lockstep -n 2 "$S/exchange.dsh" --report "$S/r.json"
 expect_eq "both ranks passed" "2 2 0" "$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$S/r.json")"
 finish

@@ -1090,6 +1090,179 @@ static void test_client_errors_and_shutdown(void)
 	CHECK(S_ISREG(st.st_mode));
 }
 
+/* ---- posted requests (protocol 1.1) ---- */
+
+/* A pattern no other test writes: byte i of a block at base. */
+static uint8_t pat(uint64_t base, size_t i)
+{
+	uint64_t x = (base + i) * 0x9e3779b97f4a7c15ull;
+	return (uint8_t)(x >> 56);
+}
+
+static void test_posted(void)
+{
+	struct dnet_err e;
+	struct server sv = {0};
+	char sock[128];
+	snprintf(sock, sizeof sock, "unix:%s/posted.sock", tmpdir);
+	if (start_server(&sv, "sim:nodes=2", sock, NULL, 0) != 0) {
+		CHECK(!"server started");
+		return;
+	}
+	struct dnet_dev *u = NULL, *p = NULL;
+	CHECK_OK(open_remote(&sv, "user", &u, &e), &e);
+	CHECK_OK(open_remote(&sv, NULL, &p, &e), &e);
+	if (!u || !p)
+		goto out;
+	const uint32_t own = DNET_LLCM_WID(0), other = DNET_LLCM_WID(1);
+	uint64_t v = 0, tag = 0;
+
+	/* CONTINUE: the failed write (another WID's page, refused by the
+	 * daemon) is handed over with its tag; the writes around it are done. */
+	CHECK_OK(dnet_set_posted(u, DNET_POST_CONTINUE, &e), &e);
+	dnet_set_tag(u, 5);
+	CHECK_OK(dnet_write64(u, own + 0x100, 0x1111, &e), &e);
+	dnet_set_tag(u, 6);
+	CHECK_OK(dnet_write64(u, other + 0x100, 0x2222, &e), &e);   /* posted: no error yet */
+	dnet_set_tag(u, 7);
+	CHECK_OK(dnet_write64(u, own + 0x108, 0x3333, &e), &e);
+	CHECK_EQ(dnet_sync(u, &tag, &e), -DNET_EPERM);
+	CHECK_EQ(tag, 6);
+	CHECK(strstr(e.msg, "WID 1") != NULL);
+	CHECK_OK(dnet_sync(u, &tag, &e), &e);                        /* handed over once */
+	CHECK_EQ(tag, DNET_NO_TAG);
+	CHECK_OK(dnet_read64(p, own + 0x100, &v, &e), &e);
+	CHECK_EQ(v, 0x1111);
+	CHECK_OK(dnet_read64(p, own + 0x108, &v, &e), &e);
+	CHECK_EQ(v, 0x3333);
+	CHECK_OK(dnet_read64(p, other + 0x100, &v, &e), &e);
+	CHECK_EQ(v, 0);
+
+	/* Order: a read after posted writes sees them (same connection). */
+	for (unsigned i = 0; i < 1000; i++)
+		CHECK_OK(dnet_write64(u, own + 0x200, i, &e), &e);
+	CHECK_OK(dnet_read64(u, own + 0x200, &v, &e), &e);
+	CHECK_EQ(v, 999);
+	/* Failures that come back while the batch is still being sent are
+	 * kept too: 3000 refused writes among 3000 good ones. */
+	for (unsigned i = 0; i < 3000; i++) {
+		dnet_set_tag(u, 100 + i);
+		CHECK_OK(dnet_write64(u, other + 8 * (i % 512), i, &e), &e);
+		CHECK_OK(dnet_write64(u, own + 8 * (i % 512), i, &e), &e);
+	}
+	unsigned failed = 0;
+	uint64_t first = DNET_NO_TAG, last = 0;
+	for (int rc; (rc = dnet_sync(u, &tag, &e)) != 0; failed++) {
+		CHECK_EQ(rc, tag == DNET_NO_TAG ? -DNET_EIO : -DNET_EPERM);
+		if (first == DNET_NO_TAG)
+			first = tag;
+		last = tag;
+		if (failed > 5000)
+			break;
+	}
+	CHECK_EQ(failed, 1024 + 1);   /* PERR_MAX kept, then one summary of the rest */
+	CHECK_EQ(first, 100);
+	CHECK_EQ(last, DNET_NO_TAG);   /* the summary has no tag */
+	CHECK_OK(dnet_read64(p, own + 8 * (2999 % 512), &v, &e), &e);
+	CHECK_EQ(v, 2999);
+
+	/* STOP: everything after the failure is skipped. */
+	CHECK_OK(dnet_set_posted(u, DNET_POST_STOP, &e), &e);
+	dnet_set_tag(u, 1);
+	CHECK_OK(dnet_write64(u, own + 0x2300, 0xaaaa, &e), &e);
+	dnet_set_tag(u, 2);
+	CHECK_OK(dnet_write64(u, other + 0x2300, 0xbbbb, &e), &e);
+	dnet_set_tag(u, 3);
+	CHECK_OK(dnet_write64(u, own + 0x2308, 0xcccc, &e), &e);
+	CHECK_OK(dnet_write64(u, own + 0x2310, 0xdddd, &e), &e);
+	CHECK_EQ(dnet_sync(u, &tag, &e), -DNET_EPERM);
+	CHECK_EQ(tag, 2);
+	CHECK_OK(dnet_read64(p, own + 0x2300, &v, &e), &e);
+	CHECK_EQ(v, 0xaaaa);
+	CHECK_OK(dnet_read64(p, own + 0x2308, &v, &e), &e);
+	CHECK_EQ(v, 0);
+	CHECK_OK(dnet_read64(p, own + 0x2310, &v, &e), &e);
+	CHECK_EQ(v, 0);
+	/* After the sync the connection posts again. */
+	CHECK_OK(dnet_write64(u, own + 0x2308, 0xeeee, &e), &e);
+	CHECK_OK(dnet_set_posted(u, DNET_POST_OFF, &e), &e);
+	CHECK_OK(dnet_read64(p, own + 0x2308, &v, &e), &e);
+	CHECK_EQ(v, 0xeeee);
+
+	/* Virtual time: a posted delay moves the clock as a sent one does. */
+	uint64_t t0 = 0, t1 = 0;
+	CHECK_OK(dnet_now(p, &t0, &e), &e);
+	CHECK_OK(dnet_set_posted(p, DNET_POST_CONTINUE, &e), &e);
+	CHECK_OK(dnet_delay(p, 123456, &e), &e);
+	CHECK_OK(dnet_now(p, &t1, &e), &e);
+	CHECK_EQ(t1 - t0, 123456);
+	/* A delay the clock cannot hold fails, posted or not. */
+	CHECK_OK(dnet_delay(p, UINT64_MAX - 5, &e), &e);
+	CHECK_EQ(dnet_sync(p, &tag, &e), -DNET_ERANGE);
+
+	/* Blocks of several frames (1 MB through the backdoor), posted and
+	 * not, written and read back whole. */
+	static uint8_t out[1 << 20], in[1 << 20];
+	for (int posted = 0; posted < 2; posted++) {
+		uint64_t base = 0x200000ull + (uint64_t)posted * sizeof out;
+		for (size_t i = 0; i < sizeof out; i++)
+			out[i] = pat(base, i);
+		CHECK_OK(dnet_set_posted(p, posted ? DNET_POST_CONTINUE : DNET_POST_OFF, &e), &e);
+		CHECK_OK(dnet_sodimm_access(p, base, out, sizeof out, true, &e), &e);
+		CHECK_OK(dnet_sync(p, NULL, &e), &e);
+		memset(in, 0, sizeof in);
+		CHECK_OK(dnet_sodimm_access(p, base, in, sizeof in, false, &e), &e);
+		CHECK(memcmp(in, out, sizeof in) == 0);
+	}
+	/* Not posted, a block that runs past the end of the SO-DIMMs (two
+	 * modules of the per-WID area each): the error, and the frame before
+	 * the end written. */
+	uint64_t cap = 0;
+	CHECK_OK(dnet_set_posted(p, DNET_POST_OFF, &e), &e);
+	CHECK_OK(dnet_stat(p, "sodimm_area_bytes", &cap, &e), &e);
+	cap *= 2;
+	if (cap > sizeof out) {
+		CHECK_EQ(dnet_sodimm_access(p, cap - 300000, out, sizeof out, true, &e), -DNET_ERANGE);
+		CHECK_OK(dnet_sodimm_access(p, cap - 300000, in, 262144, false, &e), &e);
+		CHECK(memcmp(in, out, 262144) == 0);
+	}
+	/* Posted writes still queued at dnet_close are sent, and done. */
+	struct dnet_dev *q = NULL;
+	CHECK_OK(open_remote(&sv, NULL, &q, &e), &e);
+	if (q) {
+		CHECK_OK(dnet_set_posted(q, DNET_POST_CONTINUE, &e), &e);
+		for (unsigned i = 0; i < 16; i++)
+			CHECK_OK(dnet_write64(q, own + 0x3000 + 8 * i, 0x5000 + i, &e), &e);
+		dnet_close(q);
+		/* The other connection's frames are served in real time: poll. */
+		for (unsigned i = 0, tries = 0; i < 16; tries++) {
+			uint64_t w = 0;
+			CHECK_OK(dnet_read64(p, own + 0x3000 + 8 * i, &w, &e), &e);
+			if (w == 0x5000 + i) {
+				i++;
+				continue;
+			}
+			if (tries > 500) {
+				CHECK_EQ(w, 0x5000 + i);
+				break;
+			}
+			usleep(10000);
+		}
+	}
+	/* LLCM block reads of several frames are pipelined; the data is in order. */
+	uint8_t lb[DNET_LLCM_SIZE];
+	for (size_t i = 0; i < sizeof lb; i++)
+		lb[i] = pat(7, i);
+	CHECK_OK(dnet_write_block(p, own, lb, sizeof lb, &e), &e);
+	uint8_t lr[DNET_LLCM_SIZE];
+	CHECK_OK(dnet_read_block(u, own, lr, sizeof lr, &e), &e);
+	CHECK(memcmp(lb, lr, sizeof lb) == 0);
+out:
+	dnet_close(u);
+	dnet_close(p);
+	CHECK_EQ(stop_server(&sv), 0);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1101,6 +1274,7 @@ int main(void)
 	RUN(test_identity_devmem);
 	RUN(test_identity_sim);
 	RUN(test_permissions);
+	RUN(test_posted);
 	RUN(test_malformed);
 	RUN(test_many_clients);
 	RUN(test_tcp_token);

@@ -420,10 +420,17 @@ static void test_decode_rejects(void)
 	size_t n = frame(buf, DNET_MSG_NOW, 1, NULL, 0);
 	CHECK_EQ(dec(buf, n - 1, &d, &e), -DNET_EPROTO);          /* shorter than a header */
 	CHECK_OK(dec(buf, n, &d, &e), &e);
-	buf[6] = 1;                                               /* flags */
+	buf[6] = 1;                                  /* POSTED on a NOW: not postable */
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	CHECK(strstr(e.msg, "NOW") != NULL);
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 1); /* the length is still good */
+	buf[6] = 4;                                  /* an unknown flag */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
 	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	buf[7] = 0x80;                               /* an unknown flag, high byte */
 	buf[6] = 0;
+	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	buf[7] = 0;
 	dnet_put32(buf, 4);                                       /* length says 4, none there */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
 	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 0);          /* waits for 4 more bytes */
@@ -441,6 +448,71 @@ static void test_decode_rejects(void)
 
 /* Every single-byte change of every valid frame either fails to decode or
  * decodes to something that encodes back to exactly the same bytes. */
+/* Protocol 1.1: posted requests (flags in the header) and SYNC. */
+static void test_posted(void)
+{
+	uint8_t buf[64];
+	struct dnet_proto_msg m, d;
+	struct dnet_err e;
+	struct dnet_pbuf b = { 0 };
+	/* A posted WRITE by hand: flags 0x0003 at bytes 6-7. */
+	uint8_t pl[24] = { 0 };
+	dnet_put32(pl, 0x100000);
+	pl[4] = 8;
+	dnet_put64(pl + 8, 0x1122334455667788ull);
+	size_t n = frame(buf, DNET_MSG_WRITE, 9, pl, 16);
+	buf[6] = 3;
+	CHECK_OK(dec(buf, n, &d, &e), &e);
+	CHECK_EQ(d.flags, DNET_PROTO_F_POSTED | DNET_PROTO_F_STOP);
+	CHECK_EQ(d.val[0], 0x1122334455667788ull);
+	buf[6] = 2;                                  /* STOP without POSTED */
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	CHECK(strstr(e.msg, "STOP") != NULL);
+	/* The encoder writes the flags, and refuses them where the decoder would. */
+	msg(&m, DNET_MSG_WC_FLUSH, 10);
+	m.flags = DNET_PROTO_F_POSTED;
+	CHECK_OK(dnet_proto_encode(&b, &m, &e), &e);
+	CHECK_EQ(b.len, 12);
+	CHECK_EQ(dnet_get16(b.p + 6), DNET_PROTO_F_POSTED);
+	CHECK_OK(dec(b.p, b.len, &d, &e), &e);
+	CHECK_EQ(d.flags, DNET_PROTO_F_POSTED);
+	b.len = 0;
+	msg(&m, DNET_MSG_READ, 11);
+	m.off = 0;
+	m.width = 8;
+	m.flags = DNET_PROTO_F_POSTED;              /* a READ cannot be posted */
+	CHECK_EQ(dnet_proto_encode(&b, &m, &e), -DNET_EINVAL);
+	CHECK_EQ(b.len, 0);
+	/* Which types may be posted: the ones whose reply says only "done". */
+	static const uint16_t yes[] = { DNET_MSG_WRITE, DNET_MSG_WRITE_BLOCK, DNET_MSG_WC_FLUSH,
+					DNET_MSG_CACHE_FLUSH, DNET_MSG_PREFETCH, DNET_MSG_SODIMM_WRITE,
+					DNET_MSG_DELAY };
+	for (uint16_t t = 0; t <= DNET_MSG_REQ_LAST + 1; t++) {
+		bool want = false;
+		for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+			want |= yes[i] == t;
+		CHECK_EQ(dnet_proto_postable(t), want);
+	}
+	/* SYNC: an empty request; its reply carries failed and skipped counts. */
+	n = frame(buf, DNET_MSG_SYNC, 12, NULL, 0);
+	CHECK_OK(dec(buf, n, &d, &e), &e);
+	CHECK_EQ(d.type, DNET_MSG_SYNC);
+	uint8_t rp[8];
+	dnet_put32(rp, 5);
+	dnet_put32(rp + 4, 3);
+	n = frame(buf, DNET_MSG_SYNC | DNET_MSG_REPLY, 12, rp, 8);
+	CHECK_OK(dec(buf, n, &d, &e), &e);
+	CHECK_EQ(d.count, 5);
+	CHECK_EQ(d.skipped, 3);
+	dnet_put32(rp + 4, 6);                       /* more skipped than failed */
+	n = frame(buf, DNET_MSG_SYNC | DNET_MSG_REPLY, 12, rp, 8);
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	n = frame(buf, DNET_MSG_SYNC | DNET_MSG_REPLY, 12, rp, 4);
+	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
+	CHECK(strcmp(dnet_proto_type_name(DNET_MSG_SYNC), "SYNC") == 0);
+	dnet_pbuf_free(&b);
+}
+
 static void test_mutations(void)
 {
 	struct dnet_err e;
@@ -545,6 +617,7 @@ int main(void)
 	RUN(test_round_trips);
 	RUN(test_encode_rejects);
 	RUN(test_decode_rejects);
+	RUN(test_posted);
 	RUN(test_mutations);
 	RUN(test_names);
 	RUN(test_addresses);

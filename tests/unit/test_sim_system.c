@@ -140,6 +140,21 @@ static void test_time_end(void)
 	CHECK_EQ(stat(d, "vtime_ns"), end - 1000000);
 	ureg_w(d, 0, DNET_UR_PRIM_COUNTER, 0);
 	CHECK_EQ(vs_time(d), first); /* the same duration as at t = 0 */
+	/* Up to the end exactly, then host reads carry the clock past it: a
+	 * delay is still refused (no wrap) and a wait still ends, at once. */
+	t = stat(d, "vtime_ns");
+	CHECK_OK(dnet_delay(d, end - t, &E), &E);
+	uint64_t v;
+	for (int i = 0; i < 3; i++)
+		CHECK_OK(dnet_read64(d, DNET_UREG_WID(0) + DNET_UR_CTL_STATUS, &v, &E), &E);
+	t = stat(d, "vtime_ns");
+	CHECK(t > end);
+	CHECK_EQ(dnet_delay(d, 1, &E), -DNET_ERANGE);
+	CHECK_EQ(dnet_delay(d, UINT64_MAX - 10, &E), -DNET_ERANGE);
+	CHECK_EQ(stat(d, "vtime_ns"), t);
+	CHECK_EQ(dnet_wait(d, DNET_UREG_WID(0) + DNET_UR_CTL_STATUS, 1ull << 40, DNET_COND_NE, 0, 1000, NULL, &E),
+		 -DNET_ETIMEDOUT);
+	CHECK(stat(d, "vtime_ns") < t + 1000000);
 	dnet_close(d);
 }
 

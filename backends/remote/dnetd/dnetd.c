@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <syslog.h>
 #include <time.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "dnet/backend.h"
 #include "dnet/dnet.h"
+#include "dnet/parse.h"
 #include "remote/server.h"
 
 #define EXIT_USAGE   2
@@ -49,8 +51,16 @@ static void usage(FILE *f)
 		"  -l, --listen ADDR     unix:PATH or tcp:HOST:PORT (default: unix socket in\n"
 		"                        $XDG_RUNTIME_DIR, else /tmp/dnetd-$UID.sock); tcp:PORT\n"
 		"                        binds 127.0.0.1; TCP requires a token\n"
-		"  -t, --token T         clients must present token T (visible in ps: prefer --token-file)\n"
-		"      --token-file F    read the token from the first line of F\n"
+		"  -t, --token T         the admin token: clients presenting T may be privileged\n"
+		"                        (visible in ps: prefer --token-file)\n"
+		"      --token-file F    read the admin token from the first line of F (not\n"
+		"                        readable by others)\n"
+		"      --user-tokens F   user tokens, one a line: TOKEN node=N wid=W[,W]; a client\n"
+		"                        presenting one is a user of that node and those WIDs only\n"
+		"                        (F not readable by others; # comments)\n"
+		"      --allow F         UNIX socket: the nodes and WIDs other uids may use, one a\n"
+		"                        line: user:NAME|uid:N|group:NAME node=N wid=W[,W]; a uid in\n"
+		"                        no line is refused (without --allow: any node and WID)\n"
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
 		"      --hello-grace S   drop a connection that has not said HELLO within S seconds\n"
@@ -58,6 +68,12 @@ static void usage(FILE *f)
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
 		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"
+		"      --idle-evict S    when full, a new client replaces the one idle longest if\n"
+		"                        idle more than S seconds (default 60; 0: never)\n"
+		"      --vtime-budget D  virtual time one user token, uid (UNIX) or address (TCP) may\n"
+		"                        add to the shared clock by DELAY and WAIT: D, refilled at D\n"
+		"                        a minute\n"
+		"                        (default 1h; e.g. 10min, 30s; 0: no cap)\n"
 		"      --lockstep N      once N clients said HELLO, serve device requests in virtual-\n"
 		"                        time order with a host clock per node (--sim adds timelines):\n"
 		"                        the same run gives the same virtual times (batch runs only)\n"
@@ -66,6 +82,7 @@ static void usage(FILE *f)
 		"      --syslog          log to syslog (facility daemon) instead of stderr\n"
 		"      --socket-group G  make the UNIX socket 0660 with group G: its members connect\n"
 		"                        as user clients (root and the daemon's uid may be privileged)\n"
+
 		"      --foreground      stay in the foreground (the default; there is no other mode)\n"
 		"      --ping[=ADDR]     connect to the dnetd at ADDR (default: the socket a plain\n"
 		"                        dnetd and `-b remote` use) as a client, print what it\n"
@@ -74,6 +91,12 @@ static void usage(FILE *f)
 		"  -v, --verbose         log connections (-v) and every request (-vv) to stderr\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         version\n"
+		"\n"
+		"Privilege is dnetd's decision; a HELLO can only ask for less. UNIX socket: root and\n"
+		"the daemon's uid may be privileged; other uids are users (confined by --allow).\n"
+		"TCP: the admin token admits privileged clients, a user token a user confined to\n"
+		"its node and WIDs. A confined client asking for privilege or another node or WID\n"
+		"is refused.\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error, 3 backend could not be opened.\n",
 		DNET_SRV_DEFAULT_MAX_CLIENTS);
@@ -156,8 +179,14 @@ static int read_token_file(const char *path, char *tok, size_t len)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0077))
-		fprintf(stderr, "dnetd: warning: token file %s is readable by others (chmod 600)\n", path);
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0007)) {
+		fprintf(stderr, "dnetd: token file %s is %s by others (mode %04o): it holds a secret; chmod o-rwx %s\n",
+			path, (st.st_mode & 0002) ? "writable" : "readable", (unsigned)(st.st_mode & 07777), path);
+		fclose(f);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & 0070))
+		fprintf(stderr, "dnetd: warning: token file %s is readable by its group (chmod 600)\n", path);
 	char line[1024];
 	if (!fgets(line, sizeof line, f))
 		line[0] = 0;
@@ -175,6 +204,35 @@ static int read_token_file(const char *path, char *tok, size_t len)
 		return -1;
 	}
 	memcpy(tok, line, n + 1);
+	return 0;
+}
+
+/* --vtime-budget: a duration as dnet_parse_duration reads it ("30s",
+ * "500ms"), or N min / N h; at most 2^62 ns, the end of virtual time. */
+static int parse_budget(const char *s, uint64_t *ns, struct dnet_err *err)
+{
+	size_t n = strlen(s);
+	uint64_t v = 0, unit = 0;
+	char num[32];
+	if (n > 3 && strcmp(s + n - 3, "min") == 0)
+		unit = 60000000000ull, n -= 3;
+	else if (n > 1 && s[n - 1] == 'h')
+		unit = 3600000000000ull, n -= 1;
+	if (unit) {
+		if (n >= sizeof num)
+			return dnet_seterr(err, DNET_EINVAL, "'%s' is too long", s);
+		memcpy(num, s, n);
+		num[n] = 0;
+		if (dnet_parse_u64(num, DNET_VTIME_END / unit, &v, "budget", err))
+			return -DNET_EINVAL;
+		*ns = v * unit;
+	} else if (dnet_parse_duration(s, ns, "budget", err)) {
+		return -DNET_EINVAL;
+	} else if (*ns > DNET_VTIME_END) {
+		return dnet_seterr(err, DNET_EINVAL, "'%s' is past the end of virtual time (2^62 ns)", s);
+	}
+	if (*ns == 0)
+		*ns = UINT64_MAX; /* 0: no cap */
 	return 0;
 }
 
@@ -208,7 +266,7 @@ int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
 	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP, O_HELLO_GRACE, O_MAX_UNAUTH,
-	       O_MAX_PER_PEER, O_IDLE, O_LOCKSTEP };
+	       O_MAX_PER_PEER, O_IDLE, O_LOCKSTEP, O_USER_TOKENS, O_ALLOW, O_IDLE_EVICT, O_VTIME_BUDGET };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -231,6 +289,10 @@ int main(int argc, char **argv)
 		{"max-per-peer", required_argument, NULL, O_MAX_PER_PEER},
 		{"idle-timeout", required_argument, NULL, O_IDLE},
 		{"lockstep", required_argument, NULL, O_LOCKSTEP},
+		{"user-tokens", required_argument, NULL, O_USER_TOKENS},
+		{"allow", required_argument, NULL, O_ALLOW},
+		{"idle-evict", required_argument, NULL, O_IDLE_EVICT},
+		{"vtime-budget", required_argument, NULL, O_VTIME_BUDGET},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -239,8 +301,10 @@ int main(int argc, char **argv)
 	bool sim = false, cold = false, once = false;
 	const char *backend = NULL, *listen_addr = NULL, *token_arg = NULL, *token_file = NULL;
 	const char *pidfile = NULL, *sim_args = NULL, *ping = NULL, *socket_group = NULL;
+	const char *user_tokens_file = NULL, *allow_file = NULL;
 	uint64_t nodes = 0, capacity = 0, max_clients = 0, hello_grace = 0, max_unauth = 0, max_per_peer = 0,
-		 idle = 0, lockstep = 0;
+		 idle = 0, lockstep = 0, idle_evict = DNET_SRV_DEFAULT_IDLE_EVICT_S,
+		 vtime_budget = DNET_SRV_DEFAULT_VTIME_BUDGET_NS;
 	int verbose = 0, c;
 	struct dnet_err err;
 	dnet_clearerr(&err);
@@ -289,6 +353,16 @@ int main(int argc, char **argv)
 				return usage_error("%s: %s", argv[optind - 1], err.msg[0] ? err.msg : "at least 1");
 			break;
 		}
+		case O_USER_TOKENS: user_tokens_file = optarg; break;
+		case O_ALLOW: allow_file = optarg; break;
+		case O_IDLE_EVICT:
+			if (dnet_parse_u64(optarg, 86400, &idle_evict, "--idle-evict (seconds)", &err))
+				return usage_error("--idle-evict: %s", err.msg);
+			break;
+		case O_VTIME_BUDGET:
+			if (parse_budget(optarg, &vtime_budget, &err))
+				return usage_error("--vtime-budget: %s", err.msg);
+			break;
 		case O_LOCKSTEP:
 			if (dnet_parse_u64(optarg, 65536, &lockstep, "--lockstep client count", &err) || lockstep < 1)
 				return usage_error("--lockstep: %s", err.msg[0] ? err.msg : "at least 1 client");
@@ -358,9 +432,11 @@ int main(int argc, char **argv)
 	struct dnet_sockspec sa;
 	if (dnet_sockspec_parse(listen_addr, &sa, &err))
 		return usage_error("--listen: %s", err.msg);
-	if (activated_fd < 0 && sa.tcp && !token[0])
-		return usage_error("listening on TCP (%s) requires a token (--token-file F or --token T)",
-				   listen_addr);
+	if (activated_fd < 0 && sa.tcp && !token[0] && !user_tokens_file)
+		return usage_error("listening on TCP (%s) requires a token (--token-file F, --token T or "
+				   "--user-tokens F)", listen_addr);
+	if (activated_fd < 0 && sa.tcp && allow_file)
+		return usage_error("--allow is for UNIX sockets (on TCP, --user-tokens confines clients)");
 
 	char spec[DNET_SPEC_MAX];
 	if (sim) {
@@ -392,16 +468,33 @@ int main(int argc, char **argv)
 		snprintf(spec, sizeof spec, "%s", backend);
 	}
 
+	/* The grant files: strict (every error names FILE:LINE), read once at
+	 * start (restart dnetd to change them). */
+	struct dnet_grants user_tokens = {0}, allow = {0};
+	if (user_tokens_file && dnet_grants_load(user_tokens_file, true, &user_tokens, &err) != 0) {
+		fprintf(stderr, "dnetd: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (allow_file && dnet_grants_load(allow_file, false, &allow, &err) != 0) {
+		fprintf(stderr, "dnetd: %s\n", err.msg);
+		dnet_grants_free(&user_tokens);
+		return EXIT_USAGE;
+	}
+
 	if (use_syslog)
 		openlog("dnetd", LOG_PID, LOG_DAEMON);
 	struct dnet_dev *dev = NULL;
 	if (dnet_open(spec, &dev, &err) != 0) {
 		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", spec, err.msg);
+		dnet_grants_free(&user_tokens);
+		dnet_grants_free(&allow);
 		return EXIT_BACKEND;
 	}
 	if (lockstep && !(dnet_dev_caps(dev) & DNET_CAP_VIRTUAL_TIME)) {
 		fprintf(stderr, "dnetd: --lockstep needs a backend in virtual time (%s is not)\n", spec);
 		dnet_close(dev);
+		dnet_grants_free(&user_tokens);
+		dnet_grants_free(&allow);
 		return EXIT_USAGE;
 	}
 
@@ -443,11 +536,17 @@ int main(int argc, char **argv)
 		.max_per_peer = (unsigned)max_per_peer,
 		.idle_timeout_s = (unsigned)idle,
 		.lockstep = (unsigned)lockstep,
+		.user_tokens = user_tokens_file ? &user_tokens : NULL,
+		.allow = allow_file ? &allow : NULL,
+		.idle_evict_s = idle_evict ? (unsigned)idle_evict : UINT_MAX,
+		.vtime_budget_ns = vtime_budget,
 	};
 	struct dnet_srv *srv = NULL;
 	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
 		log_line(NULL, DNET_SRV_LOG_ERR, err.msg);
 		dnet_close(dev);
+		dnet_grants_free(&user_tokens);
+		dnet_grants_free(&allow);
 		return 1;
 	}
 	int status = 0;
@@ -455,6 +554,8 @@ int main(int argc, char **argv)
 	if (pidfile && (pidfd = pidfile_lock(pidfile)) < 0) {
 		dnet_srv_close(srv);
 		dnet_close(dev);
+		dnet_grants_free(&user_tokens);
+		dnet_grants_free(&allow);
 		return 1;
 	}
 	printf("dnetd: serving %s (%u node%s) on %s\n", spec, dnet_node_count(dev),
@@ -469,6 +570,8 @@ int main(int argc, char **argv)
 		log_line(NULL, DNET_SRV_LOG_INFO, "shutting down");
 	dnet_srv_close(srv);
 	dnet_close(dev);
+	dnet_grants_free(&user_tokens);
+	dnet_grants_free(&allow);
 	if (pidfd >= 0) {
 		unlink(pidfile);
 		close(pidfd);

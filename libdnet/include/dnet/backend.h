@@ -60,6 +60,9 @@ struct dnet_backend_ops {
 	/* Optional (NULL: -DNET_ENOTSUP / no names). */
 	int (*stat)(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err);
 	const char *const *(*stat_names)(struct dnet_dev *dev);
+	/* Optional (NULL: requests are never posted, nothing to wait for).
+	 * Posting is asked for by dev->posted, each request tagged dev->tag. */
+	int (*sync)(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err);
 };
 
 struct dnet_dev {
@@ -75,6 +78,8 @@ struct dnet_dev {
 	void *tap_ctx;
 	bool dry;
 	bool confirm_next;
+	int posted;      /* enum dnet_post (dnet_set_posted) */
+	uint64_t tag;    /* dnet_set_tag */
 };
 
 /* The backends linked into libdnet. */

@@ -91,6 +91,28 @@ int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t
 /* Drain write-combining buffers (sfence) so that Write Window stores reach
  * the device before the request that uses them. */
 int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
+
+/* Posted requests (a dnetd backend, protocol 1.1; elsewhere a no-op: every
+ * request is done when its call returns).  Writes, block writes, the WC
+ * flush, cache flush and prefetch then return once queued, and go to the
+ * daemon in batches, answered only if they fail; the first failure is
+ * handed over by dnet_sync() with the tag the request was made under.
+ *   DNET_POST_CONTINUE  the requests after a failed one are still done
+ *   DNET_POST_STOP      they are skipped (the batch stops at its first
+ *                       failure, as a script under `dsh -e` does)
+ * Every other call waits for the requests before it, but reports none of
+ * their failures: call dnet_sync() before anything whose meaning depends
+ * on them.  Switching posting off syncs first and returns that result. */
+enum dnet_post { DNET_POST_OFF, DNET_POST_CONTINUE, DNET_POST_STOP };
+#define DNET_NO_TAG UINT64_MAX
+int dnet_set_posted(struct dnet_dev *dev, enum dnet_post mode, struct dnet_err *err);
+/* The tag of the requests made from now on (a script line, say). */
+void dnet_set_tag(struct dnet_dev *dev, uint64_t tag);
+/* Wait until everything posted is done.  0 if nothing failed; else the
+ * oldest failure not yet handed over: its error, and *tag (DNET_NO_TAG if
+ * unknown).  Call again for the next one (under DNET_POST_STOP there is
+ * only one: everything posted after it was skipped). */
+int dnet_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err);
 /* clflush / prefetchnta over [off, off+len) of a write-back region. */
 int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
 int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
