@@ -37,7 +37,7 @@ summary=()
 
 pkg_cflags=$(pkg-config --cflags libcjson libpci 2>/dev/null)
 pkg_libs=$(pkg-config --libs libcjson libpci 2>/dev/null || echo -lcjson -lpci)
-CFLAGS_FUZZ="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Ilibdnet/include -Ibackends -Idsh -Itests/fuzz $pkg_cflags"
+CFLAGS_FUZZ="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Ilibdnet/include -Ibackends -Idsh -Itests/fuzz $pkg_cflags"
 
 # Compile every source once with coverage instrumentation; prints the objects.
 compile_objs() { # listname files...
@@ -59,6 +59,11 @@ compile_objs() { # listname files...
 }
 
 if command -v clang >/dev/null 2>&1; then
+	# other flags than last time: compile everything again
+	if [ "$(cat "$out/flags" 2>/dev/null)" != "$CFLAGS_FUZZ" ]; then
+		rm -rf "$out/obj"
+		printf '%s\n' "$CFLAGS_FUZZ" > "$out/flags"
+	fi
 	# shellcheck disable=SC2046
 	compile_objs lib $(ls libdnet/src/*.c backends/*/*.c) || exit 1
 	# shellcheck disable=SC2046

@@ -224,7 +224,7 @@ static int next_frame(struct remote *r, struct dnet_proto_msg *m, uint64_t deadl
 	for (;;) {
 		size_t flen = 0;
 		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in + r->in_pos, r->in_len - r->in_pos, &flen, &e);
+		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
 		if (pk < 0)
 			return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
 		if (pk > 0) {
@@ -295,7 +295,7 @@ static int take_posted_errors(struct remote *r, struct dnet_err *err)
 	for (;;) {
 		size_t flen = 0;
 		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in + r->in_pos, r->in_len - r->in_pos, &flen, &e);
+		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
 		if (pk <= 0)
 			return pk < 0 ? broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg) : 0;
 		struct dnet_proto_msg m;
