@@ -165,6 +165,10 @@ struct dsh {
 	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
 };
 
+/* ---- release.c ---- */
+/* Free everything the shell holds and close its device. */
+void dsh_release(struct dsh *d);
+
 /* ---- post.c ---- */
 /* Through dnetd, a run of commands flagged DSH_C_POSTED goes posted (no
  * round trip each); any other command, the end of a script and the prompt

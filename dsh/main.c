@@ -164,32 +164,6 @@ static int redirect_output(const char *pattern, unsigned rank)
 	return 0;
 }
 
-static void cleanup(struct dsh *d)
-{
-	dsh_post_free(d);
-	if (d->shadow) {
-		for (unsigned i = 0; i < d->nshadow; i++) {
-			struct dsh_shadow *s = d->shadow[i];
-			if (!s)
-				continue;
-			for (unsigned w = 0; w < DNET_NWID; w++) {
-				free(s->reg[w]);
-				free(s->reg_has[w]);
-			}
-			free(s);
-		}
-		free(d->shadow);
-	}
-	dsh_vars_free(d);
-	dsh_msg_free(d);
-	dsh_amt_free();
-	dsh_sync_free(d);
-	dsh_snaps_free(d);
-	if (d->dev)
-		dnet_close(d->dev);
-	d->dev = NULL;
-	dsh_journal_stop();
-}
 
 int main(int argc, char **argv)
 {
@@ -381,18 +355,18 @@ int main(int argc, char **argv)
 		if (dsh_journal_start(d, journal, jerr, sizeof jerr) < 0) {
 			fprintf(stderr, "dsh: %s\n", jerr);
 			free_sources(src, nsrc);
-			cleanup(d);
+			dsh_release(d);
 			return DSH_EXIT_USAGE;
 		}
 	}
 	char serr[256];
 	if (dsh_sync_init(d, serr, sizeof serr) < 0 || dsh_sync_attach(d, serr, sizeof serr) < 0) {
 		fprintf(stderr, "dsh: %s\n", serr);
-		cleanup(d);
+		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
 	if (outfile && redirect_output(outfile, d->rank) < 0) {
-		cleanup(d);
+		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
 	{
@@ -420,7 +394,7 @@ int main(int argc, char **argv)
 	d->shadow = calloc(d->nshadow ? d->nshadow : 1, sizeof(*d->shadow));
 	if (!d->shadow) {
 		fprintf(stderr, "dsh: out of memory\n");
-		cleanup(d);
+		dsh_release(d);
 		return DSH_EXIT_BACKEND;
 	}
 
@@ -430,11 +404,11 @@ int main(int argc, char **argv)
 	if (!interactive)
 		dsh_batch_signals();
 	if (check_only && !nsrc) {
-		cleanup(d);
+		dsh_release(d);
 		return usage_error("%s", "-n checks scripts or -c commands: give one");
 	}
 	if (stay && !tty) {
-		cleanup(d);
+		dsh_release(d);
 		return usage_error("%s", "-i needs a terminal on standard input");
 	}
 	/* The rc file of an interactive start runs first; it is checked too. */
@@ -448,7 +422,7 @@ int main(int argc, char **argv)
 	if (nerr) {
 		dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
 		free_sources(src, nsrc);
-		cleanup(d);
+		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
 	dsh_set_max_time(max_time);
@@ -484,7 +458,7 @@ int main(int argc, char **argv)
 		rc = DSH_EXIT_FAIL;
 	if (d->quit_code >= 0)
 		rc = d->quit_code; /* exit N / quit N */
-	cleanup(d);
+	dsh_release(d);
 	if (sig) {
 		signal(sig, SIG_DFL);
 		raise(sig);

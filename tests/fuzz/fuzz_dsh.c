@@ -41,35 +41,6 @@ int __wrap_cmd_replay(struct dsh *d, struct dsh_args *a) { return stub(d, a); }
 int __wrap_cmd_source(struct dsh *d, struct dsh_args *a) { return stub(d, a); }
 int __wrap_cmd_probe(struct dsh *d, struct dsh_args *a) { return stub(d, a); }
 
-/* main.c's cleanup(), which is static there: keep the two in step (a step
- * missing here shows as a leak under ASan). */
-static void cleanup(struct dsh *d)
-{
-	dsh_post_free(d);
-	if (d->shadow) {
-		for (unsigned i = 0; i < d->nshadow; i++) {
-			struct dsh_shadow *s = d->shadow[i];
-			if (!s)
-				continue;
-			for (unsigned w = 0; w < DNET_NWID; w++) {
-				free(s->reg[w]);
-				free(s->reg_has[w]);
-			}
-			free(s);
-		}
-		free(d->shadow);
-	}
-	dsh_vars_free(d);
-	dsh_msg_free(d);
-	dsh_amt_free();
-	dsh_sync_free(d);
-	dsh_snaps_free(d);
-	if (d->dev)
-		dnet_close(d->dev);
-	d->dev = NULL;
-	dsh_journal_stop();
-}
-
 static void set_num(struct dsh *d, const char *name, unsigned v)
 {
 	char num[16];
@@ -145,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fflush(null);
 	stdout = out;
 	stderr = err;
-	cleanup(d);
+	dsh_release(d);
 	free(text);
 	return 0;
 }
