@@ -102,7 +102,8 @@ int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
  *                       failure, as a script under `dsh -e` does)
  * Every other call waits for the requests before it, but reports none of
  * their failures: call dnet_sync() before anything whose meaning depends
- * on them.  Switching posting off syncs first and returns that result. */
+ * on them.  Switching posting off syncs first and returns that result.
+ * A tap (tap.h) records a posted request when it is queued, with rc 0. */
 enum dnet_post { DNET_POST_OFF, DNET_POST_CONTINUE, DNET_POST_STOP };
 #define DNET_NO_TAG UINT64_MAX
 int dnet_set_posted(struct dnet_dev *dev, enum dnet_post mode, struct dnet_err *err);
