@@ -464,28 +464,30 @@ static uint64_t *wb_line(struct sim_node *n, uint32_t off, uint64_t *bit)
 	return r == DNET_REG_PW ? &n->w[wid].pw_cached : &n->w[wid].lhb_cached;
 }
 
-/* What one host access costs the host, in virtual ns, and the host-side
- * state it leaves (WC buffers to drain, lines in the cache).  Decision
- * D-SIM-HOST-COST (docs/timing-model.md): Write Window stores are
- * write-combined (§4.5.1) and the next uncachable access drains them first;
- * Prefetch Window and LH Buffer reads are write-back (§4.5.2, §4.5.4): a
- * line not cached is filled from the DIMM (one bus access), a cached one
- * reads at host memory speed; clflush (sim_host_flush) evicts. */
-uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
-			 bool write)
+/* What host accesses cost the host, in virtual ns, and the host-side
+ * state they leave (WC buffers to drain, lines in the cache): naccess
+ * accesses covering [off, off + len).  Decision D-SIM-HOST-COST
+ * (docs/timing-model.md): Write Window stores are write-combined (§4.5.1)
+ * and the next uncachable access drains them first; Prefetch Window and LH
+ * Buffer reads are write-back (§4.5.2, §4.5.4): a line not cached is filled
+ * from the DIMM (one bus access), a cached one reads at host memory speed;
+ * clflush (sim_host_flush) evicts. */
+static uint64_t charge_span(const struct sim *s, struct sim_node *n, uint32_t off, size_t len, size_t naccess,
+			    bool write)
 {
 	const struct sim_timing *t = &s->t;
+	uint32_t end = off + (uint32_t)len;
 	switch (dnet_addr_attr(off)) {
 	case DNET_ATTR_WC:
 		if (write) {
-			/* Stores into one 64-byte line combine into one burst. */
-			uint64_t cost = 0;
-			for (uint32_t l = off / 64u; l <= (off + width - 1u) / 64u; l++)
-				if (!n->wc_dirty || l != n->wc_line) {
-					cost += t->host_bus_line_ns;
-					n->wc_line = l;
-					n->wc_dirty = true;
-				}
+			/* Stores into one 64-byte line combine into one burst:
+			 * every line once, but not the line still being combined. */
+			uint32_t l0 = off / 64u, l1 = (end - 1u) / 64u;
+			uint64_t cost = (uint64_t)(l1 - l0 + 1u) * t->host_bus_line_ns;
+			if (n->wc_dirty && n->wc_line == l0)
+				cost -= t->host_bus_line_ns;
+			n->wc_line = l1;
+			n->wc_dirty = true;
 			return cost;
 		}
 		break;
@@ -493,8 +495,8 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 		uint64_t bit, *set;
 		if (write || !wb_line(n, off, &bit))
 			break;
-		uint64_t cost = (width + 7u) / 8u * t->host_l2_8b_ns;
-		for (uint32_t a = off & ~63u; a < off + width; a += 64)
+		uint64_t cost = (uint64_t)((len + 7u) / 8u) * t->host_l2_8b_ns;
+		for (uint32_t a = off & ~63u; a < end; a += 64)
 			if ((set = wb_line(n, a, &bit)) && !(*set & bit)) {
 				cost += t->host_wb_miss_ns;
 				*set |= bit;
@@ -504,12 +506,19 @@ uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, 
 	default:
 		break;
 	}
-	uint64_t cost = write ? t->host_uc_write_ns : t->host_uc_read_ns;
+	uint64_t cost = (uint64_t)naccess * (write ? t->host_uc_write_ns : t->host_uc_read_ns);
 	if (n->wc_dirty) {
 		cost += t->host_wc_drain_ns;
 		n->wc_dirty = false;
 	}
 	return cost;
+}
+
+/* One host access of width bytes. */
+uint64_t sim_host_charge(const struct sim *s, struct sim_node *n, uint32_t off, unsigned width,
+			 bool write)
+{
+	return charge_span(s, n, off, width, 1, write);
 }
 
 /* ---- runs of 8-byte host accesses (block transfers) ----
@@ -537,42 +546,7 @@ size_t sim_host_run(uint32_t off, size_t len)
 uint64_t sim_host_charge_run(const struct sim *s, struct sim_node *n, uint32_t off, size_t len,
 			     bool write)
 {
-	const struct sim_timing *t = &s->t;
-	uint32_t end = off + (uint32_t)len;
-	switch (dnet_addr_attr(off)) {
-	case DNET_ATTR_WC:
-		if (write) {
-			/* every line once, but not the line still being combined */
-			uint32_t l0 = off / 64u, l1 = (end - 1u) / 64u;
-			uint64_t cost = (uint64_t)(l1 - l0 + 1u) * t->host_bus_line_ns;
-			if (n->wc_dirty && n->wc_line == l0)
-				cost -= t->host_bus_line_ns;
-			n->wc_line = l1;
-			n->wc_dirty = true;
-			return cost;
-		}
-		break;
-	case DNET_ATTR_WB: {
-		uint64_t bit, *set;
-		if (write || !wb_line(n, off, &bit))
-			break;
-		uint64_t cost = (uint64_t)(len / 8u) * t->host_l2_8b_ns;
-		for (uint32_t a = off & ~63u; a < end; a += 64)
-			if ((set = wb_line(n, a, &bit)) && !(*set & bit)) {
-				cost += t->host_wb_miss_ns;
-				*set |= bit;
-			}
-		return cost;
-	}
-	default:
-		break;
-	}
-	uint64_t cost = (uint64_t)(len / 8u) * (write ? t->host_uc_write_ns : t->host_uc_read_ns);
-	if (n->wc_dirty) {
-		cost += t->host_wc_drain_ns;
-		n->wc_dirty = false;
-	}
-	return cost;
+	return charge_span(s, n, off, len, len / 8u, write);
 }
 
 void sim_host_read_run(struct sim_node *n, uint32_t off, uint8_t *buf, size_t len)
