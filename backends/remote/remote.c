@@ -265,9 +265,8 @@ static uint64_t tag_of(const struct remote *r, uint32_t id)
 }
 
 /* Keep the failure of posted request id (an ERROR reply) for dnet_sync. */
-static void keep_posted_error(struct remote *r, const struct dnet_proto_msg *m, const struct dnet_dev *dev)
+static void keep_posted_error(struct remote *r, const struct dnet_proto_msg *m)
 {
-	(void)dev;
 	r->came++;
 	if (!r->perr)
 		r->perr = calloc(PERR_MAX, sizeof *r->perr);
@@ -304,7 +303,7 @@ static int take_posted_errors(struct remote *r, struct dnet_err *err)
 		if (m.type != DNET_MSG_ERROR || !is_posted_id(r, m.id, r->next_id + 1))
 			return 0; /* a reply: its reader takes it */
 		r->in_pos += flen;
-		keep_posted_error(r, &m, NULL);
+		keep_posted_error(r, &m);
 	}
 }
 
@@ -340,7 +339,7 @@ static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_m
 		if ((rc = next_frame(r, rep, deadline, err)))
 			return rc;
 		if (rep->type == DNET_MSG_ERROR && rep->id != req->id && is_posted_id(r, rep->id, req->id)) {
-			keep_posted_error(r, rep, NULL);
+			keep_posted_error(r, rep);
 			continue;
 		}
 		break;
@@ -807,7 +806,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 		if ((rc = next_frame(r, &rep, deadline, err)))
 			return rc;
 		if (rep.type == DNET_MSG_ERROR && is_posted_id(r, rep.id, first)) {
-			keep_posted_error(r, &rep, dev);
+			keep_posted_error(r, &rep);
 			continue;
 		}
 		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;

@@ -1742,13 +1742,12 @@ static void client_process(struct dnet_srv *s, struct client *c)
 			     dnet_proto_type_name(m.type), m.id);
 			c->active_ns = mono_ns();
 			bool ordered = ls_ordered(s, c, m.type);
-			if (!(m.flags & DNET_PROTO_F_POSTED))
-				done++;
 			if (m.flags & DNET_PROTO_F_POSTED) {
 				posted++;
 				pbytes += flen;
 				do_posted(s, c, &m);
 			} else {
+				done++;
 				do_request(s, c, &m);
 			}
 			if (ordered)

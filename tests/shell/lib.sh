@@ -57,6 +57,17 @@ wait_for_socket() {
 	while [ ! -S "$1" ] && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
 	[ -S "$1" ]
 }
+# start_dnetd SOCK ARGS...: dnetd listening on unix:SOCK, remembered for
+# cleanup; fails the suite and exits if the socket does not appear in 5 s.
+start_dnetd() {
+	local sock=$1; shift
+	spawn timeout 300 "$DNETD" "$@" --listen "unix:$sock"
+	if ! wait_for_socket "$sock" 50; then
+		fail "dnetd did not create $sock within 5 s"
+		finish
+		exit 1
+	fi
+}
 finish() {
 	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

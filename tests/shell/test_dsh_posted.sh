@@ -5,12 +5,7 @@
 # verdicts, messages and device state as `set posted off`.
 . "$(dirname "$0")/lib.sh"
 SOCK="$T_TMP/d.sock"
-spawn timeout 300 "$DNETD" --sim -N 2 --listen "unix:$SOCK"
-if ! wait_for_socket "$SOCK" 50; then
-	fail "dnetd did not create $SOCK within 5 s"
-	finish
-	exit 1
-fi
+start_dnetd "$SOCK" --sim -N 2
 # A user client of WID 0: `set wid 1` makes dsh address WID 1's LLCM, which
 # only the daemon refuses (the library does not know the connection's WID).
 R="remote:unix:$SOCK,user"

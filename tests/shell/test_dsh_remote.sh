@@ -7,12 +7,7 @@ if [ ! -x "$DNETD" ]; then
 	exit $?
 fi
 SOCK="$T_TMP/d.sock"
-spawn timeout 120 "$DNETD" --sim -N 2 --listen "unix:$SOCK"
-if ! wait_for_socket "$SOCK" 50; then
-	fail "dnetd did not create $SOCK within 5 s"
-	finish
-	exit 1
-fi
+start_dnetd "$SOCK" --sim -N 2
 out=$(timeout 30 "$DSH" -b "remote:unix:$SOCK" -c '@2 llcm_read 0 64')
 expect_eq "remote exit" 0 $?
 expect_eq "remote dump" "# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8
