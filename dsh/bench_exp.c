@@ -658,7 +658,8 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 			return -1;
 		bench_point(tu, s, MBPS(s, ta));
 		bench_point(lu, s, ta / 1000);
-		/* Bidirectional latency: both hosts run the unidirectional loop. */
+		/* Bidirectional latency: both hosts run the unidirectional loop
+		 * (decision D-BENCH-E5-BILAT, §6.3.1 defines it for one way only). */
 		r = (struct run){ .mode = BI, .prim = DNET_OT_RVS, .size = s, .warm = 2, .iters = it };
 		if (measure(&r, true, &ta, &tb2, err, errlen))
 			return -1;
