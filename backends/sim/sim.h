@@ -368,6 +368,7 @@ struct sim {
 	char trace_path[256];
 	bool trace_first;
 	unsigned char *trace_named;   /* [nnodes + 1]: node's tracks named */
+	uint64_t *trace_lane;         /* per node, track and lane: its last end + 1 (0: unused) */
 	struct sim_faults faults;     /* faults=... and the dsh fault command (faults.c) */
 };
 

@@ -98,20 +98,25 @@ expect_status "dsh --trace" 0 "$DSH" --trace "$S/t.json" -c 'prim RVS dl=2 size=
 import json, sys
 ev = json.load(open(sys.argv[1]))
 x = [e for e in ev if e["ph"] == "X"]
-names = {(e["pid"], e["tid"]) for e in x}
 threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+on = lambda pid, t: [e for e in x if e["pid"] == pid and threads[(e["pid"], e["tid"])].startswith(t)]
 ok = all(isinstance(e["ts"], (int, float)) and e["dur"] >= 0 for e in x)
 # node 1: host, executor (the RVS), the packets; node 2: receive controller
-want = {(1, 1), (1, 2), (1, 3), (2, 4)}
-ok = ok and want <= names and threads[(1, 2)] == "executor" and threads[(2, 4)] == "receive controller"
-# 4096 B in 2032-byte packets: 3 packets, in order, none before the RVS starts
-rvs = [e for e in x if e["tid"] == 2 and e["name"] == "RVS"][0]
-pk = sorted(e["ts"] for e in x if e["pid"] == 1 and e["tid"] == 3)
-ok = ok and len(pk) == 3 and pk[0] >= rvs["ts"]
+ok = ok and on(1, "host") and on(1, "executor") and on(1, "SWIF") and on(2, "receive controller")
+# 4096 B in 2032-byte packets: 3 packets (on the link's lanes), none
+# before the RVS starts, each received once
+rvs = [e for e in on(1, "executor") if e["name"] == "RVS"][0]
+pk = sorted(e["ts"] for e in on(1, "SWIF + switch"))
+ok = ok and len(pk) == 3 and pk[0] >= rvs["ts"] and len(on(2, "receive controller")) == 3
 sys.exit(0 if ok else 1)
 PYEOF
 expect_status "bench trace" 0 "$DSH" -c "bench E1 quick trace=$S/b.trace"
 expect_match "bench trace has the BOTF" '"name":"BOTF"' "$(cat "$S/b.trace")"
+# As Perfetto's importer reads them (perfetto_rules.py): packets in flight
+# at once (E4's 64 KB messages) on lanes of their own, no partial overlap.
+expect_status "bench E4 trace" 0 "$DSH" -c "bench E4 quick trace=$S/e4.trace"
+expect_match "E4 trace needed a second lane" '"SWIF \+ switch \(2\)"' "$(cat "$S/e4.trace")"
+expect_status "traces as Perfetto reads them" 0 "$PY" "$(dirname "$0")/perfetto_rules.py" "$S/t.json" "$S/b.trace" "$S/e4.trace"
 expect_status "bench trace needs one experiment" 1 "$DSH" -c "bench E1 E5 quick trace=$S/c.trace"
 expect_status "--trace needs the emulator" 2 "$DSH" -b remote:unix:/nonexistent --trace "$S/x" -c info
 expect_match "says so" "--trace needs the emulator" "$(cat "$T_TMP/err")"
