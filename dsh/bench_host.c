@@ -62,8 +62,14 @@ static bool look(struct bench_sched *s, struct bench_host *h)
 {
 	struct dnet_err e;
 	int rc = dnet_set_node(s->dev, h->node, &e);
-	if (!rc && h->key > h->t)
-		rc = dnet_delay(s->dev, h->key - h->t, &e);
+	/* A waiting host's clock is at least the device's (another host's
+	 * access may have run the device past h->t): the delay to the key is
+	 * counted from there, or the look would land past the key. */
+	uint64_t now = h->t;
+	if (!rc)
+		rc = dnet_now(s->dev, &now, &e);
+	if (!rc && h->key > now)
+		rc = dnet_delay(s->dev, h->key - now, &e);
 	uint64_t v = 0;
 	if (!rc)
 		rc = dnet_wait(s->dev, h->w_off, h->w_mask, h->w_cond, h->w_value, 0, &v, &e);

@@ -395,12 +395,19 @@ void rc_step(struct sim *s, struct sim_node *n)
 			return;
 		}
 		n->rc_ms = DNET_RCS_STATUS;
-		rx_status(n, p, &x);
 		n->rc_phase = 3;
 		sim_trace_span(s, n->id, SIM_TR_STATUS, s->now, s->now + sim_clk(s, t->rc_status_clk), "status");
 		rc_schedule(s, n, sim_clk(s, t->rc_status_clk));
 		return;
 	}
+	case 3:
+		/* The status and Status Next Write Address are seen when the
+		 * step ends: WRITE2 writes the lower half and moves the address
+		 * (§5.4), the last of Tab. 7.4's "write status" clocks.  Only
+		 * this RC writes the ring, so it still has room. */
+		rx_status(n, p, &x);
+		rc_finish(s, n, 0);
+		return;
 	default:
 		rc_finish(s, n, 0);
 		return;

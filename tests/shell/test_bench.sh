@@ -116,7 +116,29 @@ expect_match "bench trace has the BOTF" '"name":"BOTF"' "$(cat "$S/b.trace")"
 # at once (E4's 64 KB messages) on lanes of their own, no partial overlap.
 expect_status "bench E4 trace" 0 "$DSH" -c "bench E4 quick trace=$S/e4.trace"
 expect_match "E4 trace needed a second lane" '"SWIF \+ switch \(2\)"' "$(cat "$S/e4.trace")"
-expect_status "traces as Perfetto reads them" 0 "$PY" "$(dirname "$0")/perfetto_rules.py" "$S/t.json" "$S/b.trace" "$S/e4.trace"
+# A waiting host sees an arrival when it happens: in a PUSH ping-pong the
+# poll that finds each receive status starts when the status is written
+# (a scheduler that let one host's look run the device past the other's
+# arrival made this lag by up to 0.8 us).
+expect_status "bench E6 trace" 0 "$DSH" -c "bench E6 quick trace=$S/e6.trace"
+"$PY" - "$S/e6.trace" <<'PYEOF' && pass || fail "E6 trace: an arrival is seen late (or no status was polled)"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+th = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+x = sorted((e for e in ev if e["ph"] == "X"), key=lambda e: e["ts"])
+ns = lambda v: round(v * 1000)
+lags = []
+for e in x:
+    if th[(e["pid"], e["tid"])] != "status write":
+        continue
+    end = ns(e["ts"] + e["dur"])
+    polls = [p for p in x if p["pid"] == e["pid"] and th[(p["pid"], p["tid"])] == "host"
+             and p["name"].startswith("poll") and ns(p["ts"] + p["dur"]) >= end]
+    if polls:
+        lags.append(ns(polls[0]["ts"]) - end)
+sys.exit(0 if len(lags) >= 8 and all(l == 0 for l in lags) else 1)
+PYEOF
+expect_status "traces as Perfetto reads them" 0 "$PY" "$(dirname "$0")/perfetto_rules.py" "$S/t.json" "$S/b.trace" "$S/e4.trace" "$S/e6.trace"
 expect_status "bench trace needs one experiment" 1 "$DSH" -c "bench E1 E5 quick trace=$S/c.trace"
 expect_status "--trace needs the emulator" 2 "$DSH" -b remote:unix:/nonexistent --trace "$S/x" -c info
 expect_match "says so" "--trace needs the emulator" "$(cat "$T_TMP/err")"

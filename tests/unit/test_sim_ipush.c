@@ -509,6 +509,34 @@ static void test_ipush_timing(void)
 	dnet_close(d);
 }
 
+/* Virtual ns from issuing a 24-byte PUSH on node 1 until node 2's user
+ * register `reg` (masked) moves, on a fresh two-node emulator. */
+static uint64_t push_seen(uint32_t reg, uint64_t mask)
+{
+	struct dnet_dev *d = sim_open("sim:nodes=2");
+	rx_setup(d, 2, 1, false, 16, 0x100000);
+	node(d, 2);
+	uint64_t before = ureg(d, 0, reg) & mask;
+	node(d, 1);
+	uint64_t t0 = now(d);
+	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 1, 8), UP(0, 0x800));
+	node(d, 2);
+	CHECK_OK(dnet_wait(d, UR(0, reg), mask, DNET_COND_NE, before, 1000000, NULL, &E), &E);
+	uint64_t t = now(d) - t0;
+	dnet_close(d);
+	return t;
+}
+
+/* The receive status is seen when Tab. 7.4's last step ("RC: write
+ * status", 4 clocks) ends, 4 clocks after the data is written and the
+ * Packet Counter counts it (the end of the Write Unit's SO-DIMM write). */
+static void test_status_seen_at_end(void)
+{
+	uint64_t counted = push_seen(DNET_UR_PKT_COUNTER, ~0ull);
+	uint64_t status = push_seen(DNET_UR_STATUS_ADDR, 0x7fff);
+	CHECK_EQ(status - counted, 4 * 10);
+}
+
 /* ---- 12. lhs_type=own: LHSv1 goes out with its own TYPE; received the same ---- */
 static void test_lhs_type_option(void)
 {
@@ -558,6 +586,7 @@ int main(void)
 	RUN(test_lhsv1_sizes);
 	RUN(test_lhsv2);
 	RUN(test_ring_wrap);
+	RUN(test_status_seen_at_end);
 	RUN(test_ring_full_stall);
 	RUN(test_lh_fill_63);
 	RUN(test_seven_senders);
