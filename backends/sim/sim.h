@@ -307,6 +307,7 @@ struct sim_node {
 	uint32_t wc_gen;
 	bool wc_sched;
 	uint32_t wc_seq;     /* only the latest EV_WC scheduled counts */
+	uint64_t acc_from;   /* when the Acceptor began taking the next request (trace) */
 	struct sim_copy copy;
 	/* Receive Controller */
 	struct sim_pkt *rxq_head, *rxq_tail;
@@ -373,7 +374,10 @@ struct sim {
 };
 
 /* trace.c */
-enum sim_track { SIM_TR_HOST, SIM_TR_EXEC, SIM_TR_NET, SIM_TR_RC, SIM_TR_STATUS, SIM_TR_COUNT };
+enum sim_track {
+	SIM_TR_HOST, SIM_TR_ACC, SIM_TR_EXEC, SIM_TR_SWIF_TX, SIM_TR_SWITCH, SIM_TR_SWIF_RX, SIM_TR_RC, SIM_TR_STATUS,
+	SIM_TR_COUNT
+};
 int sim_trace_open(struct sim *s, const char *path, struct dnet_err *err);
 void sim_trace_close(struct sim *s);
 void sim_trace_span(struct sim *s, unsigned node, enum sim_track tr, uint64_t t0, uint64_t t1,

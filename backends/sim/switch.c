@@ -378,6 +378,21 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	arm_timer(s, src);
 }
 
+/* The trace of a data packet's way: the sender's SWIF, the link and the
+ * switch (and any retransmission or fault delay), the receiver's SWIF. */
+static void trace_hop(struct sim *s, const struct sim_pkt *p, unsigned to)
+{
+	uint64_t swif = s->t.swif_ns, t0 = p->depart, t3 = s->now;
+	if (t3 < t0 + 2 * swif) {
+		sim_trace_span(s, p->src_node, SIM_TR_SWITCH, t0, t3, "packet to node %u, %u lines", to, p->nlines);
+		return;
+	}
+	sim_trace_span(s, p->src_node, SIM_TR_SWIF_TX, t0, t0 + swif, "send to node %u, %u lines", to, p->nlines);
+	sim_trace_span(s, p->src_node, SIM_TR_SWITCH, t0 + swif, t3 - swif, "packet to node %u, %u lines", to,
+		       p->nlines);
+	sim_trace_span(s, to, SIM_TR_SWIF_RX, t3 - swif, t3, "from node %u, %u lines", p->src_node, p->nlines);
+}
+
 void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 {
 	if (p->kind == SIM_PKT_TIMER) {
@@ -389,8 +404,7 @@ void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 	}
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
 	if (s->trace && p->kind == SIM_PKT_DATA)
-		sim_trace_span(s, p->src_node, SIM_TR_NET, p->depart, s->now, "packet to node %u, %u lines", node,
-			       p->nlines);
+		trace_hop(s, p, node);
 	struct sim_node *n = sim_node_get(s, node);
 	if (!n) {
 		if (!p->rel && src && src->tx_inflight)

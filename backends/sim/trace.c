@@ -1,8 +1,8 @@
 /* sim: a Chrome trace-event / Perfetto JSON of what the model does, in
  * virtual time (sim option trace=FILE).  One process per node, one thread
- * per stage: the host's accesses, the Window Controller's executor, the
- * packets it sends (SWIF, switch, SWIF), the Receive Controller, the status
- * writes.  ts and dur are microseconds, as the format wants.
+ * per stage: the host's accesses, the Acceptor, the Window Controller's
+ * executor, the packets it sends (the sender's SWIF, link and switch, the
+ * receiver's SWIF), the Receive Controller, the status writes.  ts and dur are microseconds, as the format wants.
  *
  * Perfetto nests the complete ("X") events of one thread and flags a
  * partial overlap as an import error, but a stage can hold several things
@@ -15,7 +15,8 @@
 #include "sim/sim.h"
 
 static const char *const track_name[SIM_TR_COUNT] = {
-	[SIM_TR_HOST] = "host", [SIM_TR_EXEC] = "executor", [SIM_TR_NET] = "SWIF + switch",
+	[SIM_TR_HOST] = "host", [SIM_TR_ACC] = "acceptor", [SIM_TR_EXEC] = "executor",
+	[SIM_TR_SWIF_TX] = "SWIF send", [SIM_TR_SWITCH] = "link + switch", [SIM_TR_SWIF_RX] = "SWIF receive",
 	[SIM_TR_RC] = "receive controller", [SIM_TR_STATUS] = "status write",
 };
 

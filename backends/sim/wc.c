@@ -191,16 +191,20 @@ static void accept_pending(struct sim_node *n)
 void wc_accept(struct sim *s, struct sim_node *n)
 {
 	accept_pending(n);
-	if (n->job.kind == SIM_JOB_NONE && n->hostq.count)
+	if (n->job.kind == SIM_JOB_NONE && n->hostq.count && !n->wc_sched) {
+		n->acc_from = s->now;
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
+	}
 }
 
 bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r)
 {
 	if (!fifo_push(&n->rcq, r))
 		return false;
-	if (n->job.kind == SIM_JOB_NONE)
+	if (n->job.kind == SIM_JOB_NONE && !n->wc_sched) {
+		n->acc_from = s->now;
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
+	}
 	return true;
 }
 
@@ -234,8 +238,10 @@ static void job_done(struct sim *s, struct sim_node *n, uint64_t delay)
 	}
 	memset(&n->job, 0, sizeof n->job);
 	n->job.kind = SIM_JOB_NONE;
-	if (n->hostq.count || n->rcq.count)
+	if (n->hostq.count || n->rcq.count) {
+		n->acc_from = s->now + delay; /* it pre-read the next request (Fig. 5.9) */
 		wc_step_at(s, n, delay + sim_clk(s, s->t.acc_pre_clk));
+	}
 }
 
 static void job_next(struct sim *s, struct sim_node *n, unsigned phase, uint64_t delay)
@@ -841,6 +847,9 @@ void wc_step(struct sim *s, struct sim_node *n)
 		j->req = q;
 		j->kind = SIM_JOB_START;
 		j->t_start = s->now;
+		if (s->trace && n->acc_from <= s->now)
+			sim_trace_span(s, n->id, SIM_TR_ACC, n->acc_from, s->now, "accept %s request",
+				       q.from_rc ? "RC FIFO" : "host FIFO");
 	}
 	if (j->kind == SIM_JOB_START) {
 		/* OTYPE sits in the same bits in every layout, BOTF's included. */
