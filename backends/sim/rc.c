@@ -303,14 +303,14 @@ void rc_step(struct sim *s, struct sim_node *n)
 		}
 		n->rc_phase = 1;
 		uint64_t dur = sim_clk(s, clk);
-		if (s->trace)
-			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
-				       x.oi ? x.oi->name : "?", (unsigned long long)x.dlen, p->src_node);
 		if (wu_lines) {
 			/* The Write Unit shares the SO-DIMM with the PU (D-SIM-SD-CONTEND). */
 			dur += sd_contend(s, dur, n->pu_until, wu_lines);
 			n->wu_until = s->now + dur;
 		}
+		if (s->trace)
+			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
+				       x.oi ? x.oi->name : "?", (unsigned long long)x.dlen, p->src_node);
 		rc_schedule(s, n, dur);
 		return;
 	}

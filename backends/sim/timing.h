@@ -28,7 +28,7 @@ struct sim_timing {
 	uint32_t pu_first_clk;
 	uint32_t pu_8b_ns;             /* Prefetch Unit SO-DIMM read rate */
 	uint32_t pu_burst_lines;       /* PU reads whole bursts of this many lines */
-	uint32_t sd_contend_8b_ns;     /* per line when PU and WU share the SO-DIMM */
+	uint32_t sd_contend_8b_ps;     /* per line when PU and WU share the SO-DIMM (picoseconds) */
 	uint32_t pu_elem_clk;
 	uint32_t pu_list_clk;
 	uint32_t wu_setup_clk;
