@@ -243,7 +243,7 @@ verdict() { awk -v g="$1" -v o="$2" -v t="$3" 'BEGIN{ok = o == ">=" ? g >= t : g
 # record here), the five hottest functions; "-p PID" profiles a running
 # process (dnetd) for as long as CMD runs.
 profile() {
-	local what=$1 target=() out=$tmp/perf.data
+	local what=$1 out=$tmp/perf.data
 	shift
 	command -v perf >/dev/null 2>&1 || { echo "  profile of $what: perf not installed (apt-get install linux-perf)"; return; }
 	if [ "$1" = -p ]; then
@@ -251,11 +251,11 @@ profile() {
 		local pp=$!
 		sleep 0.3
 		shift 2
-		"$@" >/dev/null 2>&1
+		"$@" >/dev/null 2>&1 || true
 		kill -INT $pp 2>/dev/null || true
 		wait $pp 2>/dev/null || true # perf's status on SIGINT is not ours
 	else
-		perf record -q -F 4999 -o "$out" -- "$@" >/dev/null 2>&1
+		perf record -q -F 4999 -o "$out" -- "$@" >/dev/null 2>&1 || true
 	fi
 	echo "  profile of $what (perf, share of CPU samples):"
 	perf report -i "$out" --stdio --no-children -F overhead,sym 2>/dev/null |

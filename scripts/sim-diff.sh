@@ -9,9 +9,14 @@
 # digest and statistics at the end, with and without timelines, faults,
 # trace, cold start.  Any difference in memory, status, error or virtual
 # time shows as a differing line.
-#   usage: bench-sim-diff.sh OLD_LIBDNET_A [NEW_LIBDNET_A] [STEPS] [SEEDS...]
+#   usage: sim-diff.sh OLD_LIBDNET_A [NEW_LIBDNET_A] [STEPS] [SEEDS...]
+# (not run by make bench, which runs scripts/bench-*.sh: it needs an old build)
 set -eu
 cd "$(dirname "$0")/.."
+if [ $# -lt 1 ]; then
+	echo "usage: $0 OLD_LIBDNET_A [NEW_LIBDNET_A] [STEPS] [SEEDS...]" >&2
+	exit 2
+fi
 old=$1 new=${2:-lib/libdnet.a} steps=${3:-3000}
 shift $(( $# < 3 ? $# : 3 ))
 seeds=${*:-1 2 3}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make bench (scripts/bench.sh) runs to the end and every toolkit figure
+# carries its verdict; a figure short of its goal names its limit.  Not a
+# timing test: the figures themselves are not judged (a shared machine).
+# The benchmark scripts use the plain build (bin/, lib/), so the suite runs
+# once, for the plain variant.
+. "$(dirname "$0")/lib.sh"
+case "$BIN" in
+*san*) echo "test_make_bench: the benchmarks use the plain build; run once, for it"; finish; exit ;;
+esac
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+out=$T_TMP/bench.txt
+bash "$ROOT/scripts/bench.sh" >"$out" 2>&1
+expect_eq "scripts/bench.sh exit status" 0 "$?"
+for b in bench-sim-rss bench-sim-speed bench-thesis bench-toolkit; do
+	expect_match "section $b" "== $b" "$(cat "$out")"
+done
+expect_eq "no script needs an argument" "" "$(grep -E 'unbound variable|usage:' "$out")"
+# bench-toolkit: every figure line ends in a verdict
+figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|dsh|QEMU)' | grep -v 'not installed')
+n=$(printf '%s\n' "$figs" | grep -c .)
+[ "$n" -ge 10 ] && pass || fail "toolkit figures measured: $n, expected 10 (11 with QEMU)"
+expect_eq "each with a verdict" "" "$(printf '%s\n' "$figs" | grep -v -E '(met|NOT MET)\)?$')"
+# a NOT MET figure is followed by its limit
+python3 - "$out" <<'PYEOF' && pass || fail "a figure short of its goal without a limit line"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+ok = all(i + 1 < len(lines) and lines[i + 1].startswith("  limit:")
+         for i, l in enumerate(lines) if "NOT MET" in l)
+sys.exit(0 if ok else 1)
+PYEOF
+finish
