@@ -266,8 +266,8 @@ uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off)
 /* Decision D-SIM-SD-CONTEND (§6.3.1): the Prefetch Unit's reads and the
  * Write Unit's writes share a node's SO-DIMMs.  A stream of `lines` lines
  * taking dur ns from now, while the other engine is busy until
- * other_until, costs sd_contend_8b_ps more for each line that overlaps
- * (rounded to the nanosecond once, for the stream). */
+ * other_until, costs sd_collide_ns once and sd_contend_8b_ps more for each
+ * line that overlaps (rounded to the nanosecond once, for the stream). */
 uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines)
 {
 	if (other_until <= s->now || !dur || !lines)
@@ -276,5 +276,5 @@ uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uin
 	if (ov > dur)
 		ov = dur;
 	uint64_t ov_lines = (lines * ov + dur - 1) / dur;
-	return (ov_lines * s->t.sd_contend_8b_ps + 500) / 1000;
+	return s->t.sd_collide_ns + (ov_lines * s->t.sd_contend_8b_ps + 500) / 1000;
 }

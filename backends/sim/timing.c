@@ -67,18 +67,18 @@ const struct sim_timing sim_timing_default = {
 	 * two modules interleaved every 8 bytes (hardware.md 7.4) = 32 bytes, 4
 	 * lines; a shorter read still takes a whole burst. */
 	.pu_burst_lines = 4,
-	/* PU reads and WU writes contend for the SO-DIMM (§6.3.1's reason for
-	 * 953.50 MB/s bidirectional): while both run on one node, a line of the
-	 * one that starts second costs this much more for the time it overlaps
-	 * the other.  From E5: 476.75 MB/s per direction is 16.78 ns per 8 B
-	 * against the PU's 11, 5.78 ns more per line on average; in the model a
-	 * PU packet overlaps a Write Unit transfer during about 78 % of its
-	 * lines, so 5.78 / 0.78 = 7.4 ns would put the saturated curve (1 MB)
-	 * on 953.50.  The curve also has a peak at 3 KB (a 2 KB and a 1 KB
-	 * packet: the Write Unit catches up in between) 5 % above it, and the
-	 * thesis gives only "the maximum": 8.0 ns puts the saturation (928) and
-	 * the peak (973) each within 3 % of it (D-SIM-SD-CONTEND). */
-	.sd_contend_8b_ps = 8000,
+	/* PU reads and WU writes contend for the SO-DIMM (§6.3.1's reason why
+	 * both ways is not twice one way), Decision D-SIM-SD-CONTEND.  A PU
+	 * packet or a WU transfer that starts while the other engine is busy
+	 * pays once for the collision, and per line for the part that overlaps.
+	 * Collision: E5's minimum latency both ways (1.09 us at 8-32 B) less one
+	 * way (0.81 us): at 8-32 B each node's PU read meets its WU writing the
+	 * peer's packet, and nothing else differs.  28 clocks, more than the
+	 * arbitration (2) and a write (6) of Tab. 7.4: the thesis measures it
+	 * and does not explain it.  Per line: with the collision, E5's
+	 * 953.50 MB/s both ways at 1 MB (the curve saturates there). */
+	.sd_contend_8b_ps = 6200,
+	.sd_collide_ns = 280,
 	/* Extra clock per element of a stride/list access, and per index read
 	 * of a list access [I] (no measurement exists, evaluation.md section 7). */
 	.pu_elem_clk = 1,

@@ -29,6 +29,7 @@ struct sim_timing {
 	uint32_t pu_8b_ns;             /* Prefetch Unit SO-DIMM read rate */
 	uint32_t pu_burst_lines;       /* PU reads whole bursts of this many lines */
 	uint32_t sd_contend_8b_ps;     /* per line when PU and WU share the SO-DIMM (picoseconds) */
+	uint32_t sd_collide_ns;        /* once, for a transfer that finds the other engine busy */
 	uint32_t pu_elem_clk;
 	uint32_t pu_list_clk;
 	uint32_t wu_setup_clk;
