@@ -2,7 +2,8 @@
  * virtual time (sim option trace=FILE).  One process per node, one thread
  * per stage: the host's accesses, the Acceptor, the Window Controller's
  * executor, the packets it sends (the sender's SWIF, link and switch, the
- * receiver's SWIF), the Receive Controller, the status writes.  ts and dur are microseconds, as the format wants.
+ * receiver's SWIF), the Receive Controller, the status writes.  ts and dur
+ * are microseconds, as the format wants.
  *
  * Perfetto nests the complete ("X") events of one thread and flags a
  * partial overlap as an import error, but a stage can hold several things
