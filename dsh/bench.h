@@ -23,6 +23,7 @@ struct bench_fig {
 	char title[96];
 	const char *xlabel, *ylabel;
 	bool logx;
+	bool logy;            /* a latency over sizes from 8 B to 1 MB */
 	unsigned ns;
 	struct bench_series s[BENCH_MAX_SERIES];
 };

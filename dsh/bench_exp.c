@@ -647,7 +647,8 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 	struct bench_fig *ft = bench_fig_new(out, "fig6.11", "SO-DIMM to SO-DIMM throughput", "Data Size (Log Scale) [Byte]",
 				       "Throughput [MByte/s]", true);
 	struct bench_fig *fl = bench_fig_new(out, "E5-latency", "SO-DIMM to SO-DIMM latency (new: the thesis gives minima only)",
-				       "Data Size (Log Scale) [Byte]", "Latency [us]", true);
+				       "Data Size (Log Scale) [Byte]", "Latency (Log Scale) [us]", true);
+	fl->logy = true; /* 0.8 us to 2 ms */
 	struct bench_series *tu = bench_series_new(ft, "Unidirectional"), *tb = bench_series_new(ft, "Bidirectional");
 	struct bench_series *lu = bench_series_new(fl, "Unidirectional"), *lb = bench_series_new(fl, "Bidirectional");
 	uint32_t sizes[BENCH_MAX_PTS];

@@ -31,6 +31,7 @@ static cJSON *fig_json(const struct bench_fig *f)
 	cJSON_AddStringToObject(o, "xlabel", f->xlabel);
 	cJSON_AddStringToObject(o, "ylabel", f->ylabel);
 	cJSON_AddBoolToObject(o, "logx", f->logx);
+	cJSON_AddBoolToObject(o, "logy", f->logy);
 	cJSON *ss = cJSON_AddArrayToObject(o, "series");
 	for (unsigned i = 0; i < f->ns; i++) {
 		cJSON *s = cJSON_CreateObject();
@@ -160,8 +161,9 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 		for (int fmt = 0; fmt < 2; fmt++) {
 			fprintf(o, "set terminal %s size 800,560\nset output '%s/%s.%s'\n", fmt ? "svg" : "pngcairo",
 				dir, f->id, fmt ? "svg" : "png");
-			fprintf(o, "set title '%s (model)'\nset xlabel '%s'\nset ylabel '%s'\nset key left top\n%s", f->title,
-				f->xlabel, f->ylabel, f->logx ? "set logscale x\n" : "unset logscale x\n");
+			fprintf(o, "set title '%s (model)'\nset xlabel '%s'\nset ylabel '%s'\nset key left top\n%s%s", f->title,
+				f->xlabel, f->ylabel, f->logx ? "set logscale x\n" : "unset logscale x\n",
+				f->logy ? "set logscale y\n" : "unset logscale y\n");
 			/* calibration points of this figure, as the thesis gives them */
 			fprintf(o, "$calib << EOD\n");
 			for (unsigned v = 0; v < b->nval; v++)
