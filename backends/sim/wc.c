@@ -71,8 +71,10 @@ static void wc_step_at(struct sim *s, struct sim_node *n, uint64_t delay)
 
 static void wc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
 {
-	if (!n->wc_sched)
-		wc_step_at(s, n, delay);
+	if (n->wc_sched)
+		return;
+	n->acc_from = s->now; /* the Acceptor starts on the new request (trace) */
+	wc_step_at(s, n, delay);
 }
 
 /* The executor waits in WAIT while the SWIF FIFO is full (Fig. 5.11 WAIT,
@@ -191,20 +193,16 @@ static void accept_pending(struct sim_node *n)
 void wc_accept(struct sim *s, struct sim_node *n)
 {
 	accept_pending(n);
-	if (n->job.kind == SIM_JOB_NONE && n->hostq.count && !n->wc_sched) {
-		n->acc_from = s->now;
+	if (n->job.kind == SIM_JOB_NONE && n->hostq.count)
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
-	}
 }
 
 bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r)
 {
 	if (!fifo_push(&n->rcq, r))
 		return false;
-	if (n->job.kind == SIM_JOB_NONE && !n->wc_sched) {
-		n->acc_from = s->now;
+	if (n->job.kind == SIM_JOB_NONE)
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
-	}
 	return true;
 }
 

@@ -19,7 +19,7 @@ expect_eq "no script needs an argument" "" "$(grep -E 'unbound variable|usage:' 
 # bench-toolkit: every figure line ends in a verdict
 figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|dsh|QEMU)' | grep -v 'not installed')
 n=$(printf '%s\n' "$figs" | grep -c .)
-[ "$n" -ge 10 ] && pass || fail "toolkit figures measured: $n, expected 10 (11 with QEMU)"
+[ "$n" -ge 12 ] && pass || fail "toolkit figures measured: $n, expected 12 (13 with QEMU)"
 expect_eq "each with a verdict" "" "$(printf '%s\n' "$figs" | grep -v -E '(met|NOT MET)\)?$')"
 # a NOT MET figure is followed by its limit
 python3 - "$out" <<'PYEOF' && pass || fail "a figure short of its goal without a limit line"
