@@ -32,6 +32,17 @@ int cmd_quit(struct dsh *d, struct dsh_args *a)
 	d->quit = true;
 	if (a->argc == 2)
 		d->quit_code = (int)code;
+	if (d->cur_file)
+		snprintf(d->quit_at, sizeof d->quit_at, "%s:%d", d->cur_file, d->cur_line);
+	else
+		snprintf(d->quit_at, sizeof d->quit_at, "the prompt");
+	/* dsh-script(5): it ends the whole run, also from a sourced file --
+	 * said, so that the commands after the source are not skipped silently. */
+	if (d->depth > 0 && !d->interactive) {
+		dsh_flush_for_stderr();
+		fprintf(stderr, "dsh: %s: %s ends the whole run, not only the sourced file\n", d->quit_at,
+			a->argv[0]);
+	}
 	return 0;
 }
 
@@ -231,6 +242,17 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 	struct dsh_cond c;
 	if (dsh_cond_parse(d, a, 1, a->argc, &c) < 0)
 		return -1;
+	if (d->dry) {
+		/* Nothing was read: the assertion did not run (never a pass). */
+		cJSON *res = out_res(d);
+		cJSON_AddNullToObject(res, "passed");
+		jbool(res, "skipped", true);
+		jstr(res, "condition", c.desc);
+		jstr(res, "op", dnet_cond_name(c.op));
+		out_text(d, "%s skipped (dry run): %s\n", soft ? "expect" : "assertion", c.desc);
+		d->asserts_skipped++;
+		return 0;
+	}
 	uint64_t v;
 	if (dsh_cond_read(d, &c, &v) < 0)
 		return -1; /* an error (counted as one), not a verdict */

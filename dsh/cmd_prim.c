@@ -417,7 +417,11 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 
 	uint64_t before = 0, t0 = 0;
 	struct dsh_verdict v;
-	if (want_wait && dsh_verdict_begin(d, oi, have_rq ? &rq : NULL, &v) < 0)
+	/* With wait, the verdict covers the primitives issued before it
+	 * without wait from this node and WID (their verdict is pending). */
+	if (want_wait && !dsh_pending_take(d, &v) && dsh_verdict_begin(d, oi, have_rq ? &rq : NULL, &v) < 0)
+		return -1;
+	if (!want_wait && dsh_pending_add(d, oi, have_rq ? &rq : NULL) < 0)
 		return -1;
 	if (want_wait) {
 		const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER);
@@ -468,6 +472,9 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 	if (!send)
 		return 0;
 	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, nwords * 8) < 0)
+		return -1;
+	/* Its verdict (flags.c): the next wait or the end of the run. */
+	if (dsh_pending_add(d, NULL, NULL) < 0)
 		return -1;
 	if (dsh_issue(d, DNET_CMD0, &cmd) < 0)
 		return -1;
@@ -723,6 +730,10 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 			return -1;
 		jnum(out_res(d), "elapsed_ns", el);
 		jbool(out_res(d), "all_nodes", all);
+		/* The device is idle: the primitives issued without wait are
+		 * judged now (dsh(1): `prim ...; wait`). */
+		if (dsh_pending_judge(d, false) < 0)
+			return -1;
 		if (d->interactive)
 			out_text(d, "idle after %.3f us\n", (double)el / 1000.0);
 		return 0;

@@ -138,12 +138,16 @@ struct dsh {
 	int failures;       /* failed commands */
 	int errors;         /* failed commands other than a failed assertion */
 	int quit_code;      /* exit N: the exit status; -1 none */
+	char quit_at[160];  /* where the script asked to exit: "FILE:LINE" */
+	bool dry;           /* --dry-run: nothing touches a device */
+	bool output_error;  /* stdout could not be written (counted once) */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool out_of_time;   /* --max-time stopped the run */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;
-	int asserts_pass, asserts_fail;
+	int asserts_pass, asserts_fail, asserts_skipped;
+	struct dsh_pending *pending; /* primitive verdicts not judged yet (flags.c) */
 	bool has_last;
 	uint64_t last;
 	struct dsh_var *vars;
@@ -153,6 +157,7 @@ struct dsh {
 	/* posted commands not yet confirmed by the device (post.c) */
 	struct dsh_posted *posted;
 	unsigned nposted;
+	uint64_t post_base; /* posted commands resolved before the open slots */
 	bool no_post;       /* set posted off: a round trip per command */
 
 	/* current command */
@@ -176,6 +181,8 @@ void dsh_release(struct dsh *d);
  * the failure of its own command and line.  Returns whether cmd may run
  * posted now; tags the device's requests with it. */
 bool dsh_post_begin(struct dsh *d, const struct dsh_cmd *c, const char *name);
+/* The command that dsh_post_begin let post has returned: posting off. */
+void dsh_post_end(struct dsh *d);
 /* Wait for the posted commands; report each that failed.  -1 if any did. */
 int dsh_post_sync(struct dsh *d);
 void dsh_post_free(struct dsh *d);
@@ -304,18 +311,22 @@ void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
 int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v);
 
-/* ---- verdict.c: error flags a primitive raised, on the issuer and the
+/* ---- flags.c: the error flags a primitive caused, on the issuer and the
  * destination ---- */
 struct dsh_vnode {
 	unsigned node, wid;
 	uint64_t cs;        /* Controller Status */
 	uint64_t pgid;      /* the backend's pgid_drops count, if has_pgid */
 	bool has_pgid;
+	bool readable;      /* this client may read the node (else not judged) */
 };
 struct dsh_verdict {
 	unsigned nn;
 	struct dsh_vnode n[2];   /* issuer, destination */
 	int vs_window;           /* VS family: the source window, else -1 */
+	bool attributed;         /* the backend counts errors per request (flags.c) */
+	uint64_t caused;         /* then: the issuer's w<W>_errors_caused before */
+	char what[256];          /* " by prim at FILE:LINE" for a pending verdict */
 };
 /* rq may be NULL (BOTF: the issuer only). */
 int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
@@ -325,6 +336,35 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
  * NULL) gets one object per raised flag. */
 int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
+/* Verdicts of primitives issued without wait (flags.c). */
+int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq);
+bool dsh_pending_take(struct dsh *d, struct dsh_verdict *v);
+int dsh_pending_judge(struct dsh *d, bool as_late);
+int dsh_pending_settle(struct dsh *d);
+void dsh_pending_free(struct dsh *d);
+
+/* ---- verdict.c: the run's one verdict, read by the text summary, the JSON
+ * summary and the exit status ---- */
+struct dsh_run_verdict {
+	int passed, failed, skipped;   /* assertions (assert, expect) */
+	int commands, failed_commands, errors;
+	bool ok;
+	int exit_status;               /* what dsh exits with (a signal aside) */
+	int exit_requested;            /* exit N / quit N of the script, or -1 */
+};
+void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v);
+/* Resolve every outcome still open (posted commands, pending primitive
+ * verdicts): before any summary is written. */
+void dsh_settle(struct dsh *d);
+/* A command that already ended failed after all (a posted write, a pending
+ * primitive verdict, --max-time): reported at its own FILE:LINE, counted,
+ * a failed JSON object, -e stops. */
+void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
+		      const char *msg);
+/* Standard output (or -o FILE) could not be written (print.c): the run
+ * fails.  dsh_output_check flushes, says so once on stderr and counts it. */
+bool dsh_output_failed(void);
+bool dsh_output_check(struct dsh *d);
 
 /* ---- cmd_sync.c: ranks, barrier, signal/waitfor ---- */
 #define DSH_SYNC_AREA       0x7000u  /* LLCM flag area of every process */
@@ -357,6 +397,7 @@ int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
 
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);
+/* Run a sourced file; DSH_NOT_RUN (message set): unreadable or check errors. */
 int dsh_run_file(struct dsh *d, const char *path);
 /* Read the whole script from f, check it (check.c), then run it unless
  * check_only.  DSH_NOT_RUN: unreadable or errors found (listed on stderr). */

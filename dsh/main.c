@@ -346,6 +346,7 @@ int main(int argc, char **argv)
 		return DSH_EXIT_BACKEND;
 	}
 	d->spec = spec;
+	d->dry = dry;
 	d->caps = dnet_dev_caps(d->dev);
 	/* The journal and the dry run see every access from here on. */
 	if (dry)
@@ -430,14 +431,11 @@ int main(int argc, char **argv)
 			     !dsh_out_of_time(); i++)
 		dsh_run_string(d, src[i].text, src[i].name);
 	if (dsh_out_of_time()) {
-		char b[24];
-		dsh_flush_for_stderr();
-		if (!d->json)
-			fprintf(stderr, "dsh: the run reached its --max-time of %s and was stopped\n",
-				dnet_format_duration(max_time, b, sizeof b));
+		char b[24], msg[128];
+		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",
+			 dnet_format_duration(max_time, b, sizeof b));
 		d->out_of_time = true;
-		d->failures++;
-		d->errors++;
+		dsh_late_failure(d, NULL, 0, "max-time", NULL, msg);
 	}
 	free_sources(src, nsrc);
 	if (interactive && !check_only && !d->quit && !d->stop) {
@@ -446,18 +444,18 @@ int main(int argc, char **argv)
 	} else if (!nsrc && !tty && !check_only) {
 		dsh_run_stream(d, stdin, "<stdin>");
 	}
-	dsh_post_sync(d); /* posted commands are part of the run's verdict */
+	dsh_settle(d); /* posted commands and pending verdicts are part of the run's verdict */
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a
-	 * reader of the log is not told "0 failed" about a failed run. */
-	if (want_summary || d->asserts_pass + d->asserts_fail > 0 || d->errors > 0 || (sig && d->json))
+	 * reader of the log is not told "0 failed" about a failed run; and
+	 * when the script asked to exit, which the summary names. */
+	if (want_summary || d->asserts_pass + d->asserts_fail + d->asserts_skipped > 0 || d->errors > 0 ||
+	    (sig && d->json) || (d->quit_code >= 0 && !d->interactive))
 		out_summary(d);
-	fflush(stdout);
-	int rc = DSH_EXIT_OK;
-	if (!d->interactive && (d->failures > 0 || d->asserts_fail > 0))
-		rc = DSH_EXIT_FAIL;
-	if (d->quit_code >= 0)
-		rc = d->quit_code; /* exit N / quit N */
+	dsh_output_check(d);
+	struct dsh_run_verdict v;
+	dsh_run_verdict(d, &v);
+	int rc = v.exit_status;
 	dsh_release(d);
 	if (sig) {
 		signal(sig, SIG_DFL);

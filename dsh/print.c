@@ -3,6 +3,7 @@
  * (--json) they fill the result object of the command, which is printed as
  * one JSON Lines object when the command ends (docs/json-schema.md).
  */
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -289,6 +290,9 @@ static struct {
 	pthread_cond_t cv;
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
+/* The first write error on standard output (from whichever thread). */
+static atomic_int out_errno;
+
 static void *flusher(void *arg)
 {
 	(void)arg;
@@ -304,7 +308,8 @@ static void *flusher(void *arg)
 		pthread_cond_timedwait(&F.cv, &F.mu, &t);
 		if (atomic_exchange(&F.dirty, false)) {
 			pthread_mutex_unlock(&F.mu);
-			fflush(stdout);
+			if (fflush(stdout) == EOF)
+				atomic_store(&out_errno, errno ? errno : EIO);
 			pthread_mutex_lock(&F.mu);
 		}
 	}
@@ -350,12 +355,35 @@ void dsh_flush(void)
 	if (F.mode == 2)
 		atomic_store(&F.dirty, true);
 	else
-		fflush(stdout);
+		dsh_flush_for_stderr(); /* a plain flush that keeps its error */
 }
 
 void dsh_flush_for_stderr(void)
 {
-	fflush(stdout);
+	if (fflush(stdout) == EOF && !atomic_load(&out_errno))
+		atomic_store(&out_errno, errno ? errno : EIO);
+}
+
+bool dsh_output_failed(void)
+{
+	return atomic_load(&out_errno) != 0 || ferror(stdout);
+}
+
+/* A reader that cannot get the results must not be told the run passed:
+ * a full disk, a closed pipe (SIGPIPE ignored), a -o file that fails. */
+bool dsh_output_check(struct dsh *d)
+{
+	dsh_flush_for_stderr();
+	if (!dsh_output_failed())
+		return false;
+	if (!d->output_error) {
+		int e = atomic_load(&out_errno);
+		d->output_error = true;
+		d->stop = true;
+		fprintf(stderr, "dsh: cannot write standard output%s%s: the run fails\n", e ? ": " : "",
+			e ? strerror(e) : "");
+	}
+	return true;
 }
 
 /* ---- the JSON Lines writer ----
@@ -367,7 +395,8 @@ void dsh_flush_for_stderr(void)
  * its print_number: integers in %d, else %1.15g or %1.17g when that does
  * not read back; strings escaped as its print_string_ptr), except that a
  * byte that is not part of valid UTF-8 becomes U+FFFD, so every line is
- * valid JSON whatever a script line holds.  --pretty keeps cJSON_Print. */
+ * valid JSON whatever a script line holds.  --pretty indents that line
+ * with cJSON_Print. */
 static struct {
 	char *p;
 	size_t n, cap;
@@ -560,65 +589,9 @@ static void jw_value(const cJSON *v)
 	}
 }
 
-static cJSON *command_object(struct dsh *d, const struct dsh_args *a, bool ok)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
-	cJSON_AddStringToObject(o, "cmd", a->argc > 0 ? a->argv[0] : "");
-	cJSON *args = cJSON_AddArrayToObject(o, "args");
-	for (int i = 1; i < a->argc; i++)
-		cJSON_AddItemToArray(args, cJSON_CreateString(a->argv[i]));
-	if (d->cur_cmd)
-		cJSON_AddStringToObject(o, "line", d->cur_cmd);
-	if (d->cur_file) {
-		cJSON_AddStringToObject(o, "file", d->cur_file);
-		cJSON_AddNumberToObject(o, "lineno", d->cur_line);
-	}
-	if (d->dev)
-		cJSON_AddNumberToObject(o, "node", dnet_node(d->dev));
-	else
-		cJSON_AddNullToObject(o, "node");
-	cJSON_AddNumberToObject(o, "wid", d->wid);
-	cJSON_AddBoolToObject(o, "ok", ok);
-	if (ok || !d->have_err)
-		cJSON_AddNullToObject(o, "error");
-	else
-		cJSON_AddStringToObject(o, "error", d->errmsg);
-	if (d->extra) {
-		cJSON *c = d->extra->child;
-		while (c) {
-			cJSON *n = c->next;
-			cJSON_DetachItemViaPointer(d->extra, c);
-			cJSON_AddItemToObject(o, c->string, c);
-			c = n;
-		}
-	}
-	if (d->res) {
-		cJSON_AddItemToObject(o, "result", d->res);
-		d->res = NULL;
-	} else {
-		cJSON_AddObjectToObject(o, "result");
-	}
-	return o;
-}
-
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 {
-	if (d->pretty) {
-		cJSON *o = command_object(d, a, ok);
-		char *s = o ? cJSON_Print(o) : NULL;
-		if (s) {
-			fputs(s, stdout);
-			fputc('\n', stdout);
-			dsh_flush();
-			free(s);
-		}
-		cJSON_Delete(o);
-		return;
-	}
-	/* the envelope's fields in command_object's order */
+	/* the envelope: schema, cmd, args, line, file, lineno, node, wid, ok, error, extras, result */
 	W.n = 0;
 	W.oom = false;
 	JW_LIT("{\"schema\":");
@@ -668,13 +641,31 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	else
 		JW_LIT("{}");
 	JW_LIT("}\n");
-	/* as command_object: the result and the extras are used up */
+	/* the result and the extras are used up */
 	cJSON_Delete(d->res);
 	d->res = NULL;
 	while (d->extra && d->extra->child)
 		cJSON_Delete(cJSON_DetachItemViaPointer(d->extra, d->extra->child));
 	if (W.oom) {
 		fputs("dsh: out of memory writing a JSON result\n", stderr);
+		return;
+	}
+	if (d->pretty) {
+		/* Indented from the line just written, whose strings are valid
+		 * UTF-8 already (cJSON_Print of the raw tree would copy a
+		 * script's stray bytes as they are). */
+		jw_ch(0);
+		cJSON *o = W.oom ? NULL : cJSON_Parse(W.p);
+		char *s = o ? cJSON_Print(o) : NULL;
+		if (s) {
+			fputs(s, stdout);
+			fputc('\n', stdout);
+		} else {
+			fputs("dsh: out of memory writing a JSON result\n", stderr);
+		}
+		free(s);
+		cJSON_Delete(o);
+		dsh_flush();
 		return;
 	}
 	fwrite(W.p, 1, W.n, stdout);
@@ -687,9 +678,16 @@ void out_summary(struct dsh *d)
 		out_json_summary(d);
 		return;
 	}
-	printf("%d passed, %d failed", d->asserts_pass, d->asserts_fail);
-	if (d->errors)
-		printf(", %d error%s", d->errors, d->errors == 1 ? "" : "s");
+	struct dsh_run_verdict v;
+	dsh_run_verdict(d, &v);
+	printf("%d passed, %d failed", v.passed, v.failed);
+	if (v.skipped)
+		printf(", %d skipped", v.skipped);
+	if (v.errors)
+		printf(", %d error%s", v.errors, v.errors == 1 ? "" : "s");
+	if (v.exit_requested >= 0)
+		printf(" (the script asked to exit %d at %s%s)", v.exit_requested, d->quit_at,
+		       v.exit_requested == 0 && !v.ok ? "; the failure wins" : "");
 	putchar('\n');
 	fflush(stdout);
 }
@@ -700,12 +698,15 @@ void out_json_summary(struct dsh *d)
 	if (!o)
 		return;
 	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
+	struct dsh_run_verdict v;
+	dsh_run_verdict(d, &v);
 	cJSON *s = cJSON_AddObjectToObject(o, "summary");
-	cJSON_AddNumberToObject(s, "passed", d->asserts_pass);
-	cJSON_AddNumberToObject(s, "failed", d->asserts_fail);
-	cJSON_AddNumberToObject(s, "commands", d->commands);
-	cJSON_AddNumberToObject(s, "failed_commands", d->failures);
-	cJSON_AddNumberToObject(s, "errors", d->errors);
+	cJSON_AddNumberToObject(s, "passed", v.passed);
+	cJSON_AddNumberToObject(s, "failed", v.failed);
+	cJSON_AddNumberToObject(s, "skipped", v.skipped);
+	cJSON_AddNumberToObject(s, "commands", v.commands);
+	cJSON_AddNumberToObject(s, "failed_commands", v.failed_commands);
+	cJSON_AddNumberToObject(s, "errors", v.errors);
 	if (d->check_errors) {
 		cJSON_AddNumberToObject(s, "check_errors", d->check_errors);
 		cJSON_AddBoolToObject(s, "ran", false);
@@ -714,8 +715,12 @@ void out_json_summary(struct dsh *d)
 		cJSON_AddNumberToObject(s, "signal", dsh_term_signal());
 	if (d->out_of_time)
 		cJSON_AddBoolToObject(s, "max_time_reached", true);
-	cJSON_AddBoolToObject(s, "ok", d->failures == 0 && d->asserts_fail == 0 && !d->check_errors &&
-				   !dsh_term_signal());
+	if (v.exit_requested >= 0) {
+		cJSON_AddNumberToObject(s, "exit_requested", v.exit_requested);
+		cJSON_AddStringToObject(s, "exit_at", d->quit_at);
+	}
+	cJSON_AddNumberToObject(s, "exit_status", dsh_term_signal() ? 128 + dsh_term_signal() : v.exit_status);
+	cJSON_AddBoolToObject(s, "ok", v.ok);
 	char *t = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 	if (t) {
 		puts(t);

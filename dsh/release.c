@@ -8,6 +8,7 @@
 void dsh_release(struct dsh *d)
 {
 	dsh_post_free(d);
+	dsh_pending_free(d);
 	if (d->shadow) {
 		for (unsigned i = 0; i < d->nshadow; i++) {
 			struct dsh_shadow *s = d->shadow[i];

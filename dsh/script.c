@@ -325,6 +325,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	char *cmdname = (char *)"";
 	char *at = NULL;   /* the "@K" token (in a->buf) */
 	bool not_run = false;
+	bool posted = false; /* this command's requests go posted (post.c) */
 	if (rc == 0 && a->argc > 0 && a->argv[0][0] == '@') {
 		at = a->argv[0];
 		uint64_t k;
@@ -363,7 +364,9 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			rc = dsh_error(d, "unknown command '%s' (type 'help' for the list)", a->argv[0]);
 		else if (!(c->flags & DSH_C_NODEV) && !d->dev)
 			rc = dsh_error(d, "no device open");
-		else if (!dsh_post_begin(d, c, a->argv[0]) && d->nposted && dsh_post_sync(d) < 0 && d->stop)
+		else if ((posted = dsh_post_begin(d, c, a->argv[0])))
+			rc = c->fn(d, a);
+		else if (dsh_post_sync(d) < 0 && d->stop)
 			not_run = true; /* -e: an earlier posted command failed; this one does not run */
 		else
 			rc = c->fn(d, a);
@@ -404,6 +407,10 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		cJSON_Delete(d->extra);
 		d->res = d->extra = NULL;
 	}
+	/* failed_commands counts every object with ok false: a failed
+	 * expect and a source whose commands failed (rc 1) too. */
+	if (rc > 0)
+		d->failures++;
 	if (rc < 0) {
 		d->failures++;
 		if (!d->verdict)
@@ -419,6 +426,8 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		struct dnet_err e = { 0 };
 		dnet_delay(d->dev, d->gap_ns, &e);
 	}
+	if (posted)
+		dsh_post_end(d); /* after the gap, which goes posted with it */
 	dsh_flush();
 	free(a);
 	return rc < 0 ? -1 : 0;
@@ -549,7 +558,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 	int ret = 0, line;
 	char *t;
 	for (;;) {
-		if (d->stop || d->quit || dsh_out_of_time())
+		if (d->stop || d->quit || dsh_out_of_time() || dsh_output_check(d))
 			break;
 		if (dsh_interrupted(d)) {
 			/* Ctrl-C: blocks and sourced files stop; at the prompt the
@@ -559,7 +568,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 			free_pend(s);
 			dsh_interrupt_clear();
 		}
-		if (s->cb && d->nposted)
+		if (s->cb)
 			dsh_post_sync(d); /* the prompt: everything typed so far is done */
 		if (!(t = next_unit(s, false, &line)))
 			break;
@@ -577,7 +586,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 			ret = -1;
 		free(t);
 	}
-	if (d->nposted && dsh_post_sync(d) < 0)
+	if (dsh_post_sync(d) < 0)
 		ret = -1;
 	free_pend(s);
 	return ret;
@@ -609,8 +618,13 @@ int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only)
 		return DSH_NOT_RUN;
 	int nerr = dsh_check_text(d, text, len, path);
 	if (nerr) {
-		if (d->depth == 0)
+		if (d->depth == 0) {
 			dsh_not_run(d, path, nerr);
+		} else {
+			/* each is a failed object of the run (the source fails too) */
+			d->failures += nerr;
+			d->errors += nerr;
+		}
 		free(text);
 		return DSH_NOT_RUN;
 	}
@@ -621,11 +635,15 @@ int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only)
 
 int dsh_run_file(struct dsh *d, const char *path)
 {
-	if (d->depth >= MAX_DEPTH)
-		return dsh_error(d, "source: nested too deeply (%d levels)", MAX_DEPTH);
+	if (d->depth >= MAX_DEPTH) {
+		dsh_error(d, "source: nested too deeply (%d levels)", MAX_DEPTH);
+		return DSH_NOT_RUN;
+	}
 	FILE *f = fopen(path, "r");
-	if (!f)
-		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
+	if (!f) {
+		dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
+		return DSH_NOT_RUN;
+	}
 	const char *sf = d->cur_file, *sc = d->cur_cmd;
 	int sl = d->cur_line;
 	d->depth++;
@@ -636,7 +654,7 @@ int dsh_run_file(struct dsh *d, const char *path)
 	d->cur_line = sl;
 	d->cur_cmd = sc;
 	if (rc == DSH_NOT_RUN)
-		return dsh_error(d, "%s was not run (see the errors above)", path);
+		dsh_error(d, "%s was not run (see the errors above)", path);
 	return rc;
 }
 
@@ -657,7 +675,7 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 	int rc = dsh_run_file(d, a->argv[1]);
 	d->res = res;
 	d->extra = extra;
-	if (rc < 0 && d->failures == before)
+	if (rc == DSH_NOT_RUN)
 		return -1; /* not run: unreadable, or the check found errors */
 	d->have_err = false;
 	jstr(out_res(d), "file", a->argv[1]);

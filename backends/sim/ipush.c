@@ -184,6 +184,7 @@ static void rx_drop(struct sim_node *n, enum sim_stat why)
 	/* The message cannot be received at all: "a reception exceeded the
 	 * receive area" (Controller Status bit 17, Tab. A.1). */
 	n->cs_rc |= DNET_CS_RC_OVERRUN;
+	sim_rx_cause(n, SIM_CAUSE_RC_OVERRUN);
 	sim_error_raised(n);
 	n->st[why]++;
 	n->wu_ipush = DNET_WUI_IDLE;
@@ -306,6 +307,7 @@ enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct si
 		len = m->total - off;
 	if (len < dlen) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN; /* more data than the message said */
+		sim_rx_cause(n, SIM_CAUSE_RC_OVERRUN);
 		sim_error_raised(n);
 	}
 	uint32_t head_part = 0;

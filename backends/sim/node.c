@@ -114,6 +114,7 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	if (!(n = node_alloc()))
 		return NULL;
 	n->id = id;
+	n->sim = s;
 	for (unsigned w = 0; w < DNET_NWID; w++) {
 		n->w[w].ww = n->mem[w].ww;
 		n->w[w].pw = n->mem[w].pw;
@@ -230,6 +231,29 @@ void sim_error_raised(struct sim_node *n)
 {
 	if (n->halt_on_error)
 		n->halted = true;
+}
+
+const char *const sim_cause_names[SIM_CAUSE_COUNT] = {
+	"rc_overrun", "rc_state", "status_full", "pgid_drop", "unroutable",
+	"ww0_src_overrun", "ww0_dst_overrun", "ww1_src_overrun", "ww1_dst_overrun",
+	"ww2_src_overrun", "ww2_dst_overrun", "ww3_src_overrun", "ww3_dst_overrun",
+};
+
+void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c)
+{
+	struct sim *s = at->sim;
+	struct sim_node *o = org_node >= 1 && org_node <= s->nnodes ? s->node[org_node - 1] : NULL;
+	if (!o)
+		return; /* no host request behind it (a fault's stray packet) */
+	struct sim_caused *k = &o->caused[org_wid & 1u];
+	k->last[c] = ++k->total;
+	k->node[c] = (uint16_t)at->id;
+}
+
+void sim_rx_cause(struct sim_node *n, enum sim_cause c)
+{
+	if (n->rx_cur)
+		sim_cause(n, n->rx_cur->org_node, n->rx_cur->org_wid, c);
 }
 
 void sim_sdimm_init_done(struct sim *s, struct sim_node *n)

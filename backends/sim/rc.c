@@ -123,6 +123,7 @@ static void rc_error(struct sim_node *n, enum dnet_rc_state st)
 	 * RC stops holding it (D-SIM-HALT, rc_finish). */
 	n->cs_rc = (n->cs_rc & ~DNET_CS_RC_STATE_MASK) | ((uint64_t)st << DNET_CS_RC_STATE_SHIFT);
 	n->st[ST_BAD_PKT]++;
+	sim_rx_cause(n, SIM_CAUSE_RC_STATE);
 	sim_error_raised(n);
 }
 
@@ -178,6 +179,7 @@ static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct s
 	 * without any visible effect and counted (stat "pgid_drops"). */
 	if (h->pgid != n->pgid[h->dwid & 1u]) {
 		n->st[ST_PGID_DROPS]++;
+		sim_rx_cause(n, SIM_CAUSE_PGID_DROP);
 		return false;
 	}
 	/* An RVL-family packet must not carry data: [19:18] = 2'b11. */
@@ -202,6 +204,7 @@ static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const str
 	enum sim_target tg = h->lflag ? SIM_TGT_LLCM : h->rflag ? SIM_TGT_PW : SIM_TGT_SDIMM;
 	if (!pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen)) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN;
+		sim_rx_cause(n, SIM_CAUSE_RC_OVERRUN);
 		sim_error_raised(n);
 	}
 }
@@ -243,6 +246,8 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	dnet_put64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);
 	dnet_put64(w->llcm + (w->st_tail & 0x7fffu), lo);
 	w->st_tail = ring_next(w, w->st_tail);
+	if (ring_full(w))
+		sim_rx_cause(n, SIM_CAUSE_STATUS_FULL);
 }
 
 void rc_step(struct sim *s, struct sim_node *n)
@@ -351,6 +356,8 @@ void rc_step(struct sim *s, struct sim_node *n)
 			memset(&q, 0, sizeof q);
 			q.from_rc = true;
 			q.slid = p->slid;
+			q.org_node = p->org_node;
+			q.org_wid = p->org_wid;
 			q.hdr = x.h;
 			q.wid = x.h.dwid & 1u;
 			if (!wc_rcq_push(s, n, &q)) {

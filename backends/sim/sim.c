@@ -592,8 +592,59 @@ static const char *const stat_names[] = {
 	"retransmissions", "retransmit_timeouts", "duplicates_dropped", "crc_errors", "out_of_sequence",
 	"acks_sent", "naks_sent", "faults_injected", "faults_dropped", "faults_duplicated",
 	"faults_reordered", "faults_delayed", "faults_corrupted", "faults_stalled",
+	/* error events by this node's requests, per issuing WID (D-SIM-CAUSE,
+	 * caused_stat): w<W>_last_<cause> is w<W>_errors_caused at its latest
+	 * event (0: never), _node where it happened */
+	"w0_errors_caused", "w0_last_rc_overrun", "w0_last_rc_overrun_node", "w0_last_rc_state",
+	"w0_last_rc_state_node", "w0_last_status_full", "w0_last_status_full_node", "w0_last_pgid_drop",
+	"w0_last_pgid_drop_node", "w0_last_unroutable", "w0_last_unroutable_node",
+	"w0_last_ww0_src_overrun", "w0_last_ww0_src_overrun_node", "w0_last_ww0_dst_overrun",
+	"w0_last_ww0_dst_overrun_node", "w0_last_ww1_src_overrun", "w0_last_ww1_src_overrun_node",
+	"w0_last_ww1_dst_overrun", "w0_last_ww1_dst_overrun_node", "w0_last_ww2_src_overrun",
+	"w0_last_ww2_src_overrun_node", "w0_last_ww2_dst_overrun", "w0_last_ww2_dst_overrun_node",
+	"w0_last_ww3_src_overrun", "w0_last_ww3_src_overrun_node", "w0_last_ww3_dst_overrun",
+	"w0_last_ww3_dst_overrun_node", "w1_errors_caused", "w1_last_rc_overrun",
+	"w1_last_rc_overrun_node", "w1_last_rc_state", "w1_last_rc_state_node", "w1_last_status_full",
+	"w1_last_status_full_node", "w1_last_pgid_drop", "w1_last_pgid_drop_node", "w1_last_unroutable",
+	"w1_last_unroutable_node", "w1_last_ww0_src_overrun", "w1_last_ww0_src_overrun_node",
+	"w1_last_ww0_dst_overrun", "w1_last_ww0_dst_overrun_node", "w1_last_ww1_src_overrun",
+	"w1_last_ww1_src_overrun_node", "w1_last_ww1_dst_overrun", "w1_last_ww1_dst_overrun_node",
+	"w1_last_ww2_src_overrun", "w1_last_ww2_src_overrun_node", "w1_last_ww2_dst_overrun",
+	"w1_last_ww2_dst_overrun_node", "w1_last_ww3_src_overrun", "w1_last_ww3_src_overrun_node",
+	"w1_last_ww3_dst_overrun", "w1_last_ww3_dst_overrun_node",
 	NULL,
 };
+
+/* w<W>_errors_caused, w<W>_last_<cause>, w<W>_last_<cause>_node: 1 with *v
+ * set, 0 if name is not one of them. */
+static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v)
+{
+	if (name[0] != 'w' || (name[1] != '0' && name[1] != '1') || name[2] != '_')
+		return 0;
+	const struct sim_caused *k = &n->caused[name[1] - '0'];
+	const char *r = name + 3;
+	if (!strcmp(r, "errors_caused")) {
+		*v = k->total;
+		return 1;
+	}
+	if (strncmp(r, "last_", 5))
+		return 0;
+	r += 5;
+	for (unsigned c = 0; c < SIM_CAUSE_COUNT; c++) {
+		size_t l = strlen(sim_cause_names[c]);
+		if (strncmp(r, sim_cause_names[c], l))
+			continue;
+		if (!r[l]) {
+			*v = k->last[c];
+			return 1;
+		}
+		if (!strcmp(r + l, "_node")) {
+			*v = k->node[c];
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static const char *const *sim_stat_names(struct dnet_dev *dev)
 {
@@ -647,6 +698,8 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 			*v = n->st[per_node[i].st];
 			return 0;
 		}
+	if (caused_stat(n, name, v))
+		return 0;
 	return dnet_seterr(err, DNET_ENOENT, "sim: no statistic '%s'", name);
 }
 

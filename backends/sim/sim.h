@@ -94,6 +94,8 @@ struct sim_pkt {
 	uint32_t aux;         /* timer: generation */
 	uint64_t stall_ns;    /* a stall fault this packet starts at its receiver */
 	uint64_t depart;      /* when it left the sender (trace) */
+	uint16_t org_node;    /* the host request it serves (D-SIM-CAUSE): node, */
+	uint8_t org_wid;      /* and WID; org_node 0: none */
 	uint64_t line[];      /* header lines then data lines */
 };
 enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
@@ -107,6 +109,8 @@ struct sim_req {
 	/* Entries of the Receive Controller's FIFO (RVL from the network). */
 	bool from_rc;
 	uint16_t slid;        /* issuer's LID */
+	uint16_t org_node;    /* from_rc: the RVL's origin (D-SIM-CAUSE) */
+	uint8_t org_wid;
 	struct dnet_pkt_hdr hdr;
 };
 
@@ -270,6 +274,8 @@ struct sim_swif_slot {
 	uint64_t deadline;            /* retransmit when not acked by then */
 	unsigned nlines;
 	uint16_t slid;
+	uint16_t org_node;
+	uint8_t org_wid;
 	uint64_t line[SIM_SWIF_SLOT_LINES];
 };
 struct sim_swif {
@@ -287,8 +293,30 @@ struct sim_swif_peer {
 	uint8_t rx_nak;               /* a NAK went out for the current gap */
 };
 
+/* Decision D-SIM-CAUSE: every error event (a Controller Status error flag
+ * raised, a packet dropped for its PGID or for want of a route) is counted
+ * against the host request that started it -- the node and WID that issued
+ * it, or for an RVL response the RVL's issuer -- so that a verdict can
+ * judge what one primitive caused although the flags are sticky (Tab. A.1)
+ * and shared by both WIDs.  Stats w<W>_errors_caused and
+ * w<W>_last_<cause>[_node] (sim.c) read them. */
+enum sim_cause {
+	SIM_CAUSE_RC_OVERRUN, SIM_CAUSE_RC_STATE, SIM_CAUSE_STATUS_FULL, SIM_CAUSE_PGID_DROP,
+	SIM_CAUSE_UNROUTABLE,
+	SIM_CAUSE_WW0_SRC, SIM_CAUSE_WW0_DST, /* window w: + 2w */
+	SIM_CAUSE_COUNT = SIM_CAUSE_WW0_SRC + 2 * DNET_WINDOWS
+};
+extern const char *const sim_cause_names[SIM_CAUSE_COUNT];
+struct sim_caused {
+	uint64_t total;                   /* error events caused */
+	uint64_t last[SIM_CAUSE_COUNT];   /* total at the latest event of each cause (0: never) */
+	uint16_t node[SIM_CAUSE_COUNT];   /* where that event happened */
+};
+
 struct sim_node {
 	unsigned id;                  /* 1..nodes = CLID */
+	struct sim *sim;              /* the cluster it belongs to */
+	struct sim_caused caused[DNET_NWID]; /* by this node's requests, per issuing WID */
 	struct sim_wid w[DNET_NWID];
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
@@ -419,6 +447,13 @@ uint64_t sim_modstate(const struct sim_node *n);
 /* An error flag rose: with halt_on_error the controller stops where it is
  * (Module State shows it) until Controller Reset (§4.5.5.2). */
 void sim_error_raised(struct sim_node *n);
+/* Count error event c, happening at node at, against the host request of
+ * (org_node, org_wid) (D-SIM-CAUSE); sim_rx_cause: against the packet the
+ * Receive Controller of n holds. */
+void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c);
+void sim_rx_cause(struct sim_node *n, enum sim_cause c);
+/* The host request the running job of n serves. */
+void wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 
 /* sodimm.c */
 void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);

@@ -248,6 +248,8 @@ static void resend(struct sim *s, struct sim_node *n, unsigned dst, uint32_t psn
 		memcpy(q->line, next->line, (size_t)next->nlines * sizeof(uint64_t));
 		q->slid = next->slid;
 		q->src_node = n->id;
+		q->org_node = next->org_node;
+		q->org_wid = next->org_wid;
 		q->rel = true;
 		q->psn = next->psn;
 		q->aux = dst;
@@ -335,6 +337,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	dnet_hdr_decode_dw1(p->line[0], &h);
 	p->slid = sim_sma_lid(s, src);
 	p->src_node = src->id;
+	wc_job_origin(src, &p->org_node, &p->org_wid);
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
 	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
@@ -350,6 +353,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) || clid < 1 || clid > s->nnodes) {
 		/* No such port on the switch: dropped (counted at the sender). */
 		src->st[ST_UNROUTABLE]++;
+		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
 		free(p);
 		return;
 	}
@@ -369,6 +373,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	}
 	*sl = (struct sim_swif_slot){ .used = true, .dst = clid, .psn = p->psn,
 				      .order = ++src->swif.order, .nlines = p->nlines, .slid = p->slid,
+				      .org_node = p->org_node, .org_wid = p->org_wid,
 				      .deadline = depart + sim_faults_rto(s) };
 	memcpy(sl->line, p->line, (size_t)p->nlines * sizeof(uint64_t));
 	src->swif.used++;

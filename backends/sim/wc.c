@@ -255,6 +255,22 @@ static uint64_t lines_of(uint64_t bytes)
 
 /* ---- packet building ---- */
 
+void wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid)
+{
+	const struct sim_req *r = &n->job.req;
+	*node = r->from_rc ? r->org_node : (uint16_t)n->id;
+	*wid = (uint8_t)(r->from_rc ? r->org_wid : r->wid & 1u);
+}
+
+/* An overrun flag of window win rose for the running job (D-SIM-CAUSE). */
+static void ww_cause(struct sim_node *n, unsigned win, bool dst)
+{
+	uint16_t on;
+	uint8_t ow;
+	wc_job_origin(n, &on, &ow);
+	sim_cause(n, on, ow, (enum sim_cause)(SIM_CAUSE_WW0_SRC + 2 * win + (dst ? 1 : 0)));
+}
+
 /* The caller writes the data_bytes after the header lines. */
 static struct sim_pkt *build_pkt(struct sim_node *n, const struct dnet_pkt_hdr *h,
 				 unsigned hdr_lines, uint64_t data_bytes)
@@ -464,12 +480,14 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 				if (total > room) { /* Size clipped, source overrun */
 					total = room;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
+					ww_cause(n, win, false);
 				}
 			} else {
 				uint64_t it = r->iter;
 				if (it * e > room) { /* Iteration clipped, source overrun */
 					it = room / e;
 					w->cs_ww |= DNET_CS_WW_SRC_OVR(win);
+					ww_cause(n, win, false);
 				}
 				total = it * e;
 			}
@@ -511,8 +529,10 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 	 * second half (SRCOff = 0xffffffff) is judged the same way. */
 	if (oi->variant == DNET_VAR_STRIDE)
 		ok = (uint64_t)r->dstoff + total <= sim_capacity(n);
-	if (!ok)
+	if (!ok) {
 		w->cs_ww |= DNET_CS_WW_DST_OVR(win);
+		ww_cause(n, win, true);
+	}
 	/* Decision D-SIM-HALT: with halt_on_error an overrun (source or
 	 * destination) stops the Window Controller here, after the clipped
 	 * write and before the Vector Store Status: no "write complete" bit, no

@@ -72,6 +72,9 @@ expect_eq "dry run exit" 0 $?
 expect_eq "dry run wrote nothing" "$sum0" "$(md5sum <"$MEM")"
 expect_match "dry run header" "^dry: devmem:0x0@.*nothing is done" "$(head -n 1 "$T_TMP/dry")"
 expect_match "dry run shows the Lower write" "dry: write node=1 off=0x40000 width=8 val=0x0000000800000008 rc=0  # ureg0\+0x0 cmd0_lower" "$(cat "$T_TMP/dry")"
+# Controller Status of an idle board (SO-DIMM Init done, status ring empty),
+# as the emulator starts: the verdict of the VS reads it before and after.
+put 0x40200 '\x12'
 "$DSH" -b "devmem:0x0@$MEM,privileged" --journal "$T_TMP/real.j" -c "$S" >/dev/null 2>&1
 expect_eq "journal run exit" 0 $?
 # Values read differ (a dry read gives 0); the accesses are the same, in order.
@@ -79,27 +82,40 @@ norm() { sed -E 's/^dry: //; s/ (val|data|last)=[0-9a-fx]+//' | grep -v '^#' ; }
 grep '^dry: ' "$T_TMP/dry" | tail -n +2 | norm >"$T_TMP/dry.n"
 norm <"$T_TMP/real.j" >"$T_TMP/real.n"
 expect_eq "dry run = real run's accesses" "" "$(diff "$T_TMP/real.n" "$T_TMP/dry.n")"
-expect_eq "accesses recorded" 13 "$(wc -l <"$T_TMP/real.n" | tr -d ' ')"
+# 13 of the commands, and the VS's pending verdict (flags.c): Controller
+# Status before it, then at the end of the run a look at busy and Controller
+# Status again.
+expect_eq "accesses recorded" 16 "$(wc -l <"$T_TMP/real.n" | tr -d ' ')"
+expect_match "the verdict reads Controller Status after the VS" "^busy node=1 val=0 rc=0
+read node=1 off=0x40200 width=8 val=0x0000000000000012 rc=0" "$(tail -n 2 "$T_TMP/real.j")"
 # JSON: the listing goes to stderr, stdout stays JSON.
 "$DSH" --dry-run --json -b "devmem:0x0@$MEM" -c 'llcm_read 0 8' >"$T_TMP/j.out" 2>"$T_TMP/j.err"
 expect_match "dry run JSON listing on stderr" "dry: read_block node=1 off=0x20000 len=8" "$(cat "$T_TMP/j.err")"
 if grep -q '^dry:' "$T_TMP/j.out"; then fail "dry listing on JSON stdout"; else pass; fi
 
 # ---- journal on the stand-in, replayed on the emulator ----
-"$DSH" replay "$T_TMP/real.j" >"$T_TMP/out" 2>"$T_TMP/err"
+# Without the VS (which the stand-in does not run) a board journal replays
+# whole on the emulator.
+grep -v '^#' "$T_TMP/real.j" | grep -v 'off=0x400[01]0 \|off=0x40200\|^busy\|^wc_flush\|^wait ' >"$T_TMP/novs.body"
+{ grep '^#' "$T_TMP/real.j"; cat "$T_TMP/novs.body"; } >"$T_TMP/novs.j"
+"$DSH" replay "$T_TMP/novs.j" >"$T_TMP/out" 2>"$T_TMP/err"
 expect_eq "replay on sim: exit" 0 $?
-expect_match "replay on sim: no divergence" "replay: .*real.j: 13 records, no divergence" "$(cat "$T_TMP/out")"
+expect_match "replay on sim: no divergence" "replay: .*novs.j: 9 records, no divergence" "$(cat "$T_TMP/out")"
 cp "$T_TMP/real.j" "$T_TMP/pc.j"
 # A board that answered differently: the first divergence, with its line.
 sed -i 's/^\(read_block node=1 off=0x20000 len=32 data=\)11/\1ee/' "$T_TMP/real.j"
 line=$(grep -n '^read_block node=1 off=0x20000' "$T_TMP/real.j" | cut -d: -f1)
 expect_status "divergence" 1 "$DSH" replay "$T_TMP/real.j"
 expect_match "divergence message" "real.j:$line: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
-# The stand-in does not run the VS the emulator runs: a read of the
-# Primitive Counter afterwards is a divergence.
+# The stand-in does not run the VS the emulator runs: the verdict's read of
+# Controller Status after it (the window's write-complete bit) diverges, and
+# so would a read of the Primitive Counter.
+expect_status "status divergence" 1 "$DSH" replay "$T_TMP/pc.j"
+expect_match "status divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40200 \(ureg0\+0x200 ctl_status\): journal 0x12, emulator 0x32" "$(cat "$T_TMP/err")"
+sed -i '$d' "$T_TMP/pc.j"
 echo 'read node=1 off=0x40300 width=8 val=0x0000000000000000 rc=0' >>"$T_TMP/pc.j"
 expect_status "counter divergence" 1 "$DSH" replay "$T_TMP/pc.j"
-expect_match "counter divergence message" "pc.j:16: first divergence after 13 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
+expect_match "counter divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
 # A session on the emulator replays on the emulator (reads of live registers too).
 "$DSH" --journal "$T_TMP/sim.j" -c 'prim VS size=8 src=0 dst=0x100 wait; reg ctl_status; reg prim_counter; reg ctl_reset confirm' >/dev/null 2>&1
 expect_status "sim journal replays" 0 "$DSH" -c "replay '$T_TMP/sim.j'"

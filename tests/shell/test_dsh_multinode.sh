@@ -30,10 +30,12 @@ expect_eq "node" "node 2 of 4" "$("$DSH" -N 4 -c 'node 2; node')"
 expect_status "node out of range" 1 "$DSH" -N 4 -c 'node 5'
 expect_eq "@K leaves node" "node 1 of 3" "$("$DSH" -N 3 -c '@3 v; node' | tail -n 1)"
 # A packet for a CLID outside the cluster is dropped by the switch: dsh warns
-# (stderr and JSON) but the command itself succeeds, as on hardware.
+# when it is sent (stderr and JSON), and the primitive's verdict fails it as
+# a PGID drop would (at the end of the run here: it was sent without wait).
 out=$("$DSH" -N 2 -c 'rllcm_write 3 0x100 5' 2>&1)
-expect_eq "warn unroutable exit" 0 $?
+expect_eq "unroutable fails" 1 $?
 expect_match "warn unroutable text" "warning: CLID 3 is not a node of this 2-node cluster" "$out"
+expect_match "unroutable verdict at its line" "dsh: -c:1: rllcm_write: device error flag raised by rllcm_write at -c:1: node 1 unroutable" "$out"
 w=$("$DSH" -N 3 --json -c 'rllcm_write 3 0x100 5' 2>/dev/null | jq -r '.result.warnings // "none"')
 expect_eq "no warning for an existing node" "none" "$w"
 v=$("$DSH" -N 3 -c 'rllcm_write 3 0x100 5; wait all; @3 llcm_read 0x100 16' 2>&1 | tail -n 1)

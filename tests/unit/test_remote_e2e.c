@@ -1185,7 +1185,12 @@ static void test_posted(void)
 	CHECK_EQ(v, 0);
 	/* After the sync the connection posts again. */
 	CHECK_OK(dnet_write64(u, own + 0x2308, 0xeeee, &e), &e);
+	/* Posting off does not wait (device.h): the write is still queued,
+	 * and only dnet_sync() makes it done. */
 	CHECK_OK(dnet_set_posted(u, DNET_POST_OFF, &e), &e);
+	CHECK_OK(dnet_read64(p, own + 0x2308, &v, &e), &e);
+	CHECK_EQ(v, 0);
+	CHECK_OK(dnet_sync(u, &tag, &e), &e);
 	CHECK_OK(dnet_read64(p, own + 0x2308, &v, &e), &e);
 	CHECK_EQ(v, 0xeeee);
 

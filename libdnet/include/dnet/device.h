@@ -102,7 +102,10 @@ int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
  *                       failure, as a script under `dsh -e` does)
  * Every other call waits for the requests before it, but reports none of
  * their failures: call dnet_sync() before anything whose meaning depends
- * on them.  Switching posting off syncs first and returns that result.
+ * on them.  Posting is a property of the requests made while it is on:
+ * switching it off (or changing the mode) does not wait, and the failures
+ * of the requests already posted stay kept until dnet_sync() hands them
+ * over -- turn it on around the calls of one operation, then off.
  * A tap (tap.h) records a posted request when it is queued, with rc 0. */
 enum dnet_post { DNET_POST_OFF, DNET_POST_CONTINUE, DNET_POST_STOP };
 #define DNET_NO_TAG UINT64_MAX

@@ -1,0 +1,473 @@
+/* dsh: the device's verdict on a primitive -- the error flags it caused.
+ *
+ * A primitive that raised an error flag has failed, whatever the counter
+ * says: a receive overrun, a receive-controller error state, a full status
+ * ring, a Write Window overrun, a packet dropped for its PGID or for want of
+ * a route.  Most of these flags are sticky until Controller Reset (Tab. A.1)
+ * and shared by both WIDs of a node, so "the flag went from 0 to 1" cannot
+ * judge a second primitive.  Two ways, chosen per backend:
+ *
+ *  - attributed: the emulator (in process or behind dnetd) counts every
+ *    error event against the host request that started it (D-SIM-CAUSE);
+ *    the issuer's own statistics w<W>_errors_caused / w<W>_last_<flag>
+ *    name what this primitive caused, on any node, sticky or not -- and
+ *    reading them needs no grant of the destination node.
+ *  - by Controller Status (a board): nothing attributes a node-level flag,
+ *    so the issuer's and the destination's (where reachable) flags are
+ *    read before and after; a flag up after the primitive fails it, also
+ *    one already up before (decision D-VERDICT-STICKY, docs/decisions.md):
+ *    it cannot be told from one this primitive raised again.
+ *
+ * A test that provokes an error on purpose names it (allow=FLAG,...): it
+ * must rise (attributed), or be up afterwards (by Controller Status).
+ * A primitive issued without `wait` leaves its verdict pending: the next
+ * `wait`, the next `prim ... wait` of the same issuer, or the end of the run
+ * judges it (dsh_pending_*), so no primitive's outcome is lost.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dsh.h"
+
+#define PGID_FLAG "pgid_drop"
+#define UNROUTABLE_FLAG "unroutable"
+
+/* The flags a verdict judges, in Controller Status order, then the events
+ * that are not flags.  The emulator's cause names are the same words. */
+static const char *const causes[] = {
+	"rc_overrun", "rc_state", "status_full", PGID_FLAG, UNROUTABLE_FLAG,
+	"ww0_src_overrun", "ww0_dst_overrun", "ww1_src_overrun", "ww1_dst_overrun",
+	"ww2_src_overrun", "ww2_dst_overrun", "ww3_src_overrun", "ww3_dst_overrun",
+};
+#define NCAUSES (sizeof causes / sizeof causes[0])
+
+static const struct dnet_reg *cs_reg(void)
+{
+	return dsh_reg_at(DNET_BLK_USER, DNET_UR_CTL_STATUS, DNET_ACC_R);
+}
+
+static bool is_ww_flag(const char *name)
+{
+	return strncmp(name, "ww", 2) == 0 && strstr(name, "overrun");
+}
+
+static const char *meaning_of(const char *flag, char *buf, size_t n)
+{
+	if (!strcmp(flag, PGID_FLAG))
+		return "packet dropped: PGID differs from the receiver's";
+	if (!strcmp(flag, UNROUTABLE_FLAG))
+		return "packet dropped by the switch: no node has its destination CLID";
+	const struct dnet_reg *cs = cs_reg();
+	const struct dnet_field *f = cs ? dnet_field_by_name(cs, flag) : NULL;
+	if (!f)
+		return NULL;
+	snprintf(buf, n, "%s", f->desc);
+	return buf;
+}
+
+/* Run fn on node k (set and restored); -1 with the message set. */
+static int on_node(struct dsh *d, unsigned node, struct dnet_err *e)
+{
+	if (node != dnet_node(d->dev) && dnet_set_node(d->dev, node, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int stat_on(struct dsh *d, unsigned node, const char *name, uint64_t *v, struct dnet_err *e)
+{
+	unsigned cur = dnet_node(d->dev);
+	if (on_node(d, node, e) < 0)
+		return -1;
+	int rc = dnet_stat(d->dev, name, v, e);
+	if (node != cur)
+		dnet_set_node(d->dev, cur, NULL);
+	return rc;
+}
+
+/* Controller Status (and the PGID-drop count where the backend keeps one)
+ * of node s->node, WID s->wid.  A node this client may not read is skipped
+ * (readable false), never a failure of the primitive. */
+static int snap(struct dsh *d, struct dsh_vnode *s)
+{
+	struct dnet_err e = { 0 };
+	unsigned cur = dnet_node(d->dev);
+	s->readable = false;
+	if (on_node(d, s->node, &e) < 0)
+		return e.code == DNET_EPERM ? 0 : dsh_derr(d, &e);
+	int rc = dnet_reg_read(d->dev, s->wid, cs_reg(), &s->cs, &e);
+	s->has_pgid = rc == 0 && dnet_stat(d->dev, "pgid_drops", &s->pgid, NULL) == 0;
+	if (s->node != cur)
+		dnet_set_node(d->dev, cur, NULL);
+	if (rc < 0 && e.code == DNET_EPERM)
+		return 0;
+	if (rc < 0)
+		return dsh_derr(d, &e);
+	s->readable = true;
+	return 0;
+}
+
+int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
+		      struct dsh_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	if (!cs_reg())
+		return dsh_error(d, "libdnet has no Controller Status");
+	v->n[0].node = dnet_node(d->dev);
+	v->n[0].wid = d->wid;
+	v->nn = 1;
+	v->vs_window = -1;
+	if (rq && oi->family == DNET_FAM_VS)
+		v->vs_window = (int)((rq->srcoff >> 9) & 3u);
+	char name[32];
+	snprintf(name, sizeof name, "w%u_errors_caused", d->wid);
+	struct dnet_err e = { 0 };
+	if (stat_on(d, v->n[0].node, name, &v->caused, &e) == 0) {
+		v->attributed = true;
+		return 0;
+	}
+	/* By Controller Status: the destination too, when this shell reaches it. */
+	if (rq && oi->remote && rq->dclid >= 1 && rq->dclid <= dnet_node_count(d->dev) &&
+	    (rq->dclid != v->n[0].node || rq->dwid != d->wid)) {
+		v->n[1].node = rq->dclid;
+		v->n[1].wid = rq->dwid;
+		v->nn = 2;
+	}
+	for (unsigned i = 0; i < v->nn; i++)
+		if (snap(d, &v->n[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static bool listed(const char *list, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = list; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l == n && strncmp(p, flag, n) == 0)
+			return true;
+		p = c ? c + 1 : NULL;
+	}
+	return false;
+}
+
+int dsh_verdict_check_allow(struct dsh *d, const char *allow)
+{
+	for (const char *p = allow; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		char name[48];
+		if (l == 0 || l >= sizeof name)
+			return dsh_error(d, "allow=: empty or overlong flag name");
+		memcpy(name, p, l);
+		name[l] = 0;
+		bool ok = false;
+		for (unsigned k = 0; k < NCAUSES && !ok; k++)
+			ok = strcmp(name, causes[k]) == 0;
+		if (!ok)
+			return dsh_error(d, "allow=: '%s' is not an error flag (ww<N>_src_overrun, "
+					 "ww<N>_dst_overrun, rc_overrun, rc_state, status_full, %s, %s)", name,
+					 PGID_FLAG, UNROUTABLE_FLAG);
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+struct raised {
+	char text[1024];
+	int unexpected;
+	cJSON *arr;
+	const char *allow;
+	char seen[512];   /* allowed flags found */
+};
+
+static void add(struct raised *r, unsigned node, const char *flag, bool attributed, bool already)
+{
+	char mb[96];
+	const char *meaning = meaning_of(flag, mb, sizeof mb);
+	bool ok = listed(r->allow, flag);
+	if (r->arr) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "node", node);
+		cJSON_AddStringToObject(o, "flag", flag);
+		if (meaning)
+			cJSON_AddStringToObject(o, "meaning", meaning);
+		cJSON_AddBoolToObject(o, "allowed", ok);
+		cJSON_AddBoolToObject(o, "already_set", already);
+		cJSON_AddStringToObject(o, "cause", attributed ? "request" : "node");
+		cJSON_AddItemToArray(r->arr, o);
+	}
+	if (ok) {
+		size_t l = strlen(r->seen);
+		snprintf(r->seen + l, sizeof r->seen - l, ",%s", flag);
+		return;
+	}
+	r->unexpected++;
+	size_t l = strlen(r->text);
+	snprintf(r->text + l, sizeof r->text - l, "%snode %u %s%s%s%s%s", l ? ", " : "", node, flag,
+		 meaning ? " (" : "", meaning ? meaning : "", meaning ? ")" : "",
+		 already ? " [already set before the primitive, sticky until Controller Reset: it cannot "
+			   "be told from one this primitive raised]" : "");
+}
+
+/* Attributed: what the issuer's requests caused since v->caused. */
+static int judge_attributed(struct dsh *d, const struct dsh_verdict *v, struct raised *r)
+{
+	struct dnet_err e = { 0 };
+	unsigned node = v->n[0].node, wid = v->n[0].wid;
+	char name[64];
+	uint64_t now = 0;
+	snprintf(name, sizeof name, "w%u_errors_caused", wid);
+	if (stat_on(d, node, name, &now, &e) < 0)
+		return dsh_derr(d, &e);
+	if (now == v->caused)
+		return 0;
+	for (unsigned k = 0; k < NCAUSES; k++) {
+		uint64_t last = 0, at = 0;
+		snprintf(name, sizeof name, "w%u_last_%s", wid, causes[k]);
+		if (stat_on(d, node, name, &last, &e) < 0)
+			return dsh_derr(d, &e);
+		if (last <= v->caused)
+			continue;
+		snprintf(name, sizeof name, "w%u_last_%s_node", wid, causes[k]);
+		if (stat_on(d, node, name, &at, &e) < 0)
+			return dsh_derr(d, &e);
+		add(r, (unsigned)at, causes[k], true, false);
+	}
+	return 0;
+}
+
+/* By Controller Status: every error flag up afterwards (D-VERDICT-STICKY). */
+static int judge_by_status(struct dsh *d, const struct dsh_verdict *v, struct raised *r)
+{
+	const struct dnet_reg *cs = cs_reg();
+	for (unsigned i = 0; i < v->nn; i++) {
+		struct dsh_vnode after = v->n[i];
+		const struct dsh_vnode *b = &v->n[i];
+		if (!b->readable)
+			continue;
+		if (snap(d, &after) < 0)
+			return -1;
+		if (!after.readable)
+			continue;
+		for (unsigned k = 0; k < NCAUSES; k++) {
+			const struct dnet_field *f = dnet_field_by_name(cs, causes[k]);
+			if (!f)
+				continue;
+			bool ww = is_ww_flag(f->name);
+			if (ww && i > 0)
+				continue; /* a Write Window's flags belong to the issuer */
+			uint64_t was = dnet_field_get(f, b->cs), now = dnet_field_get(f, after.cs);
+			if (!now)
+				continue;
+			/* A VS-family request clears its window's bits when it
+			 * starts (D-SIM-CS-CLEAR): set afterwards means raised now. */
+			bool own = ww && v->vs_window >= 0 && f->name[2] - '0' == v->vs_window;
+			add(r, after.node, f->name, false, was && !own);
+		}
+		if (b->has_pgid && after.has_pgid && after.pgid > b->pgid)
+			add(r, after.node, PGID_FLAG, false, false);
+	}
+	return 0;
+}
+
+int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs)
+{
+	struct raised r = { .arr = errs, .allow = allow };
+	if ((v->attributed ? judge_attributed(d, v, &r) : judge_by_status(d, v, &r)) < 0)
+		return -1;
+	/* Every flag the test said it provokes must have risen. */
+	char missing[256] = "";
+	for (const char *p = allow; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		char name[48];
+		snprintf(name, sizeof name, "%.*s", (int)l, p);
+		if (!listed(r.seen + (r.seen[0] == ',' ? 1 : 0), name)) {
+			size_t m = strlen(missing);
+			snprintf(missing + m, sizeof missing - m, "%s%s", m ? ", " : "", name);
+		}
+		p = c ? c + 1 : NULL;
+	}
+	const char *by = v->what[0] ? v->what : "";
+	if (r.unexpected)
+		return dsh_error(d, "device error flag%s raised%s: %s", r.unexpected == 1 ? "" : "s", by, r.text);
+	if (missing[0])
+		return dsh_error(d, "allowed error flag%s did not rise%s: %s", strchr(missing, ',') ? "s" : "", by,
+				 missing);
+	return 0;
+}
+
+/* ---- verdicts left pending by primitives issued without wait ---- */
+
+struct dsh_pending {
+	struct dsh_verdict v;
+	char file[128];
+	int line;
+	char cmd[32];
+	char text[160];
+	unsigned more;     /* later primitives of the same issuer folded in */
+	struct dsh_pending *next;
+};
+
+/* A primitive of the current node and WID was issued without waiting:
+ * its verdict starts now, or is folded into the one already pending for
+ * that issuer (whose start covers it). */
+int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq)
+{
+	unsigned node = dnet_node(d->dev);
+	for (struct dsh_pending *p = d->pending; p; p = p->next)
+		if (p->v.n[0].node == node && p->v.n[0].wid == d->wid) {
+			p->more++;
+			return 0;
+		}
+	struct dsh_pending *p = calloc(1, sizeof *p);
+	if (!p)
+		return dsh_error(d, "out of memory");
+	if (dsh_verdict_begin(d, oi, rq, &p->v) < 0) {
+		free(p);
+		return -1;
+	}
+	snprintf(p->file, sizeof p->file, "%s", d->cur_file ? d->cur_file : "");
+	p->line = d->cur_line;
+	snprintf(p->cmd, sizeof p->cmd, "%s", d->cur_cmd ? d->cur_cmd : "prim");
+	p->cmd[strcspn(p->cmd, " \t")] = 0;
+	snprintf(p->text, sizeof p->text, "%s", d->cur_cmd ? d->cur_cmd : "");
+	p->next = d->pending;
+	d->pending = p;
+	return 0;
+}
+
+static void describe(const struct dsh_pending *p, char *buf, size_t n)
+{
+	if (p->file[0])
+		snprintf(buf, n, " by %s at %s:%d%s", p->cmd, p->file, p->line,
+			 p->more ? " and the primitives after it without wait" : "");
+	else
+		snprintf(buf, n, " by %s%s", p->cmd, p->more ? " and the primitives after it without wait" : "");
+}
+
+/* Take the verdict pending for the current issuer, if any, into v (a
+ * `prim ... wait` then judges everything since it started). */
+bool dsh_pending_take(struct dsh *d, struct dsh_verdict *v)
+{
+	unsigned node = dnet_node(d->dev);
+	for (struct dsh_pending **pp = &d->pending; *pp; pp = &(*pp)->next) {
+		struct dsh_pending *p = *pp;
+		if (p->v.n[0].node != node || p->v.n[0].wid != d->wid)
+			continue;
+		*v = p->v;
+		char by[200];
+		describe(p, by, sizeof by);
+		snprintf(v->what, sizeof v->what, "%s or this primitive", by);
+		*pp = p->next;
+		free(p);
+		return true;
+	}
+	return false;
+}
+
+/* Judge every pending verdict (the device is idle, or the run is over).
+ * as_late: each failure is its own command's (reported at its line, as a
+ * posted one is); else the running command (wait) fails with them all. */
+int dsh_pending_judge(struct dsh *d, bool as_late)
+{
+	int ret = 0;
+	char all[1024] = "";
+	while (d->pending) {
+		struct dsh_pending *p = d->pending;
+		d->pending = p->next;
+		describe(p, p->v.what, sizeof p->v.what);
+		d->have_err = false;
+		if (dsh_verdict_end(d, &p->v, NULL, NULL) < 0) {
+			ret = -1;
+			if (as_late) {
+				dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, d->errmsg);
+			} else {
+				size_t l = strlen(all), m = strlen(d->errmsg);
+				if (l && l + 2 < sizeof all)
+					memcpy(all + l, "; ", 3), l += 2;
+				if (m > sizeof all - 1 - l)
+					m = sizeof all - 1 - l; /* the first messages, cut */
+				memcpy(all + l, d->errmsg, m);
+				all[l + m] = 0;
+			}
+		}
+		free(p);
+	}
+	d->have_err = false;
+	if (ret < 0 && !as_late)
+		return dsh_error(d, "%s", all);
+	return ret;
+}
+
+/* Whether every node went idle within the shell's timeout; the pause
+ * between looks doubles from 100 ns to 1 ms, so a long wait through dnetd
+ * is a few thousand round trips, not one per 100 ns. */
+static bool settle_idle(struct dsh *d)
+{
+	struct dnet_err e = { 0 };
+	unsigned cur = dnet_node(d->dev), n = dnet_node_count(d->dev);
+	uint64_t waited = 0, step = 100;
+	for (;;) {
+		bool busy = false;
+		for (unsigned k = 1; k <= n && !busy; k++) {
+			if (dnet_set_node(d->dev, k, &e) < 0)
+				continue; /* a node this client may not use */
+			if (dnet_busy(d->dev, &busy, &e) < 0)
+				busy = false;
+		}
+		dnet_set_node(d->dev, cur, NULL);
+		if (!busy)
+			return true;
+		if (waited >= d->timeout_ns || dsh_interrupted(d) || dsh_term_signal())
+			return false;
+		if (dnet_delay(d->dev, step, &e) < 0)
+			return false;
+		waited += step;
+		if (step < 1000000)
+			step *= 2;
+	}
+}
+
+/* The end of the run: let the device finish, then judge. */
+int dsh_pending_settle(struct dsh *d)
+{
+	if (!d->pending || !d->dev)
+		return 0;
+	char saved[sizeof d->errmsg];
+	bool had = d->have_err;
+	memcpy(saved, d->errmsg, sizeof saved);
+	d->have_err = false;
+	int rc = 0;
+	if (!settle_idle(d)) {
+		/* Not complete: nothing can be judged; each fails as unknown. */
+		char t[24];
+		while (d->pending) {
+			struct dsh_pending *p = d->pending;
+			d->pending = p->next;
+			char msg[400];
+			snprintf(msg, sizeof msg, "the device was still busy %s after the end of the run: the "
+				 "verdict of this primitive is unknown (end the script with wait)",
+				 dnet_format_duration(d->timeout_ns, t, sizeof t));
+			dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, msg);
+			free(p);
+		}
+		rc = -1;
+	}
+	if (dsh_pending_judge(d, true) < 0)
+		rc = -1;
+	memcpy(d->errmsg, saved, sizeof saved);
+	d->have_err = had;
+	return rc;
+}
+
+void dsh_pending_free(struct dsh *d)
+{
+	while (d->pending) {
+		struct dsh_pending *p = d->pending;
+		d->pending = p->next;
+		free(p);
+	}
+}
