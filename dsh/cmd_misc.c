@@ -36,13 +36,13 @@ int cmd_quit(struct dsh *d, struct dsh_args *a)
 		snprintf(d->quit_at, sizeof d->quit_at, "%s:%d", d->cur_file, d->cur_line);
 	else
 		snprintf(d->quit_at, sizeof d->quit_at, "the prompt");
-	/* dsh-script(5): it ends the whole run, also from a sourced file --
-	 * said, so that the commands after the source are not skipped silently. */
-	if (d->depth > 0 && !d->interactive) {
-		dsh_flush_for_stderr();
-		fprintf(stderr, "dsh: %s: %s ends the whole run, not only the sourced file\n", d->quit_at,
-			a->argv[0]);
-	}
+	/* dsh-script(5): it ends the whole run, also from a sourced file.  With
+	 * status 0 there, the commands after the source would be skipped and the
+	 * run pass: a failure instead (D-VERDICT-RUN). */
+	if (d->depth > 0 && code == 0)
+		return dsh_error(d, "%s 0 in a sourced file ends the whole run: the commands after its "
+				 "source do not run, so the run fails (exit N with N > 0 ends it on purpose)",
+				 a->argv[0]);
 	return 0;
 }
 

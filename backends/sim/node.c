@@ -250,6 +250,26 @@ void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum si
 	k->node[c] = (uint16_t)at->id;
 }
 
+static struct sim_caused *origin_of(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_node *o = p->org_node >= 1 && p->org_node <= s->nnodes ? s->node[p->org_node - 1] : NULL;
+	return o ? &o->caused[p->org_wid & 1u] : NULL;
+}
+
+void sim_pkt_sent(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_caused *k = origin_of(s, p);
+	if (k)
+		k->in_flight++;
+}
+
+void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
+{
+	struct sim_caused *k = p ? origin_of(n->sim, p) : NULL;
+	if (k && k->in_flight)
+		k->in_flight--;
+}
+
 void sim_rx_cause(struct sim_node *n, enum sim_cause c)
 {
 	if (n->rx_cur)

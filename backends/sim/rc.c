@@ -75,13 +75,17 @@ bool rc_busy(const struct sim_node *n)
 /* s = NULL when the whole cluster is being freed (no sender to notify). */
 void rc_reset(struct sim *s, struct sim_node *n)
 {
+	if (s)
+		sim_pkt_retired(n, n->rx_cur);
 	free(n->rx_cur);
 	n->rx_cur = NULL;
 	while (n->rxq_head) {
 		struct sim_pkt *p = n->rxq_head;
 		n->rxq_head = p->next;
-		if (s)
+		if (s) {
 			sw_taken(s, p); /* dropped: the sender's FIFO slot frees */
+			sim_pkt_retired(n, p);
+		}
 		free(p);
 	}
 	n->rxq_tail = NULL;
@@ -134,6 +138,7 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 	 * Controller Reset (rc_reset) drops it. */
 	if (n->halted)
 		return;
+	sim_pkt_retired(n, n->rx_cur);
 	free(n->rx_cur);
 	n->rx_cur = NULL;
 	n->rc_phase = 0;

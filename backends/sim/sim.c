@@ -595,7 +595,7 @@ static const char *const stat_names[] = {
 	/* error events by this node's requests, per issuing WID (D-SIM-CAUSE,
 	 * caused_stat): w<W>_last_<cause> is w<W>_errors_caused at its latest
 	 * event (0: never), _node where it happened */
-	"w0_errors_caused", "w0_last_rc_overrun", "w0_last_rc_overrun_node", "w0_last_rc_state",
+	"w0_in_flight", "w0_errors_caused", "w0_last_rc_overrun", "w0_last_rc_overrun_node", "w0_last_rc_state",
 	"w0_last_rc_state_node", "w0_last_status_full", "w0_last_status_full_node", "w0_last_pgid_drop",
 	"w0_last_pgid_drop_node", "w0_last_unroutable", "w0_last_unroutable_node",
 	"w0_last_ww0_src_overrun", "w0_last_ww0_src_overrun_node", "w0_last_ww0_dst_overrun",
@@ -603,7 +603,7 @@ static const char *const stat_names[] = {
 	"w0_last_ww1_dst_overrun", "w0_last_ww1_dst_overrun_node", "w0_last_ww2_src_overrun",
 	"w0_last_ww2_src_overrun_node", "w0_last_ww2_dst_overrun", "w0_last_ww2_dst_overrun_node",
 	"w0_last_ww3_src_overrun", "w0_last_ww3_src_overrun_node", "w0_last_ww3_dst_overrun",
-	"w0_last_ww3_dst_overrun_node", "w1_errors_caused", "w1_last_rc_overrun",
+	"w0_last_ww3_dst_overrun_node", "w1_in_flight", "w1_errors_caused", "w1_last_rc_overrun",
 	"w1_last_rc_overrun_node", "w1_last_rc_state", "w1_last_rc_state_node", "w1_last_status_full",
 	"w1_last_status_full_node", "w1_last_pgid_drop", "w1_last_pgid_drop_node", "w1_last_unroutable",
 	"w1_last_unroutable_node", "w1_last_ww0_src_overrun", "w1_last_ww0_src_overrun_node",
@@ -615,7 +615,7 @@ static const char *const stat_names[] = {
 	NULL,
 };
 
-/* w<W>_errors_caused, w<W>_last_<cause>, w<W>_last_<cause>_node: 1 with *v
+/* w<W>_in_flight, w<W>_errors_caused, w<W>_last_<cause>[_node]: 1 with *v
  * set, 0 if name is not one of them. */
 static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v)
 {
@@ -625,6 +625,10 @@ static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v)
 	const char *r = name + 3;
 	if (!strcmp(r, "errors_caused")) {
 		*v = k->total;
+		return 1;
+	}
+	if (!strcmp(r, "in_flight")) {
+		*v = k->in_flight;
 		return 1;
 	}
 	if (strncmp(r, "last_", 5))

@@ -308,6 +308,7 @@ enum sim_cause {
 };
 extern const char *const sim_cause_names[SIM_CAUSE_COUNT];
 struct sim_caused {
+	uint64_t in_flight;               /* packets sent for it that no Receive Controller has finished */
 	uint64_t total;                   /* error events caused */
 	uint64_t last[SIM_CAUSE_COUNT];   /* total at the latest event of each cause (0: never) */
 	uint16_t node[SIM_CAUSE_COUNT];   /* where that event happened */
@@ -452,6 +453,10 @@ void sim_error_raised(struct sim_node *n);
  * Receive Controller of n holds. */
 void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c);
 void sim_rx_cause(struct sim_node *n, enum sim_cause c);
+/* A packet of p's origin is sent / finished (taken and done, or dropped by
+ * a reset) by a Receive Controller: the origin's w<W>_in_flight. */
+void sim_pkt_sent(struct sim *s, const struct sim_pkt *p);
+void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p);
 /* The host request the running job of n serves. */
 void wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 

@@ -358,6 +358,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 		return;
 	}
 	src->st[ST_BYTES_SENT] += h.size; /* packet bytes, header included */
+	sim_pkt_sent(s, p);
 	src->tx_inflight++;
 	src->tx_unacked++;
 	p->psn = src->peer[clid].tx_psn++;
