@@ -37,9 +37,10 @@ static const struct dsh_cmd cmds[] = {
 	  "(or use the botf command). LHSv2 also takes wwsize= wwaddr= to pack Upper (Fig. 7.8).\n"
 	  "A trailing 'wait' waits (timeout=, default 1s) for the primitive's family counter to advance\n"
 	  "and the node to go idle, then reports the time, Controller Status and the counter. The command\n"
-	  "fails if an error flag rose during the primitive on the issuing node (ww<N>_src_overrun,\n"
-	  "ww<N>_dst_overrun, rc_overrun, rc_state, status_full) or on the destination node when the\n"
-	  "backend reaches it (also pgid_drop). allow=FLAG,... names flags a test provokes on purpose:\n"
+	  "fails if the primitive caused an error (ww<N>_src_overrun, ww<N>_dst_overrun, rc_overrun,\n"
+	  "rc_state, status_full, pgid_drop, unroutable) on the issuing or the receiving node, also one\n"
+	  "whose flag was already up (dsh(1) VERDICTS). Without 'wait' the verdict is pending: the next\n"
+	  "wait, or the end of the run, judges it. allow=FLAG,... names flags a test provokes on purpose:\n"
 	  "they do not fail the command, and the command fails if one of them does not rise.\n"
 	  "Offsets the hardware would wrap or cut without a flag (PW offsets past 0x7ff or the window\n"
 	  "end, SO-DIMM reads past the area, BOTF over 512 bytes) are refused unless 'force' is given,\n"
@@ -52,7 +53,8 @@ static const struct dsh_cmd cmds[] = {
 	  "The lines are flushed before reading (write-back region)." },
 	{ "quit", { "q", "exit" }, cmd_quit, "quit [N]", "Quit dsh", "q", NULL, NODEV,
 	  "Ends the session, or the whole run in a script (also from a sourced file or a repeat block).\n"
-	  "Without N the exit status still reports earlier failures; with N (0-255) it is N.\n"
+	  "Earlier failures still count: after one, quit 0 exits 1 (the failure wins); quit N with N > 0\n"
+	  "exits N and fails the run. quit 0 in a sourced file fails (the rest of the run would not run).\n"
 	  "Ctrl-D at the prompt does the same as quit." },
 	{ "rllcm_write", { 0 }, cmd_rllcm_write, "rllcm_write [Dclid] [Offset] [Value] [dw=] [ww=] [ef=]",
 	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
@@ -225,7 +227,8 @@ static const struct dsh_cmd cmds[] = {
 	  "refused. From the command line: dsh replay FILE." },
 	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
 	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
-	  "wait: until the current node has nothing in flight; wait all: every node. With a condition\n"
+	  "wait: until the current node has nothing in flight; wait all: every node; then the primitives\n"
+	  "issued without wait are judged (it fails naming each that caused an error). With a condition\n"
 	  "(see assert for TARGET): until it holds. Times out after timeout= (default 1s; virtual time on\n"
 	  "the emulator) with an error." },
 	{ "node", { 0 }, cmd_node, "node [K]", "Show or change the current node", "node 2", NULL, 0,
