@@ -93,6 +93,19 @@ read node=1 off=0x40200 width=8 val=0x0000000000000012 rc=0" "$(tail -n 2 "$T_TM
 expect_match "dry run JSON listing on stderr" "dry: read_block node=1 off=0x20000 len=8" "$(cat "$T_TMP/j.err")"
 if grep -q '^dry:' "$T_TMP/j.out"; then fail "dry listing on JSON stdout"; else pass; fi
 
+# ---- a board's sticky flags (D-VERDICT-CAUSE): nothing attributes them ----
+# Controller Status with rc_overrun (bit 17) already up: the VS's verdict
+# (pending: no wait) fails naming it as set before; the same board without
+# it passes.
+fresh
+put 0x40200 '\x12\x00\x02'
+"$DSH" -b "devmem:0x0@$MEM" -c 'prim VS size=8 src=0 dst=0x100' >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "board: sticky flag fails the primitive" 1 $?
+expect_match "board: sticky flag named" "prim: device error flag raised by prim at -c:1: node 1 rc_overrun .*already set before the primitive" "$(cat "$T_TMP/err")"
+put 0x40200 '\x12\x00\x00'
+expect_status "board: no flag, the primitive passes" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'prim VS size=8 src=0 dst=0x100'
+fresh
+
 # ---- journal on the stand-in, replayed on the emulator ----
 # Without the VS (which the stand-in does not run) a board journal replays
 # whole on the emulator.
