@@ -38,7 +38,7 @@ static const struct dsh_cmd cmds[] = {
 	  "A trailing 'wait' waits (timeout=, default 1s) for the primitive's family counter to advance\n"
 	  "and the node to go idle, then reports the time, Controller Status and the counter. The command\n"
 	  "fails if the primitive caused an error (ww<N>_src_overrun, ww<N>_dst_overrun, rc_overrun,\n"
-	  "rc_state, status_full, pgid_drop, unroutable) on the issuing or the receiving node, also one\n"
+	  "rc_state, status_full, pgid_drop, unroutable, rx_drop) on the issuing or the receiving node, also one\n"
 	  "whose flag was already up (dsh(1) VERDICTS). Without 'wait' the verdict is pending: the next\n"
 	  "wait, or the end of the run, judges it. allow=FLAG,... names flags a test provokes on purpose:\n"
 	  "they do not fail the command, and the command fails if one of them does not rise.\n"

@@ -32,11 +32,12 @@
 
 #define PGID_FLAG "pgid_drop"
 #define UNROUTABLE_FLAG "unroutable"
+#define RX_DROP_FLAG "rx_drop"
 
 /* The flags a verdict judges, in Controller Status order, then the events
  * that are not flags.  The emulator's cause names are the same words. */
 static const char *const causes[] = {
-	"rc_overrun", "rc_state", "status_full", PGID_FLAG, UNROUTABLE_FLAG,
+	"rc_overrun", "rc_state", "status_full", PGID_FLAG, UNROUTABLE_FLAG, RX_DROP_FLAG,
 	"ww0_src_overrun", "ww0_dst_overrun", "ww1_src_overrun", "ww1_dst_overrun",
 	"ww2_src_overrun", "ww2_dst_overrun", "ww3_src_overrun", "ww3_dst_overrun",
 };
@@ -58,6 +59,9 @@ static const char *meaning_of(const char *flag, char *buf, size_t n)
 		return "packet dropped: PGID differs from the receiver's";
 	if (!strcmp(flag, UNROUTABLE_FLAG))
 		return "packet dropped by the switch: no node has its destination CLID";
+	if (!strcmp(flag, RX_DROP_FLAG))
+		return "packet dropped by the receiver: its TYPE has no receive action, or it continues "
+		       "an IPUSH message that was not opened";
 	const struct dnet_reg *cs = cs_reg();
 	const struct dnet_field *f = cs ? dnet_field_by_name(cs, flag) : NULL;
 	if (!f)
@@ -167,8 +171,8 @@ int dsh_verdict_check_allow(struct dsh *d, const char *allow)
 			ok = strcmp(name, causes[k]) == 0;
 		if (!ok)
 			return dsh_error(d, "allow=: '%s' is not an error flag (ww<N>_src_overrun, "
-					 "ww<N>_dst_overrun, rc_overrun, rc_state, status_full, %s, %s)", name,
-					 PGID_FLAG, UNROUTABLE_FLAG);
+					 "ww<N>_dst_overrun, rc_overrun, rc_state, status_full, %s, %s, %s)", name,
+					 PGID_FLAG, UNROUTABLE_FLAG, RX_DROP_FLAG);
 		p = c ? c + 1 : NULL;
 	}
 	return 0;

@@ -294,6 +294,7 @@ enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct si
 		if (!*pp) {
 			/* A later packet of a message whose start was dropped. */
 			n->st[ST_IPUSH_ORPHANS]++;
+			sim_rx_cause(n, SIM_CAUSE_RX_DROP);
 			return IPUSH_RX_DROP;
 		}
 		m = *pp;

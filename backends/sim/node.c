@@ -234,7 +234,7 @@ void sim_error_raised(struct sim_node *n)
 }
 
 const char *const sim_cause_names[SIM_CAUSE_COUNT] = {
-	"rc_overrun", "rc_state", "status_full", "pgid_drop", "unroutable",
+	"rc_overrun", "rc_state", "status_full", "pgid_drop", "unroutable", "rx_drop",
 	"ww0_src_overrun", "ww0_dst_overrun", "ww1_src_overrun", "ww1_dst_overrun",
 	"ww2_src_overrun", "ww2_dst_overrun", "ww3_src_overrun", "ww3_dst_overrun",
 };

@@ -330,6 +330,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			/* Decision D-SIM-RX-TYPE: TYPEs with no receive action
 			 * (NOP, BOTF, VL/VS families, unknown codes) are dropped. */
 			n->st[ST_BAD_PKT]++;
+			sim_rx_cause(n, SIM_CAUSE_RX_DROP);
 			rc_finish(s, n, 0);
 			return;
 		}

@@ -302,7 +302,7 @@ struct sim_swif_peer {
  * w<W>_last_<cause>[_node] (sim.c) read them. */
 enum sim_cause {
 	SIM_CAUSE_RC_OVERRUN, SIM_CAUSE_RC_STATE, SIM_CAUSE_STATUS_FULL, SIM_CAUSE_PGID_DROP,
-	SIM_CAUSE_UNROUTABLE,
+	SIM_CAUSE_UNROUTABLE, SIM_CAUSE_RX_DROP,
 	SIM_CAUSE_WW0_SRC, SIM_CAUSE_WW0_DST, /* window w: + 2w */
 	SIM_CAUSE_COUNT = SIM_CAUSE_WW0_SRC + 2 * DNET_WINDOWS
 };

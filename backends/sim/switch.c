@@ -347,6 +347,7 @@ void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t de
 	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) == 0 && clid > DNET_CLID_MAX_UNICAST &&
 	    clid != DNET_CLID_INIT) {
 		src->st[ST_MULTICAST_DROPS]++;
+		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
 		free(p);
 		return;
 	}

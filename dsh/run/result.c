@@ -50,10 +50,14 @@ void result_read(struct result *res)
 			res->failed = int_of(sum, "failed");
 			res->errors = int_of(sum, "errors") + int_of(sum, "check_errors");
 			res->commands = int_of(sum, "commands");
-			res->summary_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "ok"));
+			/* dsh's own verdict (dsh/verdict.c): ok and the exit status it chose */
+			res->summary_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "ok")) &&
+					  int_of(sum, "exit_status") == 0;
 		} else {
 			const char *cmd = str_of(o, "cmd");
-			bool assertion = cmd && (!strcmp(cmd, "assert") || !strcmp(cmd, "expect"));
+			/* an assertion is what dsh reports as one: a result with "passed" */
+			const cJSON *r0 = cJSON_GetObjectItemCaseSensitive(o, "result");
+			bool assertion = r0 && cJSON_GetObjectItemCaseSensitive(r0, "passed");
 			bool ok = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "ok"));
 			if (assertion)
 				res->nasserts++;
