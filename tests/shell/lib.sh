@@ -6,6 +6,7 @@ DSH="$BIN/dsh"
 DNETD="$BIN/dnetd"
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
 T_PIDS=()
@@ -30,6 +31,9 @@ trap cleanup EXIT
 
 pass() { T_PASS=$((T_PASS + 1)); }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL [$T_SUITE] $*" >&2; }
+# skip REASON...: checks that cannot run here (a tool, root or a build
+# missing), counted as one skip, never as passed; say what and why.
+skip() { T_SKIP=$((T_SKIP + 1)); echo "SKIP [$T_SUITE] $*" >&2; }
 
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
@@ -69,6 +73,6 @@ start_dnetd() {
 	fi
 }
 finish() {
-	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed"
+	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }

@@ -139,7 +139,7 @@ if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && getent group no
 	expect_match "a uid in no line says so" "uid 65534 \(nobody\) is not in this dnetd's allow-list" "$(cat "$T_TMP/err")"
 	stop_pid "${T_PIDS[-1]}"
 else
-	echo "$T_SUITE: not root (or no runuser/nobody/nogroup): --allow for other uids not tried" >&2
+	skip "not root (or no runuser/nobody/nogroup): --allow for other uids not tried"
 fi
 
 # ---- --idle-evict: a full table drops the client idle longest ----
