@@ -10,6 +10,7 @@ T_SKIP=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
 T_PIDS=()
+T_DIRS=() # removed by cleanup, beside T_TMP
 # Stop what a test started: SIGTERM, up to 5 s to exit (a sanitizer's exit
 # report included), then SIGKILL for it and its children.  Never hangs.
 stop_pid() {
@@ -25,7 +26,7 @@ stop_pid() {
 }
 cleanup() {
 	for p in "${T_PIDS[@]}"; do stop_pid "$p"; done
-	rm -rf "$T_TMP"
+	rm -rf "$T_TMP" "${T_DIRS[@]}"
 }
 trap cleanup EXIT
 
@@ -70,6 +71,30 @@ start_dnetd() {
 		fail "dnetd did not create $sock within 5 s"
 		finish
 		exit 1
+	fi
+}
+# other_uid_dir USER FILE...: copies of FILE... (executables 755, others
+# 644) in a fresh directory under /tmp (755) that USER can reach, its path
+# in OU_DIR, removed by cleanup.  For what a test runs as USER through
+# runuser: USER cannot traverse a checkout or T_TMP under a mode-700
+# directory ($HOME, a private mktemp -d, TMPDIR).  Returns 1, the reason
+# in OU_WHY, when this shell cannot run commands as USER.
+other_uid_dir() {
+	local user=$1 f; shift
+	OU_DIR='' OU_WHY=''
+	if [ "$(id -u)" -ne 0 ]; then OU_WHY="not root"; return 1; fi
+	if ! command -v runuser >/dev/null 2>&1; then OU_WHY="no runuser"; return 1; fi
+	if ! id "$user" >/dev/null 2>&1; then OU_WHY="no user $user"; return 1; fi
+	OU_DIR=$(mktemp -d /tmp/dsh-otheruid.XXXXXX) || { fail "mktemp under /tmp"; finish; exit 1; }
+	T_DIRS+=("$OU_DIR")
+	chmod 755 "$OU_DIR"
+	for f in "$@"; do
+		cp "$f" "$OU_DIR/" || { fail "copy $f for uid $user"; finish; exit 1; }
+		if [ -x "$f" ]; then chmod 755 "$OU_DIR/${f##*/}"; else chmod 644 "$OU_DIR/${f##*/}"; fi
+	done
+	# a /tmp out of USER's reach would fail later, less clearly
+	if ! runuser -u "$user" -- test -x "$OU_DIR"; then
+		fail "uid $user cannot reach $OU_DIR"; finish; exit 1
 	fi
 }
 finish() {
