@@ -1,31 +1,41 @@
 #!/usr/bin/env bash
 # Run every test: unit test binaries and shell tests, first on the plain
 # build, then on the AddressSanitizer+UBSan build (unless --plain).
-# Prints one summary line per suite and a final "N passed, N failed".
+# Prints one summary line per suite (with the reasons for any skips) and a
+# final "N passed, N failed, N skipped".  A skip is a check that could not
+# run here (a missing tool, not root); it does not fail the run.
 set -u
 cd "$(dirname "$0")/.."
 variants=("build:bin" "build-san:build-san/bin")
 [ "${1:-}" = "--plain" ] && variants=("build:bin")
 total_pass=0
 total_fail=0
+total_skip=0
 failed_suites=()
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# A suite's last line "NAME: N passed, N failed[, N skipped]" (the skipped
+# count is optional: older suites, the fuzz driver).  No such line, a
+# non-zero exit, or a suite that checked nothing and skipped nothing,
+# counts as a failure.
+sum_re='^[A-Za-z0-9_.-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?'
 run_suite() { # label command...
 	local label=$1; shift
-	local out rc line p f
+	local out rc line p=0 f=1 sk=0
 	out=$(timeout 600 "$@" 2>&1); rc=$?
-	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-	if [ -z "$line" ]; then p=0; f=1; else
-		p=$(printf '%s' "$line" | sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\2/')
-		f=$(printf '%s' "$line" | sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+	line=$(printf '%s\n' "$out" | grep -E "$sum_re" | tail -n 1)
+	if [[ $line =~ $sum_re ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} sk=${BASH_REMATCH[4]:-0}
 	fi
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-	printf '  %-40s %4s passed, %s failed\n' "$label" "$p" "$f"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; out+=$'\n'"(exit $rc)"; fi
+	if [ $((p + f + sk)) -eq 0 ]; then f=1; out+=$'\n''(no check ran and none was skipped)'; fi
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + sk))
+	printf '  %-40s %4s passed, %s failed, %s skipped\n' "$label" "$p" "$f" "$sk"
 	if [ "$f" -ne 0 ]; then
 		failed_suites+=("$label")
-		printf '%s\n' "$out" | grep -v -E '^[a-z_0-9]+: [0-9]+ passed' | tail -n 40 | sed 's/^/    | /'
+		printf '%s\n' "$out" | grep -v -E "$sum_re" | tail -n 40 | sed 's/^/    | /'
+	elif [ "$sk" -ne 0 ]; then
+		printf '%s\n' "$out" | grep -E '^SKIP ' | sed 's/^/    | /'
 	fi
 }
 for v in "${variants[@]}"; do
@@ -41,5 +51,5 @@ for v in "${variants[@]}"; do
 	done
 done
 [ ${#failed_suites[@]} -gt 0 ] && echo "failed suites: ${failed_suites[*]}"
-echo "${total_pass} passed, ${total_fail} failed"
+echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"
 [ "$total_fail" -eq 0 ]

@@ -2,7 +2,8 @@
 """Attacks on a live dnetd (issue 12, cases 1-11 and more), each while a
 well-behaved client's register reads are timed.
 
-    attack.py --bin BIN --tmp DIR [--bound-ms MS] [--worst-ms MS] [NAME...]
+    attack.py --bin BIN --tmp DIR [--bound-ms MS] [--worst-ms MS]
+              [--other-uid-dir DIR] [NAME...]
 
 Every attack starts its own dnetd (UNIX socket in DIR, or TCP on 127.0.0.1
 with a token file), starts a probe -- a separate process, so that the
@@ -11,9 +12,12 @@ Status (0x40200) every 5 ms over its own connection, runs the attack, and
 stops everything it started.  One line per attack:
 
     ok|FAIL NAME: N reads, median M ms, worst W ms[; details]
+    SKIP NAME: why it cannot run here
 
-A FAIL line says what did not hold.  Only loopback and UNIX sockets; every
-loop and wait is bounded.
+A FAIL line says what did not hold.  An attack made as uid nobody (through
+runuser, as root) needs --other-uid-dir: a directory nobody can reach that
+holds a copy of this script; that daemon's socket goes there too.  Only
+loopback and UNIX sockets; every loop and wait is bounded.
 """
 import os
 import signal
@@ -160,12 +164,12 @@ class Probe:
 # ---- daemons ----
 
 class Env:
-    def __init__(self, bindir, tmp):
-        self.bin, self.tmp = bindir, tmp
+    def __init__(self, bindir, tmp, other_uid_dir=None):
+        self.bin, self.tmp, self.other_uid_dir = bindir, tmp, other_uid_dir
         self.procs = []
         self.n = 0
 
-    def dnetd(self, *args, tcp=False, token=None, ulimit_n=None, log=None):
+    def dnetd(self, *args, tcp=False, token=None, ulimit_n=None, log=None, sockdir=None):
         """Start a dnetd; returns (process, address)."""
         self.n += 1
         log = log or os.path.join(self.tmp, "dnetd%d.log" % self.n)
@@ -178,7 +182,7 @@ class Env:
             argv += ["--listen", "tcp:127.0.0.1:0", "--token-file", tf]
             addr = None
         else:
-            addr = "unix:" + os.path.join(self.tmp, "a%d.sock" % self.n)
+            addr = "unix:" + os.path.join(sockdir or self.tmp, "a%d.sock" % self.n)
             argv += ["--listen", addr]
         argv += list(args)
 
@@ -468,11 +472,10 @@ def a_vclock(env, addr, d):
 def a_privilege(env, addr, d):
     """5: a HELLO asking for privilege is served as a user when the peer's uid
     is not root or the daemon's (run as uid nobody through --socket-group)."""
-    if os.geteuid() != 0:
-        return [], "skipped (not root)"
     py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    r = subprocess.run(["runuser", "-u", "nobody", "--", py, os.path.abspath(__file__),
-                        "--as-user", addr], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+    script = os.path.join(env.other_uid_dir, os.path.basename(__file__))
+    r = subprocess.run(["runuser", "-u", "nobody", "--", py, script, "--as-user", addr],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
     out = r.stdout.decode(errors="replace").strip()
     return ([] if out == "confined" else ["uid nobody: %s" % out]), "uid nobody asked for privilege: %s" % out
 
@@ -805,7 +808,7 @@ ATTACKS = [
     ("idle-clients", a_idle, {"args": ["--idle-timeout", "1"]}),
     ("idle-hello", a_idle_hello, {"args": ["--idle-evict", "1"]}),
     ("vclock-push", a_vclock, {"tcp": True}),
-    ("privilege-claim", a_privilege, {"args": ["--socket-group", "nogroup"]}),
+    ("privilege-claim", a_privilege, {"args": ["--socket-group", "nogroup"], "other_uid": True}),
     ("wrong-tokens", a_tokens, {"tcp": True}),
     ("pidfile", a_pidfile, {"loop": True}),
     ("slow-readers", a_slow_readers, {}),
@@ -827,9 +830,10 @@ def main(argv):
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--bound-ms", type=float, default=10.0, help="bound on the probe's median read")
     ap.add_argument("--worst-ms", type=float, default=0, help="bound on the probe's worst read (0: none)")
+    ap.add_argument("--other-uid-dir", help="reachable by uid nobody, with a copy of this script")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args(argv)
-    env = Env(a.bin, a.tmp)
+    env = Env(a.bin, a.tmp, a.other_uid_dir)
     env.token = "tok-%d" % os.getpid()
     chosen = [x for x in ATTACKS if not a.names or x[0] in a.names]
     bad = 0
@@ -837,10 +841,13 @@ def main(argv):
         for name, fn, opt in chosen:
             try:
                 tcp = opt.get("tcp", False)
-                if name == "privilege-claim" and os.geteuid() == 0:
-                    os.chmod(a.tmp, 0o755)
+                other = opt.get("other_uid", False)
+                if other and (os.geteuid() != 0 or not a.other_uid_dir):
+                    print("SKIP %s: %s: needs uid nobody through runuser" % (
+                        name, "not root" if os.geteuid() != 0 else "no --other-uid-dir"), flush=True)
+                    continue
                 d, addr = env.dnetd(*opt.get("args", []), tcp=tcp, token=env.token if tcp else None,
-                                    ulimit_n=opt.get("ulimit_n"))
+                                    ulimit_n=opt.get("ulimit_n"), sockdir=a.other_uid_dir if other else None)
                 probe = Probe(addr, node=3, token=env.token if tcp else "")
                 t0 = time.monotonic()
                 try:

@@ -6,9 +6,11 @@ DSH="$BIN/dsh"
 DNETD="$BIN/dnetd"
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
 T_PIDS=()
+T_DIRS=() # removed by cleanup, beside T_TMP
 # Stop what a test started: SIGTERM, up to 5 s to exit (a sanitizer's exit
 # report included), then SIGKILL for it and its children.  Never hangs.
 stop_pid() {
@@ -24,12 +26,15 @@ stop_pid() {
 }
 cleanup() {
 	for p in "${T_PIDS[@]}"; do stop_pid "$p"; done
-	rm -rf "$T_TMP"
+	rm -rf "$T_TMP" "${T_DIRS[@]}"
 }
 trap cleanup EXIT
 
 pass() { T_PASS=$((T_PASS + 1)); }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL [$T_SUITE] $*" >&2; }
+# skip REASON...: checks that cannot run here (a tool, root or a build
+# missing), counted as one skip, never as passed; say what and why.
+skip() { T_SKIP=$((T_SKIP + 1)); echo "SKIP [$T_SUITE] $*" >&2; }
 
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
@@ -68,7 +73,31 @@ start_dnetd() {
 		exit 1
 	fi
 }
+# other_uid_dir USER FILE...: copies of FILE... (executables 755, others
+# 644) in a fresh directory under /tmp (755) that USER can reach, its path
+# in OU_DIR, removed by cleanup.  For what a test runs as USER through
+# runuser: USER cannot traverse a checkout or T_TMP under a mode-700
+# directory ($HOME, a private mktemp -d, TMPDIR).  Returns 1, the reason
+# in OU_WHY, when this shell cannot run commands as USER.
+other_uid_dir() {
+	local user=$1 f; shift
+	OU_DIR='' OU_WHY=''
+	if [ "$(id -u)" -ne 0 ]; then OU_WHY="not root"; return 1; fi
+	if ! command -v runuser >/dev/null 2>&1; then OU_WHY="no runuser"; return 1; fi
+	if ! id "$user" >/dev/null 2>&1; then OU_WHY="no user $user"; return 1; fi
+	OU_DIR=$(mktemp -d /tmp/dsh-otheruid.XXXXXX) || { fail "mktemp under /tmp"; finish; exit 1; }
+	T_DIRS+=("$OU_DIR")
+	chmod 755 "$OU_DIR"
+	for f in "$@"; do
+		cp "$f" "$OU_DIR/" || { fail "copy $f for uid $user"; finish; exit 1; }
+		if [ -x "$f" ]; then chmod 755 "$OU_DIR/${f##*/}"; else chmod 644 "$OU_DIR/${f##*/}"; fi
+	done
+	# a /tmp out of USER's reach would fail later, less clearly
+	if ! runuser -u "$user" -- test -x "$OU_DIR"; then
+		fail "uid $user cannot reach $OU_DIR"; finish; exit 1
+	fi
+}
 finish() {
-	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed"
+	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }

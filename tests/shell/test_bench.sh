@@ -163,7 +163,7 @@ SQL
 )"
 	done
 else
-	echo "test_bench: trace_processor_shell not installed; traces checked by perfetto_rules.py only"
+	skip "trace_processor_shell not installed: traces checked by perfetto_rules.py only"
 fi
 expect_status "bench trace needs one experiment" 1 "$DSH" -c "bench E1 E5 quick trace=$S/c.trace"
 expect_status "--trace needs the emulator" 2 "$DSH" -b remote:unix:/nonexistent --trace "$S/x" -c info

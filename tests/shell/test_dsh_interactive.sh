@@ -2,12 +2,12 @@
 # Interactive use, driven in a tmux pane: the prompt, completion of commands,
 # register fields and key= parameters, Ctrl-C (abandons the line or stops a
 # long command, the shell goes on), Ctrl-D (exit 0), the history file.
-# Skipped (counted as passed, with a note) when tmux is not installed.
+# Skipped (counted as a skip, with the reason) when tmux is not installed.
 . "$(dirname "$0")/lib.sh"
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "$T_SUITE: tmux not installed, skipped"
+	skip "tmux not installed: interactive use not tried"
 	finish
-	exit $?
+	exit
 fi
 SOCK="$T_TMP/tmux.sock"
 H="$T_TMP/home"

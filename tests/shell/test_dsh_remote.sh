@@ -2,9 +2,9 @@
 # dsh through dnetd: `dnetd --sim --listen unix:SOCK` and `dsh -b remote:unix:SOCK`.
 . "$(dirname "$0")/lib.sh"
 if [ ! -x "$DNETD" ]; then
-	echo "SKIP: $DNETD not built (the dnetd/remote part is not there yet)"
+	skip "$DNETD not built: dsh through dnetd not tried"
 	finish
-	exit $?
+	exit
 fi
 SOCK="$T_TMP/d.sock"
 start_dnetd "$SOCK" --sim -N 2

@@ -1,5 +1,6 @@
 /* Minimal unit-test harness: CHECK macros that count, and a summary line
- * "N passed, N failed" that tests/run.sh adds up.  No framework to install. */
+ * "N passed, N failed, N skipped" that tests/run.sh adds up.  No framework
+ * to install. */
 #ifndef TEST_HARNESS_H
 #define TEST_HARNESS_H
 
@@ -7,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static unsigned t_pass, t_fail;
+static unsigned t_pass, t_fail, t_skip;
 static const char *t_name = "test";
 
 #define CHECK(cond) do { \
@@ -37,11 +38,18 @@ static const char *t_name = "test";
 			#expr, r_, (errp)->msg); } \
 } while (0)
 
+/* Checks that cannot run here (mknod refused, a backend not linked in):
+ * one skip, never a pass, and the reason, printf-style. */
+#define SKIP(...) do { \
+	t_skip++; fprintf(stderr, "SKIP [%s] ", t_name); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); \
+} while (0)
+
 #define RUN(fn) do { t_name = #fn; fn(); } while (0)
 
 static inline int t_summary(const char *suite)
 {
-	printf("%s: %u passed, %u failed\n", suite, t_pass, t_fail);
+	printf("%s: %u passed, %u failed, %u skipped\n", suite, t_pass, t_fail, t_skip);
 	return t_fail ? 1 : 0;
 }
 

@@ -495,7 +495,7 @@ static bool have_sim(void)
 static void test_identity_sim(void)
 {
 	if (!have_sim()) {
-		fprintf(stderr, "test_remote_e2e: sim backend not linked in; emulator identity skipped\n");
+		SKIP("sim backend not linked in: emulator identity not checked");
 		return;
 	}
 	run_identity("sim:nodes=3", "sim:nodes=3", true);
