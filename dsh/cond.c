@@ -140,7 +140,7 @@ int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
 		return 0;
 	}
 	default:
-		if (dsh_mem_word(d, c->region, c->sodimm, c->off, v) < 0)
+		if (dsh_mem_word(d, c->region, c->sodimm, c->off, c->mask, v) < 0)
 			return -1;
 		*v &= c->mask;
 		return 0;
