@@ -294,7 +294,7 @@ struct dsh_cond {
 	uint32_t off;
 	uint64_t mask;      /* the target's bits unless '&' narrows them; never 0 */
 	enum dnet_cond op;
-	uint64_t value;     /* always inside mask (checked when parsed) */
+	uint64_t value;     /* == !=: inside mask; < > <= >=: at most mask (checked when parsed) */
 	char desc[160];
 };
 int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
