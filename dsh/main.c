@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 
 	d->home_node = dnet_node(d->dev);
 	bool tty = isatty(STDIN_FILENO);
-	bool interactive = (nsrc == 0 && tty) || (stay && tty);
+	bool interactive = (nsrc == 0 && tty) || (stay && tty), stdin_unread = false;
 	if (!interactive)
 		dsh_batch_signals();
 	if (check_only && !nsrc) {
@@ -444,7 +444,8 @@ int main(int argc, char **argv)
 		d->interactive = true;
 		dsh_interactive(d);
 	} else if (!nsrc && !tty && !check_only) {
-		dsh_run_stream(d, stdin, "<stdin>");
+		/* a read error before the first line: nothing ran (exit 2, as -f -) */
+		stdin_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
 	}
 	dsh_post_sync(d); /* posted commands are part of the run's verdict */
 	int sig = dsh_term_signal();
@@ -458,6 +459,8 @@ int main(int argc, char **argv)
 		rc = DSH_EXIT_FAIL;
 	if (d->quit_code >= 0)
 		rc = d->quit_code; /* exit N / quit N */
+	if (stdin_unread)
+		rc = DSH_EXIT_USAGE;
 	dsh_release(d);
 	if (sig) {
 		signal(sig, SIG_DFL);
