@@ -5,8 +5,11 @@
  * the rest of a line from a reader); no NUL or control characters; quotes
  * closed; every literal command name known and, for commands of positional
  * words, their number; repeat ... end balanced and
- * repeat counts valid.  Commands whose name comes from a variable are
- * checked when they run.  Every error is listed with FILE:LINE.
+ * repeat counts valid; the condition of assert, expect and wait parsed as
+ * it will run (cond.c: a malformed condition, or one whose verdict could
+ * never change, stops the script before its first line).  Commands whose
+ * name comes from a variable, and conditions that use one, are checked
+ * when they run.  Every error is listed with FILE:LINE.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +99,42 @@ static int words(const char *t, char w[][64], int max)
 	return n;
 }
 
+/* The condition of assert/expect/wait parsed as dsh_exec will parse it
+ * (the "@K" prefix dropped, wait's timeout= and its idle forms aside). */
+static void check_cond(struct checker *c, const char *t, const char *cmd)
+{
+	struct dsh *d = c->d;
+	if (strchr(t, '$'))
+		return;
+	struct dsh_args *a = calloc(1, sizeof *a);
+	if (!a)
+		return;
+	bool had = d->have_err;
+	char saved[sizeof d->errmsg], msg[sizeof d->errmsg + 64] = "";
+	memcpy(saved, d->errmsg, sizeof saved);
+	d->have_err = false;
+	if (dsh_tokenize(d, t, a) == 0 && a->argc > 0) {
+		if (a->argv[0][0] == '@') {
+			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
+			a->argc--;
+		}
+		int end = a->argc;
+		bool wait = strcmp(cmd, "wait") == 0;
+		if (wait && end > 1 && strncmp(a->argv[end - 1], "timeout=", 8) == 0)
+			end--;
+		struct dsh_cond cond;
+		d->have_err = false;
+		if (end > 0 && !(wait && (end == 1 || (end == 2 && strcmp(a->argv[1], "all") == 0))) &&
+		    dsh_cond_parse(d, a, 1, end, &cond) < 0)
+			snprintf(msg, sizeof msg, "%s: %s", a->argv[0], d->errmsg);
+	}
+	memcpy(d->errmsg, saved, sizeof saved);
+	d->have_err = had;
+	free(a);
+	if (msg[0])
+		bad(c, "%s", msg);
+}
+
 static void check_command(struct checker *c, const char *t)
 {
 	char w[5][64];
@@ -137,6 +176,8 @@ static void check_command(struct checker *c, const char *t)
 		bad(c, "unknown command '%s'", w[i]);
 		return;
 	}
+	if (cmd->fn == cmd_assert || cmd->fn == cmd_wait)
+		check_cond(c, t, cmd->name);
 	/* Commands whose words are all positional have a fixed number of
 	 * them; key=value and multi-form commands check theirs when they run. */
 	static const struct { const char *name; int min, max; } arity[] = {

@@ -22,13 +22,29 @@ int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len)
 		return dsh_derr(d, &e);
 	if (dnet_write_block(d->dev, addr, buf, len, &e) < 0)
 		return dsh_derr(d, &e);
-	struct dsh_shadow *s = dsh_shadow(d);
-	if (s) {
-		memcpy(&s->ww[d->wid][off], buf, len);
-		for (size_t i = off / 8; i < (off + len + 7) / 8; i++)
-			s->ww_known[d->wid][i] = 1;
-	}
+	dsh_ww_shadow(d, off, buf, len);
 	return 0;
+}
+
+void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len)
+{
+	struct dsh_shadow *s = dsh_shadow(d);
+	if (!s || off >= DNET_WINAREA_SIZE || len > DNET_WINAREA_SIZE - off)
+		return;
+	memcpy(&s->ww[d->wid][off], buf, len);
+	for (size_t i = off; i < off + len; i++)
+		s->ww_known[d->wid][i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* The bits of the 64-bit Write Window word at off that this shell wrote. */
+static uint64_t ww_known_bits(const struct dsh_shadow *s, unsigned wid, uint32_t off)
+{
+	uint64_t m = 0;
+	uint8_t k = s->ww_known[wid][off / 8];
+	for (unsigned b = 0; b < 8; b++)
+		if (k & (1u << b))
+			m |= 0xffull << (8 * b);
+	return m;
 }
 
 /* ---- SO-DIMM ---- */
@@ -177,11 +193,30 @@ static int region_read(struct dsh *d, enum dnet_region reg, uint32_t off, uint8_
 	return 0;
 }
 
-int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v)
+int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v)
 {
 	uint8_t b[8];
 	if (off % 8)
 		return dsh_error(d, "offset 0x%" PRIx32 " is not a multiple of 8", off);
+	if (!sodimm && r == DNET_REG_WW) {
+		/* As a write-only register never written (shadow.c): the host
+		 * cannot read the window, and what this shell did not write is
+		 * not known -- never a 0. */
+		struct dsh_shadow *s = dsh_shadow(d);
+		if (!s)
+			return dsh_error(d, "out of memory");
+		if (off >= DNET_WINAREA_SIZE)
+			return dsh_error(d, "offset 0x%" PRIx32 " outside the Write Window area", off);
+		uint64_t missing = need & ~ww_known_bits(s, d->wid, off);
+		if (missing == need)
+			return dsh_error(d, "ww 0x%" PRIx32 " is write-only (the Write Window cannot be read back) "
+					 "and dsh has not written it on node %u, WID %u (no shadow)", off,
+					 dnet_node(d->dev), d->wid);
+		if (missing)
+			return dsh_error(d, "ww 0x%" PRIx32 " is write-only (the Write Window cannot be read back) "
+					 "and dsh has not written bits 0x%" PRIx64 " of it on node %u, WID %u (no "
+					 "shadow; a mask can leave them out)", off, missing, dnet_node(d->dev), d->wid);
+	}
 	if (sodimm) {
 		const char *how;
 		if (dsh_sodimm_rw(d, off, b, 8, false, &how) < 0)
@@ -286,7 +321,9 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 		uint32_t v = 0;
 		bool known = true;
 		if (s) {
-			known = s->ww_known[d->wid][(off + i) / 8];
+			/* the four bytes of this 32-bit word, all written */
+			unsigned sh = (off + i) % 8;
+			known = (s->ww_known[d->wid][(off + i) / 8] >> sh & 0xfu) == 0xfu;
 			memcpy(&v, &s->ww[d->wid][off + i], 4);
 		} else if (dnet_read32(d->dev, addr + i, &v, &e) < 0) {
 			return dsh_derr(d, &e);
@@ -379,16 +416,12 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 	uint32_t addr;
 	if (dnet_region_addr(reg, d->wid, roff, (uint32_t)(it * 4), &addr, &e) < 0)
 		return dsh_derr(d, &e);
-	struct dsh_shadow *s = ww ? dsh_shadow(d) : NULL;
 	for (uint64_t i = 0; i < it; i++) {
 		uint32_t v = (uint32_t)(val + i * inc);
 		if (dnet_write32(d->dev, addr + (uint32_t)(i * 4), v, &e) < 0)
 			return dsh_derr(d, &e);
-		if (s) {
-			uint32_t o = roff + (uint32_t)(i * 4);
-			memcpy(&s->ww[d->wid][o], &v, 4);
-			s->ww_known[d->wid][o / 8] = 1;
-		}
+		if (ww)
+			dsh_ww_shadow(d, roff + (uint32_t)(i * 4), &v, 4);
 	}
 	if (ww && dnet_wc_flush(d->dev, &e) < 0)
 		return dsh_derr(d, &e);

@@ -122,13 +122,8 @@ int cmd_poke(struct dsh *d, struct dsh_args *a)
 	} else if (dnet_write(d->dev, r.addr, &v, r.width, &e) < 0) {
 		return dsh_derr(d, &e);
 	}
-	if (r.region == DNET_REG_WW) {
-		struct dsh_shadow *s = dsh_shadow(d);
-		if (s) {
-			memcpy(&s->ww[d->wid][r.off], &v, r.width);
-			s->ww_known[d->wid][r.off / 8] = 1;
-		}
-	}
+	if (r.region == DNET_REG_WW)
+		dsh_ww_shadow(d, r.off, &v, r.width);
 	cJSON *o = out_res(d);
 	jstr(o, "region", r.ri->name);
 	jhex(o, "offset", r.off);

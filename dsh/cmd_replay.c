@@ -257,6 +257,33 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 			 rc < 0 ? ": " : "", rc < 0 ? e.msg : "");
 }
 
+/* "# end N records" (or "record"): the end record, N in *n. */
+static bool parse_end(const char *l, unsigned long *n)
+{
+	const char *p = l + strlen(DSH_JOURNAL_END);
+	if (*p++ != ' ' || *p < '0' || *p > '9')
+		return false;
+	char *e;
+	errno = 0;
+	*n = strtoul(p, &e, 10);
+	return !errno && (strcmp(e, " records") == 0 || strcmp(e, " record") == 0);
+}
+
+struct jrec {
+	struct rec r;
+	unsigned line;
+};
+
+static void free_recs(struct jrec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].r.data);
+	free(v);
+}
+
+/* The journal is read and checked whole before its first record runs: a
+ * journal without records, without its end record (cut short, or still
+ * being written) or whose count disagrees replays nothing and fails. */
 int cmd_replay(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc != 2)
@@ -269,48 +296,104 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 	if (!f)
 		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nrec = 0, rcap = 0;
+	struct jrec *recs = NULL;
 	ssize_t got;
-	unsigned lineno = 0, done = 0;
+	unsigned lineno = 0, end_line = 0;
+	unsigned long end_count = 0;
+	bool cut = false;
 	int rc = 0;
-	while ((got = getline(&line, &cap, f)) >= 0) {
+	while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		bool nl = got > 0 && line[got - 1] == '\n';
 		line[strcspn(line, "\r\n")] = '\0';
 		if (lineno == 1 && strcmp(line, DSH_JOURNAL_MAGIC) != 0) {
 			rc = dsh_error(d, "%s:1: not a dsh journal (the first line must be '%s')", path,
 				       DSH_JOURNAL_MAGIC);
 			break;
 		}
+		if (!nl) {
+			cut = true; /* the writer ends every line, the end record too */
+			break;
+		}
+		size_t el = strlen(DSH_JOURNAL_END);
+		if (strncmp(line, DSH_JOURNAL_END, el) == 0 && (line[el] == ' ' || line[el] == '\0')) {
+			if (end_line)
+				rc = dsh_error(d, "%s:%u: a second end record (the first is at line %u)", path,
+					       lineno, end_line);
+			else if (!parse_end(line, &end_count))
+				rc = dsh_error(d, "%s:%u: bad end record '%.60s' (the form is '%s N records')", path,
+					       lineno, line, DSH_JOURNAL_END);
+			end_line = lineno;
+			continue;
+		}
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		if (line[strspn(line, " \t")] == '\0')
 			continue;
-		struct rec r;
+		if (end_line) {
+			rc = dsh_error(d, "%s:%u: a record after the end record (line %u)", path, lineno, end_line);
+			break;
+		}
+		if (nrec == rcap) {
+			size_t nc = rcap ? rcap * 2 : 64;
+			struct jrec *nv = realloc(recs, nc * sizeof *nv);
+			if (!nv) {
+				rc = dsh_error(d, "out of memory");
+				break;
+			}
+			recs = nv;
+			rcap = nc;
+		}
 		char msg[512];
-		if (parse_line(line, &r, msg, sizeof msg) < 0) {
-			free(r.data);
+		if (parse_line(line, &recs[nrec].r, msg, sizeof msg) < 0) {
+			free(recs[nrec].r.data);
 			rc = dsh_error(d, "%s:%u: %s", path, lineno, msg);
 			break;
 		}
-		run_rec(d, &r, msg, sizeof msg);
-		free(r.data);
+		recs[nrec++].line = lineno;
+	}
+	if (rc == 0 && ferror(f))
+		rc = dsh_error(d, "cannot read '%s': %s", path, strerror(errno ? errno : EIO));
+	free(line);
+	fclose(f);
+	if (rc == 0) {
+		const char *why = "cut short or still being written; nothing was replayed";
+		if (lineno == 0)
+			rc = dsh_error(d, "%s is empty (not a dsh journal)", path);
+		else if (nrec == 0)
+			rc = dsh_error(d, "%s: nothing to replay: no records%s", path,
+				       end_line ? "" : " (and the journal ends without its end record: cut short or "
+				       "still being written)");
+		else if (cut)
+			rc = dsh_error(d, "%s:%u: the journal ends without its end record, in the middle of a "
+				       "line: %s", path, lineno, why);
+		else if (!end_line)
+			rc = dsh_error(d, "%s: the journal ends without its end record ('%s N records'): %s", path,
+				       DSH_JOURNAL_END, why);
+		else if (end_count != nrec)
+			rc = dsh_error(d, "%s:%u: the end record says %lu record%s, the journal holds %zu: records "
+				       "are missing or were added; nothing was replayed", path, end_line, end_count,
+				       end_count == 1 ? "" : "s", nrec);
+	}
+	unsigned done = 0;
+	for (size_t i = 0; rc == 0 && i < nrec; i++) {
+		char msg[512];
+		run_rec(d, &recs[i].r, msg, sizeof msg);
 		if (msg[0]) {
 			cJSON *o = out_res(d);
 			jnum(o, "records", done);
-			jnum(o, "line", lineno);
+			jnum(o, "line", recs[i].line);
 			jstr(o, "divergence", msg);
-			rc = dsh_error(d, "%s:%u: first divergence after %u record%s: %s", path, lineno,
+			rc = dsh_error(d, "%s:%u: first divergence after %u record%s: %s", path, recs[i].line,
 				       done, done == 1 ? "" : "s", msg);
 			break;
 		}
 		done++;
 	}
-	free(line);
-	fclose(f);
+	free_recs(recs, nrec);
 	if (rc == 0) {
-		if (lineno == 0)
-			return dsh_error(d, "%s is empty (not a dsh journal)", path);
 		jnum(out_res(d), "records", done);
 		out_text(d, "replay: %s: %u record%s, no divergence\n", path, done, done == 1 ? "" : "s");
 	}

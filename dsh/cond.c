@@ -3,12 +3,25 @@
  *     TARGET [& MASK] OP VALUE        TARGET: last | REG | REG.FIELD | REGION OFFSET
  *
  * The condition holds when (target & MASK) OP VALUE.  The value is never
- * masked: a value with bits outside the mask (or outside the field or the
- * register's implemented bits), a mask outside them, and a zero mask make a
- * condition that can never change its verdict, so they are refused when the
- * line is read, naming the width.  wait hands the same condition to the
- * backend in register coordinates (dsh_cond_device), so assert and wait
- * judge every condition alike.
+ * masked.  A condition whose verdict is the same for every value the target
+ * can hold checks nothing, so it is refused when the line is read (and a
+ * script's lines are all read before the first runs, check.c): a mask
+ * outside the field or the register's implemented bits, a zero mask, for
+ * == and != a value with bits outside the mask (naming the width), and for
+ * < > <= >= a bound every value is on the same side of.  The values
+ * (target & M) can take are the submasks of M -- with M = 0x6: 0, 2, 4, 6 --
+ * so the least is 0 and the greatest M itself:
+ *
+ *     <  V  always when V > M, never when V == 0
+ *     <= V  always when V >= M
+ *     >  V  never when V >= M
+ *     >= V  always when V == 0, never when V > M
+ *
+ * and every other bound can go either way (V need not be a submask: x & 0x6
+ * < 5 holds for 0, 2, 4 and not for 6).  What remains has V <= M, so wait
+ * hands the same condition to the backend in register coordinates
+ * (dsh_cond_device) without overflow, and assert and wait judge every
+ * condition alike.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -108,7 +121,8 @@ int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct
 		return dsh_error(d, "missing value after '%s'", a->argv[i]);
 	if (dsh_num(d, a, i + 1, UINT64_MAX, "value", &c->value) < 0)
 		return -1;
-	if (c->value & ~c->mask) {
+	bool eq = c->op == DNET_COND_EQ || c->op == DNET_COND_NE;
+	if (eq && (c->value & ~c->mask)) {
 		if (c->mask != bits)
 			return dsh_error(d, "argument %d: value 0x%" PRIx64 " has bits outside the mask 0x%"
 					 PRIx64 " (the condition could never change)", i + 1, c->value, c->mask);
@@ -117,8 +131,31 @@ int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct
 	}
 	if (i + 2 != end)
 		return dsh_error(d, "argument %d: unexpected '%s'", i + 2, a->argv[i + 2]);
+	/* the target as the message names it: the masked target, or the
+	 * target with its width */
+	char range[192];
+	if (c->mask != bits)
+		snprintf(range, sizeof range, "%s", c->desc);
+	else if (c->kind == DSH_COND_REG && (c->field || c->reg->valid_mask != UINT64_MAX))
+		snprintf(range, sizeof range, "%s", what);
+	else
+		snprintf(range, sizeof range, "%s (64 bits)", c->desc);
 	size_t l = strlen(c->desc);
 	snprintf(c->desc + l, sizeof(c->desc) - l, " %s 0x%" PRIx64, dnet_cond_name(c->op), c->value);
+	/* Range operators: the least value is 0, the greatest the mask. */
+	uint64_t v = c->value, m = c->mask;
+	int always = -1;   /* 1: holds for every value, 0: for none, -1: depends */
+	switch (c->op) {
+	case DNET_COND_LT: always = v > m ? 1 : v == 0 ? 0 : -1; break;
+	case DNET_COND_LE: always = v >= m ? 1 : -1; break;
+	case DNET_COND_GT: always = v >= m ? 0 : -1; break;
+	case DNET_COND_GE: always = v == 0 ? 1 : v > m ? 0 : -1; break;
+	default: break;
+	}
+	if (always >= 0)
+		return dsh_error(d, "argument %d: %s %s %s can take (0 to 0x%" PRIx64 "): the condition is "
+				 "constant", i + 1, c->desc, always ? "holds for every value" : "never holds for any value",
+				 range, m);
 	return 0;
 }
 
@@ -140,7 +177,7 @@ int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
 		return 0;
 	}
 	default:
-		if (dsh_mem_word(d, c->region, c->sodimm, c->off, v) < 0)
+		if (dsh_mem_word(d, c->region, c->sodimm, c->off, c->mask, v) < 0)
 			return -1;
 		*v &= c->mask;
 		return 0;
@@ -154,7 +191,8 @@ bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked)
 
 /* The same condition on the raw 64-bit register or word: a field's mask and
  * value shift to its position, which keeps every operator's meaning
- * because the value lies inside the mask. */
+ * because the value is at most the mask (dsh_cond_parse), which fits the
+ * field. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value)
 {
 	unsigned sh = c->kind == DSH_COND_REG && c->field ? c->field->lsb : 0;

@@ -95,7 +95,9 @@ struct dsh_snap {
 };
 
 /* Host-side shadows of what cannot be read back: the Write Window and the
- * write-only registers, per node and WID. */
+ * write-only registers, per node and WID.  ww_known has one byte per 64-bit
+ * word of the window area, bit k set when this shell wrote byte k of the
+ * word (a 32-bit ww_write leaves the other half unknown). */
 struct dsh_shadow {
 	uint8_t ww[DNET_NWID][DNET_WINAREA_SIZE];
 	uint8_t ww_known[DNET_NWID][DNET_WINAREA_SIZE / 8];
@@ -140,6 +142,7 @@ struct dsh {
 	int quit_code;      /* exit N: the exit status; -1 none */
 	char quit_at[160];  /* where the script asked to exit: "FILE:LINE" */
 	bool dry;           /* --dry-run: nothing touches a device */
+	bool input_unread;  /* standard input failed before its first line: nothing ran */
 	bool output_error;  /* stdout could not be written (counted once) */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
@@ -299,7 +302,7 @@ struct dsh_cond {
 	uint32_t off;
 	uint64_t mask;      /* the target's bits unless '&' narrows them; never 0 */
 	enum dnet_cond op;
-	uint64_t value;     /* always inside mask (checked when parsed) */
+	uint64_t value;     /* == !=: inside mask; < > <= >=: at most mask (checked when parsed) */
 	char desc[160];
 };
 int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
@@ -309,7 +312,10 @@ bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 /* In the raw register/word: mask and value for dnet_wait, and back. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
-int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t *v);
+/* The 64-bit word at off of a region; need: the bits the caller looks at.
+ * The Write Window comes from the shadow: -1 (message set) if this shell
+ * has not written every byte need touches. */
+int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v);
 
 /* ---- flags.c: the error flags a primitive caused, on the issuer and the
  * destination ---- */
@@ -394,6 +400,9 @@ int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
 int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
 /* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
 int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
+/* Record in the shadow that len bytes at off of the current node's and WID's
+ * Write Window area were written with buf. */
+void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len);
 
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);

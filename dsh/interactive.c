@@ -80,6 +80,10 @@ void dsh_interrupt_clear(void)
 	g_sigint = 0;
 }
 
+/* errno of a failed read of the terminal (EIO after a hangup): the session
+ * ends there, reported as an error, not as an end of input. */
+static int g_read_err;
+
 /* Readline's input: a Ctrl-C typed at the prompt abandons the line (readline
  * gets an empty line) instead of killing the shell. */
 static int getc_interruptible(FILE *f)
@@ -91,8 +95,10 @@ static int getc_interruptible(FILE *f)
 			return c;
 		if (n == 0)
 			return EOF;
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			g_read_err = errno;
 			return EOF;
+		}
 		if (g_sigint) {
 			rl_replace_line("", 0);
 			rl_point = rl_end = 0;
@@ -332,6 +338,10 @@ static char *read_interactive(void *ctx, bool cont)
 	(void)ctx;
 	g_sigint = 0;
 	char *l = readline(prompt(cont));
+	if (g_read_err) {
+		free(l); /* what was typed before the error is not run */
+		return NULL;
+	}
 	if (!l)
 		return NULL;
 	const char *p = l;
@@ -370,8 +380,18 @@ int dsh_interactive(struct dsh *d)
 		read_history(path);
 	own_terminal();
 	banner(d);
+	g_read_err = 0;
 	int rc = dsh_run_reader(d, read_interactive, NULL, NULL);
 	give_back_terminal();
+	if (g_read_err) {
+		d->have_err = false;
+		d->cur_file = NULL;
+		dsh_error(d, "cannot read the terminal: %s", strerror(g_read_err));
+		dsh_report_at(NULL, 0, "input", d->errmsg);
+		d->failures++;
+		d->errors++;
+		rc = -1;
+	}
 	if (!d->quit)
 		putchar('\n');
 	if (path[0])

@@ -12,6 +12,7 @@ static struct {
 	FILE *dry;
 	char *line;
 	size_t cap;
+	unsigned long records;   /* lines written to the journal */
 } J;
 
 static const char *const cond_names[] = { "eq", "ne", "lt", "gt", "le", "ge" };
@@ -90,8 +91,10 @@ static void tap(void *ctx, const struct dnet_tap_rec *r)
 		J.cap = need;
 	}
 	dsh_journal_format(r, J.line, J.cap);
-	if (J.journal)
+	if (J.journal) {
 		fprintf(J.journal, "%s\n", J.line);
+		J.records++;
+	}
 	if (J.dry == stderr)
 		dsh_flush_for_stderr();
 	if (J.dry)
@@ -106,6 +109,7 @@ int dsh_journal_start(struct dsh *d, const char *path, char *msg, size_t n)
 		return -1;
 	}
 	fprintf(J.journal, "%s\n# backend %s\n", DSH_JOURNAL_MAGIC, dnet_dev_spec(d->dev));
+	J.records = 0;
 	dnet_set_tap(d->dev, tap, NULL);
 	return 0;
 }
@@ -120,8 +124,18 @@ void dsh_dry_start(struct dsh *d, FILE *out)
 
 void dsh_journal_stop(void)
 {
-	if (J.journal)
-		fclose(J.journal);
+	if (J.journal) {
+		/* the end record: a journal without it was cut short */
+		fprintf(J.journal, DSH_JOURNAL_END " %lu record%s\n", J.records, J.records == 1 ? "" : "s");
+		bool bad = ferror(J.journal) != 0;
+		if (fclose(J.journal) != 0)
+			bad = true;
+		if (bad) {
+			dsh_flush_for_stderr();
+			fprintf(stderr, "dsh: --journal: the journal could not be written completely\n");
+		}
+	}
+	J.records = 0;
 	if (J.dry)
 		fflush(J.dry);
 	J.journal = J.dry = NULL;

@@ -11,6 +11,14 @@
  *   write node=1 off=0x40010 width=8 val=0x0000060000000400 rc=0  # ureg0+0x10 cmd0_upper
  *   read node=1 off=0x20000 width=16 val=0x...(32 hex digits, high then low) rc=0  # llcm0+0x0
  *   read_block node=1 off=0x10000 len=16 data=00112233... rc=0  # pw0+0x0
+ *   # end 4 records
+ *
+ * The end record, written when the journal is closed (at exit, also after
+ * failures and the signals dsh catches), counts the records: replay
+ * refuses a journal without it (cut short, or still being written) or whose
+ * count disagrees, and one without records (nothing to replay).  It is a
+ * comment, so the format stays "1" and readers that skip comments still
+ * read it.
  *
  * A dry run prints the same lines, prefixed "dry: ", instead of doing them.
  */
@@ -21,6 +29,7 @@
 #include "dsh.h"
 
 #define DSH_JOURNAL_MAGIC "# dsh journal 1"
+#define DSH_JOURNAL_END "# end"   /* "# end N records", the last line */
 
 /* Record every operation of d->dev into path (created or truncated).
  * Returns 0, or -1 with a message in msg. */

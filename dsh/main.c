@@ -442,7 +442,8 @@ int main(int argc, char **argv)
 		d->interactive = true;
 		dsh_interactive(d);
 	} else if (!nsrc && !tty && !check_only) {
-		dsh_run_stream(d, stdin, "<stdin>");
+		/* a read error before the first line: nothing ran (exit 2, as -f -) */
+		d->input_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
 	}
 	dsh_settle(d); /* posted commands and pending verdicts are part of the run's verdict */
 	int sig = dsh_term_signal();

@@ -177,10 +177,11 @@ void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, 
 	out_dump_known(d, region, wid, devoff, regoff, buf, len, NULL);
 }
 
-/* known (may be NULL): one flag per 8-byte word of buf; a word not known
+/* known (may be NULL): one byte per 8-byte word of buf, bit k set when byte
+ * k of the word is known (struct dsh_shadow's ww_known).  A byte not known
  * (the Write Window: this shell did not write it) is shown as unknown --
- * "????????????????" in text, null in JSON words, "??" in JSON bytes --
- * never as a zero the device may not hold. */
+ * "??" in the text's hex word and in JSON bytes, and a word not wholly
+ * known is null in JSON words -- never as a zero the device may not hold. */
 void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
 		    const uint8_t *buf, size_t len, const uint8_t *known)
 {
@@ -196,12 +197,12 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 		char b[24];
 		for (size_t i = 0; i + 8 <= len; i += 8) {
 			snprintf(b, sizeof(b), "0x%016" PRIx64, dnet_get64(buf + i));
-			cJSON_AddItemToArray(w, !known || known[i / 8] ? cJSON_CreateString(b) : cJSON_CreateNull());
+			cJSON_AddItemToArray(w, !known || known[i / 8] == 0xff ? cJSON_CreateString(b) : cJSON_CreateNull());
 		}
 		char *hex = malloc(len * 2 + 1);
 		if (hex) {
 			for (size_t i = 0; i < len; i++)
-				snprintf(hex + 2 * i, 3, known && !known[i / 8] ? "??" : "%02x", buf[i]);
+				snprintf(hex + 2 * i, 3, known && !(known[i / 8] >> (i % 8) & 1) ? "??" : "%02x", buf[i]);
 			hex[len * 2] = 0;
 			jstr(r, "bytes", hex);
 			free(hex);
@@ -214,10 +215,14 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 		char w0[20], w1[20];
 		for (size_t k = 0; k < 2 && i + 8 * k < len; k++) {
 			char *o = k ? w1 : w0;
-			if (known && !known[i / 8 + k])
-				snprintf(o, 20, "????????????????");
-			else
+			if (known && known[i / 8 + k] != 0xff) {
+				/* most significant byte first, as the word is printed */
+				for (int by = 7; by >= 0; by--)
+					snprintf(o + 2 * (7 - by), 3, known[i / 8 + k] >> by & 1 ? "%02x" : "??",
+						 buf[i + 8 * k + (size_t)by]);
+			} else {
 				snprintf(o, 20, "%016" PRIx64, dnet_get64(buf + i + 8 * k));
+			}
 		}
 		if (i + 16 <= len)
 			printf("#%08" PRIx32 ": %s %s\n", addr, w0, w1);

@@ -40,6 +40,7 @@ struct dsh_src {
 	void *ctx;
 	long nul_at;    /* column of a NUL byte in the last physical line, or -1 */
 	bool too_long;  /* the last physical line was longer than DSH_PHYS_LINE_MAX */
+	int read_err;   /* errno of a failed read of f: the input ends there */
 };
 
 static char *read_cb_line(struct dsh_src *s, bool cont)
@@ -52,17 +53,28 @@ static char *read_cb_line(struct dsh_src *s, bool cont)
 
 /* One line of a stream, at most DSH_PHYS_LINE_MAX bytes: a longer line is
  * read to its end and dropped (an error at its line), so no input can make
- * dsh grow without bound. */
+ * dsh grow without bound.  A read error is not an end of file: the line
+ * being read is dropped, s->read_err set, and nothing more is read. */
 static char *read_file_line(struct dsh_src *s, bool cont)
 {
 	(void)cont;
+	if (s->read_err)
+		return NULL;
 	size_t cap = 256, n = 0;
 	char *line = malloc(cap);
 	if (!line)
 		return NULL;
 	int c = EOF;
 	bool too_long = false;
-	while ((c = getc(s->f)) != EOF && c != '\n') {
+	for (;;) {
+		errno = 0;
+		c = getc(s->f);
+		if (c == EOF && ferror(s->f) && errno == EINTR && !dsh_term_signal()) {
+			clearerr(s->f); /* a signal that does not end the run */
+			continue;
+		}
+		if (c == EOF || c == '\n')
+			break;
 		if (n + 1 >= DSH_PHYS_LINE_MAX) {
 			too_long = true;
 			continue;
@@ -77,6 +89,13 @@ static char *read_file_line(struct dsh_src *s, bool cont)
 			cap *= 2;
 		}
 		line[n++] = (char)c;
+	}
+	if (c == EOF && ferror(s->f)) {
+		/* interrupted by the signal that ends the run: an end, not an error */
+		if (!(errno == EINTR && dsh_term_signal()))
+			s->read_err = errno ? errno : EIO;
+		free(line);
+		return NULL;
 	}
 	if (c == EOF && n == 0 && !too_long) {
 		free(line);
@@ -601,7 +620,19 @@ int dsh_run_string(struct dsh *d, const char *text, const char *name)
 int dsh_run_stream(struct dsh *d, FILE *f, const char *name)
 {
 	struct dsh_src s = { .d = d, .nul_at = -1, .name = name, .readln = read_file_line, .f = f };
-	return run_src(d, &s);
+	int rc = run_src(d, &s);
+	if (!s.read_err)
+		return rc;
+	/* The input did not end, it broke: a failed command at the line that
+	 * could not be read (-f - says "cannot read" too).  DSH_NOT_RUN when
+	 * not one line was read. */
+	d->have_err = false;
+	d->cur_file = name;
+	d->cur_line = s.line + 1;
+	d->cur_cmd = NULL;
+	dsh_error(d, "cannot read '%s': %s", name, strerror(s.read_err));
+	fail_unrun(d, "line", NULL);
+	return s.line == 0 ? DSH_NOT_RUN : -1;
 }
 
 int dsh_run_reader(struct dsh *d, char *(*cb)(void *ctx, bool cont), void *ctx, const char *name)

@@ -47,7 +47,7 @@ expect_match "sim:nodes=3072 message" "nodes=3072 out of range \\(1-3071.*Tab. 4
 check "unknown field" 'reg ctl_status.nope' "no field 'nope'"
 check "node range" '@3 v' "node 3 out of range"
 check "undefined var" 'echo $nope' "undefined variable"
-check "bad op" 'assert ctl_status =! 1' "not an operator"
+check2 "bad op" 'assert ctl_status =! 1' "check: assert: argument 2: '=!' is not an operator"
 check "rllcm misaligned" 'rllcm_write 2 4 1' "misaligned"
 check "rllcm clid" 'rllcm_write 0x1000 0 1' "out of range"
 check2 "end alone" 'end' "end without repeat"

@@ -23,7 +23,7 @@ assert ctl_status & 0x2 == 2
 assert ctl_status.sdimm_init_done != 0
 assert prim_counter < 5
 assert prim_counter <= 0
-assert pkt_counter >= 0
+assert pkt_counter < 1
 expect llcm 0x100 > 0
 ww_write ww=0 from=0 it=64 val=1 inc=1
 prim VS size=256 src=0 dst=0x100
