@@ -122,18 +122,15 @@ void dsh_dry_start(struct dsh *d, FILE *out)
 	dnet_set_tap(d->dev, tap, NULL);
 }
 
-void dsh_journal_stop(void)
+int dsh_journal_stop(void)
 {
+	bool bad = false;
 	if (J.journal) {
 		/* the end record: a journal without it was cut short */
 		fprintf(J.journal, DSH_JOURNAL_END " %lu record%s\n", J.records, J.records == 1 ? "" : "s");
-		bool bad = ferror(J.journal) != 0;
+		bad = ferror(J.journal) != 0;
 		if (fclose(J.journal) != 0)
 			bad = true;
-		if (bad) {
-			dsh_flush_for_stderr();
-			fprintf(stderr, "dsh: --journal: the journal could not be written completely\n");
-		}
 	}
 	J.records = 0;
 	if (J.dry)
@@ -142,4 +139,5 @@ void dsh_journal_stop(void)
 	free(J.line);
 	J.line = NULL;
 	J.cap = 0;
+	return bad ? -1 : 0;
 }

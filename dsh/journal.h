@@ -36,8 +36,9 @@
 int dsh_journal_start(struct dsh *d, const char *path, char *msg, size_t n);
 /* Print every operation of d->dev (opened with dnet_open_dry) to out. */
 void dsh_dry_start(struct dsh *d, FILE *out);
-/* Flush and close the journal (at exit). */
-void dsh_journal_stop(void);
+/* Flush and close the journal (at exit).  -1 if it could not be written
+ * whole: the caller reports it, and the run fails. */
+int dsh_journal_stop(void);
 
 /* One tap record as a journal line (no newline). */
 void dsh_journal_format(const struct dnet_tap_rec *r, char *buf, size_t n);

@@ -446,6 +446,8 @@ int main(int argc, char **argv)
 		d->input_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
 	}
 	dsh_settle(d); /* posted commands and pending verdicts are part of the run's verdict */
+	if (journal && dsh_journal_stop() < 0) /* a journal cut short is a result lost */
+		dsh_late_failure(d, NULL, 0, "--journal", NULL, "the journal could not be written completely");
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a
 	 * reader of the log is not told "0 failed" about a failed run; and

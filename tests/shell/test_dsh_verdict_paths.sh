@@ -169,6 +169,12 @@ for b in "" "remote:unix:$S"; do
 	if [ "$(cat "$T_TMP/rc")" -ne 0 ]; then pass; else fail "closed pipe$where: exit 0"; fi
 done
 
+# A journal that cannot be written whole: the record of a board session lost.
+"$DSH" --journal /dev/full -c "$OKC" >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "journal on a full disk: exit" 1 $?
+expect_match "journal on a full disk: said" "dsh: --journal: the journal could not be written completely" "$(cat "$T_TMP/err")"
+expect_match "journal on a full disk: summary" "1 error" "$(cat "$T_TMP/out")"
+
 # Counts that agree: every failed object is counted in failed_commands.
 printf 'nosuchcommand\n' >"$T_TMP/bad.dsh"
 printf 'assert ctl_status == 1\n' >"$T_TMP/fa.dsh"
