@@ -8,6 +8,9 @@ T_PASS=0
 T_FAIL=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
+T_SHELL=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PY=/usr/bin/python3 # Debian's, with python3-jsonschema
+[ -x "$PY" ] || PY=python3
 T_PIDS=()
 # Stop what a test started: SIGTERM, up to 5 s to exit (a sanitizer's exit
 # report included), then SIGKILL for it and its children.  Never hangs.
