@@ -47,8 +47,31 @@ class Checker:
             k: cls({"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{k}"})
             for k in ("command", "summary")
         }
+        self.schema, self.cls, self.by_cmd = schema, cls, {}
         self.seen = {}
         self.count = 0
+
+    def validator(self, obj):
+        """The whole schema, or, for a command object, the same schema with
+        $defs/by_command cut to the branches whose "if" (on cmd alone)
+        holds: the same verdict, 3-4 times faster.  The first object of
+        each name is checked with both."""
+        cmd = obj.get("cmd") if isinstance(obj, dict) else None
+        if not isinstance(cmd, str):
+            return self.whole
+        if cmd not in self.by_cmd:
+            v = self.whole
+            branches = self.schema["$defs"]["by_command"]["allOf"]
+            conds = [b.get("if", {}).get("properties", {}).get("cmd") for b in branches]
+            if all(set(b) == {"if", "then"} and set(b["if"]) == {"properties"} and
+                   set(b["if"]["properties"]) == {"cmd"} and c and set(c) <= {"const", "enum"} for b, c in zip(branches, conds)):
+                keep = [b["then"] for b, c in zip(branches, conds) if c.get("const") == cmd or cmd in c.get("enum", ())]
+                defs = dict(self.schema["$defs"], by_command={"allOf": keep})
+                v = self.cls(dict(self.schema, **{"$defs": defs}))
+            if v.is_valid(obj) != self.whole.is_valid(obj):
+                raise SystemExit(f"json_validate.py: the schema cut for {cmd!r} disagrees with the whole schema")
+            self.by_cmd[cmd] = v
+        return self.by_cmd[cmd]
 
     def check(self, text):
         """(what is wrong or None, kind) for text, one JSON value; kind:
@@ -65,10 +88,12 @@ class Checker:
             why = f"not JSON ({e})"
         else:
             why = None
-            if not self.whole.is_valid(obj):
+            if not self.validator(obj).is_valid(obj):
                 v = self.branch["summary" if isinstance(obj, dict) and "summary" in obj else "command"]
                 err = jsonschema.exceptions.best_match(v.iter_errors(obj)) or \
                     jsonschema.exceptions.best_match(self.whole.iter_errors(obj))
+                if err is None:
+                    raise SystemExit(f"json_validate.py: the cut schema alone rejects {text}")
                 where = "/".join(str(p) for p in err.absolute_path) or "(top)"
                 why = f"at {where}: {err.message}"
             elif "summary" in obj:
