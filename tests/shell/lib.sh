@@ -16,6 +16,7 @@ PY=/usr/bin/python3 # Debian's, with python3-jsonschema
 # /dev/full) runs "$BIN/dsh" itself, and may hand its output to json_collect.
 # DSH_JSON_KEEP=DIR keeps the collected outputs (DIR/SUITE).
 DSH="$T_SHELL/dsh-collect"
+DSH_RUN="$T_SHELL/dsh-run-collect" # dsh-run, its ranks through dsh-collect
 export DSH_COLLECT_REAL="$BIN/dsh" DSH_COLLECT_DIR="$T_TMP/json"
 mkdir -m 1777 "$DSH_COLLECT_DIR" # other uids (runuser) write there too
 T_PIDS=()
