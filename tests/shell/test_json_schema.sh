@@ -53,6 +53,7 @@ check "hex promised, decimal given" invalid "$(edit "$C" '.result.device_offset 
 check "hex in capitals" invalid "$(edit "$C" '.result.address = "0x4202000A"')"
 check "ok as a string" invalid "$(edit "$C" '.ok = "true"')"
 check "node missing" invalid "$(edit "$C" 'del(.node)')"
+check "node null" invalid "$(edit "$C" '.node = null')"
 check "unknown top-level key" invalid "$(edit "$C" '.extra = 1')"
 check "another schema" invalid "$(edit "$C" '.schema = "dsh/2"')"
 check "failed without a message" invalid "$(edit "$C" '.ok = false')"
