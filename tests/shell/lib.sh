@@ -12,9 +12,10 @@ PY=/usr/bin/python3 # Debian's, with python3-jsonschema
 [ -x "$PY" ] || PY=python3
 # "$DSH" is dsh through dsh-collect: every --json output is kept in
 # $DSH_COLLECT_DIR and validated by finish against the JSON Schema.  A test
-# that signals a background dsh or checks its stdout write errors (SIGPIPE,
-# /dev/full) runs "$BIN/dsh" itself, and may hand its output to json_collect.
-# DSH_JSON_KEEP=DIR keeps the collected outputs (DIR/SUITE).
+# that signals a background dsh ($! is the wrapper's) or needs dsh itself on
+# a pipe (SIGPIPE) runs "$BIN/dsh", and may hand its output to json_collect.
+# Copy "$BIN/dsh", not "$DSH", for another uid.  DSH_JSON_KEEP=DIR keeps the
+# collected outputs (DIR/SUITE).
 DSH="$T_SHELL/dsh-collect"
 DSH_RUN="$T_SHELL/dsh-run-collect" # dsh-run, its ranks through dsh-collect
 export DSH_COLLECT_REAL="$BIN/dsh" DSH_COLLECT_DIR="$T_TMP/json"
