@@ -2,15 +2,28 @@
 # Environment: BIN (directory with dsh and dnetd), set by tests/run.sh.
 set -u
 : "${BIN:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/bin}"
-DSH="$BIN/dsh"
 DNETD="$BIN/dnetd"
 T_PASS=0
 T_FAIL=0
 T_SKIP=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
+T_SHELL=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PY=/usr/bin/python3 # Debian's, with python3-jsonschema
+[ -x "$PY" ] || PY=python3
+# "$DSH" is dsh through dsh-collect: every --json output is kept in
+# $DSH_COLLECT_DIR and validated by finish against the JSON Schema.  A test
+# that signals a background dsh ($! is the wrapper's) or needs dsh itself on
+# a pipe (SIGPIPE) runs "$BIN/dsh", and may hand its output to json_collect.
+# Copy "$BIN/dsh", not "$DSH", for another uid.  DSH_JSON_KEEP=DIR keeps the
+# collected outputs (DIR/SUITE).
+DSH="$T_SHELL/dsh-collect"
+DSH_RUN="$T_SHELL/dsh-run-collect" # dsh-run, its ranks through dsh-collect
+export DSH_COLLECT_REAL="$BIN/dsh" DSH_COLLECT_DIR="$T_TMP/json"
+mkdir -m 1777 "$DSH_COLLECT_DIR" # other uids (runuser) write there too
 T_PIDS=()
 T_DIRS=() # removed by cleanup, beside T_TMP
+T_JSON_N=0
 # Stop what a test started: SIGTERM, up to 5 s to exit (a sanitizer's exit
 # report included), then SIGKILL for it and its children.  Never hangs.
 stop_pid() {
@@ -97,7 +110,32 @@ other_uid_dir() {
 		fail "uid $user cannot reach $OU_DIR"; finish; exit 1
 	fi
 }
+# json_collect FILE...: --json output of "$BIN/dsh", validated by finish too.
+json_collect() {
+	local f k
+	for f; do
+		k=$DSH_COLLECT_DIR/c$BASHPID.$((++T_JSON_N))
+		printf 'json_collect %q' "$f" >"$k.cmd"
+		cp "$f" "$k.json"
+	done
+}
+# Validate what was collected: a failure per object the schema rejects.
+json_validate() {
+	local schema=$T_SHELL/../schemas/dsh-json.schema.json line n='' bad=0
+	compgen -G "$DSH_COLLECT_DIR/*.json" >/dev/null || return 0
+	[ -n "${DSH_JSON_KEEP:-}" ] && cp -r "$DSH_COLLECT_DIR" "$DSH_JSON_KEEP/$T_SUITE"
+	while IFS= read -r line; do
+		case $line in
+		"checked "*) n=${line#checked } ;;
+		*) fail "--json output: $line"; bad=1 ;;
+		esac
+	done < <("$PY" "$T_SHELL/json_validate.py" "$schema" "$DSH_COLLECT_DIR" 2>&1)
+	if [ -z "$n" ]; then fail "--json output: json_validate.py did not finish"; return; fi
+	echo "$T_SUITE: $n --json objects checked against $(basename "$schema")"
+	[ "$bad" -eq 0 ] && pass
+}
 finish() {
+	json_validate
 	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }

@@ -4,8 +4,6 @@
 REPORTS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CTRF_SCHEMA=$REPORTS_ROOT/tests/schemas/dsh-run-ctrf.schema.json
 JUNIT_XSD=$REPORTS_ROOT/tests/schemas/junit.xsd
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
 ctrf_valid() { # FILE
 	"$PY" - "$CTRF_SCHEMA" "$1" <<'EOF'
 import json, sys, jsonschema

@@ -5,7 +5,7 @@
 # and the barrier script on 64 ranks (fewer barriers: 1,000 x 64 ranks takes ~24 s here).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reports.sh"
-RUN="$BIN/dsh-run"
+RUN=$DSH_RUN
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SUITE=$ROOT/scripts/tests
 tmo() { timeout 300 "$@"; }

@@ -3,8 +3,7 @@
 # layer -- every transport in one process, JSON, refusals, and a two-rank
 # dsh-run exchange over LHSv1 and LHSv2 (each rank its own process).
 . "$(dirname "$0")/lib.sh"
-DSH="$BIN/dsh"
-RUN="$BIN/dsh-run"
+RUN=$DSH_RUN
 S=$T_TMP
 tmo() { timeout 120 "$@"; }
 

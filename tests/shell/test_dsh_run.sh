@@ -4,7 +4,7 @@
 # that validate (CTRF schema of tests/schemas, JUnit XSD), exit statuses.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reports.sh"
-RUN="$BIN/dsh-run"
+RUN=$DSH_RUN
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 tmo() { timeout 120 "$@"; }
 

@@ -162,10 +162,11 @@ for b in "" "remote:unix:$S"; do
 	"$DSH" "${args[@]}" -o /dev/full -c "$OKC" 2>"$T_TMP/err"
 	expect_eq "-o /dev/full$where: exit" 1 $?
 	# SIGPIPE ignored: EPIPE on write, the run fails.
-	(trap '' PIPE; "$DSH" "${args[@]}" --json -c 'repeat 2000; llcm_read 0 64; end' 2>"$T_TMP/err"; echo $? >"$T_TMP/rc") | head -n 1 >/dev/null
+	# (dsh itself on the pipe: "$DSH" would put tee between them)
+	(trap '' PIPE; "$BIN/dsh" "${args[@]}" --json -c 'repeat 2000; llcm_read 0 64; end' 2>"$T_TMP/err"; echo $? >"$T_TMP/rc") | head -n 1 >/dev/null
 	expect_eq "closed pipe, SIGPIPE ignored$where: exit" 1 "$(cat "$T_TMP/rc")"
 	# SIGPIPE default: killed by it, never 0.
-	("$DSH" "${args[@]}" --json -c 'repeat 2000; llcm_read 0 64; end' 2>/dev/null; echo $? >"$T_TMP/rc") | head -n 1 >/dev/null
+	("$BIN/dsh" "${args[@]}" --json -c 'repeat 2000; llcm_read 0 64; end' 2>/dev/null; echo $? >"$T_TMP/rc") | head -n 1 >/dev/null
 	if [ "$(cat "$T_TMP/rc")" -ne 0 ]; then pass; else fail "closed pipe$where: exit 0"; fi
 done
 

@@ -3,7 +3,7 @@
 # virtual clock and dnetd serves the ranks in virtual-time order, so a run
 # gives the same virtual times every time (D-SIM-TIMELINES).
 . "$(dirname "$0")/lib.sh"
-RUN="$BIN/dsh-run"
+RUN=$DSH_RUN
 S=$T_TMP
 tmo() { env TMPDIR="$S" timeout 300 "$@"; }
 host_ns() { # DIR -> "node ns" per rank, sorted by node
