@@ -283,7 +283,7 @@ wait_gone "$STPID" 50
 # ---- privilege is the server's decision; the client sends a token only to root or itself ----
 # (uid nobody runs copies of dsh and dnetd, and its daemon's socket is in a
 # directory it can write, in reach wherever the checkout and T_TMP are)
-if other_uid_dir nobody "$DSH" "$DNETD"; then
+if other_uid_dir nobody "$BIN/dsh" "$DNETD"; then
 	PD=$OU_DIR/priv
 	mkdir -p "$PD"
 	chmod 1777 "$PD"

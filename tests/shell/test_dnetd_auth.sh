@@ -116,7 +116,7 @@ stop_pid "${T_PIDS[-1]}"
 # its reach wherever the checkout and T_TMP are)
 if ! getent group nogroup >/dev/null; then
 	skip "no group nogroup: --allow for other uids not tried"
-elif ! other_uid_dir nobody "$DSH"; then
+elif ! other_uid_dir nobody "$BIN/dsh"; then
 	skip "$OU_WHY: --allow for other uids not tried"
 else
 	printf '# who may use what\nuser:nobody node=2 wid=1\ngroup:nogroup node=3 wid=0\nuid:65534 node=1 wid=1\n' >"$AL"

@@ -26,7 +26,7 @@ for f in $(keys '."$defs".summary.properties.summary.properties'); do
 done
 
 C='{"schema":"dsh/1","cmd":"llcm_read","args":["0","8"],"line":"llcm_read 0 8","file":"-c","lineno":1,"node":1,"wid":0,"ok":true,"error":null,"result":{"region":"llcm","wid":0,"offset":"0x0","device_offset":"0x20000","address":"0x42020000","length":8,"words":["0x0000000000000000"],"bytes":"0000000000000000"}}'
-S='{"schema":"dsh/1","summary":{"passed":1,"failed":0,"commands":2,"failed_commands":0,"errors":0,"ok":true}}'
+S='{"schema":"dsh/1","summary":{"passed":1,"failed":0,"skipped":0,"commands":2,"failed_commands":0,"errors":0,"exit_status":0,"ok":true}}'
 P='{"schema":"dsh/1","cmd":"prim","args":["RVS","dl=2","wait"],"line":"prim RVS dl=2 wait","file":"-c","lineno":1,"node":1,"wid":0,"ok":false,"error":"rc_overrun rose","result":{"prim":"RVS","otype":20,"command":0,"upper":"0x0","lower":"0x1","ex":null,"encoding":"0x00000000000000000000000000000001","text":"cmd:0_1","wait":{"completed":true,"elapsed_ns":5,"ctl_status":"0x832","prim_counter":"0x1","family":"RVS","count":1,"errors":[{"node":2,"flag":"rc_overrun","allowed":false}]}}}'
 # edit BASE JQ: BASE changed by a jq filter, one line
 edit() { jq -c "$2" <<<"$1"; }
@@ -37,11 +37,12 @@ check "a summary object" valid "$S"
 check "prim ... wait with an error flag" valid "$P"
 check "interactive: no file, no lineno" valid "$(edit "$C" 'del(.file, .lineno)')"
 check "a failure that is not one typed command (max-time)" valid \
-	'{"schema":"dsh/1","cmd":"max-time","args":[],"node":1,"wid":0,"ok":false,"error":"the run reached its --max-time","result":{}}'
-check "a posted failure" valid "$(edit "$C" '.cmd = "posted" | .ok = false | .error = "llcm_write refused"')"
-check "summary: skipped, exit_status, exit_requested, output_error" valid \
-	"$(edit "$S" '.summary += {skipped: 2, exit_status: 1, exit_requested: 0, output_error: false}')"
-check "summary after a signal" valid "$(edit "$S" '.summary += {signal: 15, ok: false}')"
+	'{"schema":"dsh/1","cmd":"max-time","args":[],"line":"max-time","node":1,"wid":0,"ok":false,"error":"the run reached its --max-time","result":{"late":true}}'
+check "a late failure of a primitive" valid \
+	'{"schema":"dsh/1","cmd":"prim","args":[],"line":"prim RVS dl=3","file":"-c","lineno":1,"node":1,"wid":0,"ok":false,"error":"device error flag raised by prim at -c:1: node 1 unroutable","result":{"late":true}}'
+check "summary: exit asked for" valid \
+	"$(edit "$S" '.summary += {skipped: 2, exit_status: 1, exit_requested: 0, exit_at: "-c:1", ok: false}')"
+check "summary after a signal" valid "$(edit "$S" '.summary += {signal: 15, exit_status: 143, ok: false}')"
 check "dry run: assertion not run" valid \
 	'{"schema":"dsh/1","cmd":"assert","args":["llcm","0","==","0"],"line":"assert llcm 0 == 0","file":"-c","lineno":1,"node":1,"wid":0,"ok":true,"error":null,"result":{"passed":null,"skipped":true,"condition":"llcm 0x0 == 0x0","op":"=="}}'
 check "wait error: already_set, cause" valid \
@@ -72,6 +73,11 @@ check "summary: unknown key" invalid "$(edit "$S" '.summary.bogus = 1')"
 check "summary: negative count" invalid "$(edit "$S" '.summary.passed = -1')"
 check "summary: ok with a failure" invalid "$(edit "$S" '.summary.failed_commands = 1')"
 check "summary: exit_status 256" invalid "$(edit "$S" '.summary.exit_status = 256')"
+check "summary: ok with a non-zero exit status" invalid "$(edit "$S" '.summary.exit_status = 1')"
+check "summary: exit_status missing" invalid "$(edit "$S" 'del(.summary.exit_status)')"
+check "summary: exit asked for, without where" invalid "$(edit "$S" '.summary += {exit_requested: 1, ok: false, exit_status: 1}')"
+check "a late object that passed" invalid \
+	'{"schema":"dsh/1","cmd":"prim","args":[],"line":"prim","node":1,"wid":0,"ok":true,"error":null,"result":{"late":true}}'
 check "not JSON" invalid '{"schema":"dsh/1",'
 check "NaN is not JSON" invalid "$(edit "$C" '.wid = 7' | sed 's/"wid":7/"wid":NaN/')"
 check "a key twice" invalid "$(sed 's/"wid":0,/"wid":0,"wid":0,/' <<<"$C")"
