@@ -11,6 +11,9 @@
  *   cmd_snapshot.c snapshot/diff of all registers, watch
  *   cmd_decode.c  status-ring and LH Buffer decoders, decode of given words
  *   cmd_prim.c    prim/botf/rllcm_write/wait
+ *   flags.c       the error flags a primitive caused; verdicts pending until a wait
+ *   verdict.c     the run's one verdict (summaries, exit status), late failures
+ *   post.c        posted commands and their outcome slots
  *   cmd_misc.c    version, node, info, stat, echo, sleep, set, assert
  *   script.c      command runner: sources, repeat..end, source, set -e, file:line
  *   interactive.c readline, history, completion
