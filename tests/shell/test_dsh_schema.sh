@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DOC="$ROOT/docs/json-schema.md"
-declare -A RUN CMDRE
+declare -A RUN CMDRE ENVR
 # row key (first backquoted word of the first column) -> script ; command names
 r() { RUN[$1]=$2; CMDRE[$1]=$3; }
 r llcm_read 'llcm_read 0 16; evpbuf_read 0 8; pw_read 0 8; dump ww 0 8; dump sodimm 0 8; sodimm read 0 8' 'llcm_read|evpbuf_read|pw_read|dump|sodimm'
@@ -41,7 +41,15 @@ r set 'set x 1; set' 'set'
 r source "source $T_TMP/empty.dsh" 'source'
 r 'sodimm write' 'sodimm write 0 1 2' 'sodimm'
 r fault 'fault drop 5% from 1 to 2; prim RVS dl=2 size=4096 src=0 dst=0 wait; fault; fault clear' 'fault'
-r bench 'bench E1 quick' 'bench'
+r bench 'bench E1 quick; bench E8 quick' 'bench'
+r 'reg PATTERN' 'reg ctl*' 'reg'
+r 'reg NAME confirm' 'reg ctl_reset confirm' 'reg'
+r llcm_write 'llcm_write from=0 it=2 val=1; ww_write ww=1 it=1 val=2' 'llcm_write|ww_write'
+r peek 'peek llcm 0 64; poke llcm 0 5 32; peek ureg 0x200 64' 'peek|poke'
+r send 'send 0 5 size=16 val=1; recv 0 5 check=1' 'send|recv'
+r barrier 'barrier' 'barrier'
+r signal 'signal 1' 'signal|waitfor'
+ENVR[signal]='DSH_RANK=0 DSH_SIZE=2' # a second rank to signal
 r probe "probe dump=$ROOT/tests/fixtures/pci/i875p.dump" 'probe'
 r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal" 'replay'
 "$DSH" --journal "$T_TMP/ok.journal" -c 'llcm_read 0 8' >/dev/null 2>&1
@@ -59,7 +67,7 @@ while IFS= read -r row; do
 	col2=$(cut -d'|' -f3- <<<"$row")
 	key=$(sed -E 's/^[^`]*`([^`]*)`.*/\1/' <<<"$col1")
 	if [ -z "${RUN[$key]:-}" ]; then fail "row '$key': no representative script in this test"; continue; fi
-	"$DSH" --json -c "${RUN[$key]}" >"$T_TMP/o.json" 2>/dev/null
+	env ${ENVR[$key]:-} "$DSH" --json -c "${RUN[$key]}" >"$T_TMP/o.json" 2>/dev/null
 	sel=".[] | select(.summary == null) | select(.cmd | test(\"^(${CMDRE[$key]})\$\"))"
 	# every key at any depth of the results of the row's commands
 	have=$(jq -rs "[$sel | .result | .. | objects | keys[]] | unique | .[]" <"$T_TMP/o.json")
