@@ -279,6 +279,72 @@ int pgid_setup(struct run *r)
 	return 0;
 }
 
+/* A launcher's ranks learn their environment and backend from files
+ * (rankexec.c), whatever the launcher forwards: DIR/env, DIR/backends. */
+static int rank_dir_setup(const struct run *r, unsigned s, const char *backend, char *const *env,
+			  unsigned nenv, char *dir, size_t n)
+{
+	snprintf(dir, n, "%s/s%u.ranks", r->tmp, s);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	char path[4400];
+	snprintf(path, sizeof path, "%s/env", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (unsigned i = 0; i < nenv; i++)
+		fprintf(f, "%s\n", env[i]);
+	fprintf(f, "DSH_SIZE=%u\n", r->n);
+	if (fclose(f) != 0)
+		return -1;
+	if (!r->table)
+		return 0;
+	snprintf(path, sizeof path, "%s/backends", dir);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	for (unsigned k = 0; k < r->n; k++)
+		fprintf(f, "%s\n", rank_backend(r, k) ? rank_backend(r, k) : backend);
+	return fclose(f);
+}
+
+/* The first line of a file (the launcher's own complaint), or "". */
+static void first_line(const char *path, char *buf, size_t n)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)n, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* Under a launcher, each rank's own end (rankexec.c): read at the timeout
+ * before anything is killed (a rank that ended keeps its status), and when
+ * the launcher has ended. */
+static void launcher_statuses(struct result *res, unsigned n, const char *dir, bool at_timeout)
+{
+	for (unsigned k = 0; k < n; k++) {
+		int code = 0;
+		if (res[k].exit_code != -1 || res[k].timed_out || res[k].never_started || res[k].vanished)
+			continue; /* decided at the timeout */
+		switch (rank_status_read(dir, k, &code)) {
+		case RANK_ENDED:
+			res[k].exit_code = code;
+			break;
+		case RANK_RUNNING:
+			if (at_timeout)
+				res[k].timed_out = true;
+			else
+				res[k].vanished = true;
+			break;
+		default:
+			res[k].never_started = true;
+			break;
+		}
+	}
+}
+
 int run_script(struct run *r, unsigned s)
 {
 	unsigned n = r->n;
@@ -299,6 +365,13 @@ int run_script(struct run *r, unsigned s)
 		snprintf(res[k].out_path, sizeof res[k].out_path, "%s/s%u.rank%u.json", r->tmp, s, k);
 		snprintf(res[k].err_path, sizeof res[k].err_path, "%s/s%u.rank%u.err", r->tmp, s, k);
 		res[k].exit_code = -1;
+		res[k].timed_out = res[k].never_started = res[k].vanished = false;
+	}
+	char rdir[4300] = "", lerr[4300];
+	snprintf(lerr, sizeof lerr, "%s/s%u.launcher.err", r->tmp, s);
+	if (r->launcher != L_LOCAL && rank_dir_setup(r, s, backend, env, nenv, rdir, sizeof rdir) < 0) {
+		fprintf(stderr, "dsh-run: cannot write the ranks' files in %s: %s\n", r->tmp, strerror(errno));
+		return -1;
 	}
 	free(g_pids);
 	g_npids = r->launcher == L_LOCAL ? n : 1;
@@ -327,10 +400,8 @@ int run_script(struct run *r, unsigned s)
 		/* One launcher process starts every rank; dsh takes its rank from
 		 * the launcher's environment (OMPI_COMM_WORLD_RANK, SLURM_PROCID) or,
 		 * for pdsh -R exec, from DSH_RANK=%n on its command line. */
-		char np[16], lerr[4200], runid[64], wlist[64], fan[16], sz[32];
+		char np[16], wlist[64], fan[16], sz[32];
 		snprintf(np, sizeof np, "%u", n);
-		snprintf(lerr, sizeof lerr, "%s/s%u.launcher.err", r->tmp, s);
-		snprintf(runid, sizeof runid, "DSH_RUN_ID=%lu", (unsigned long)(r->run_base + s));
 		unsigned a = 0;
 		if (r->launcher == L_MPIRUN) {
 			argv[a++] = (char *)"mpirun";
@@ -339,8 +410,6 @@ int run_script(struct run *r, unsigned s)
 			if (geteuid() == 0)
 				argv[a++] = (char *)"--allow-run-as-root";
 			argv[a++] = (char *)"--oversubscribe";
-			argv[a++] = (char *)"-x";
-			argv[a++] = runid;
 		} else if (r->launcher == L_SRUN) {
 			argv[a++] = (char *)"srun";
 			argv[a++] = (char *)"-n";
@@ -360,9 +429,14 @@ int run_script(struct run *r, unsigned s)
 			argv[a++] = (char *)"env";
 			argv[a++] = (char *)"DSH_RANK=%n";
 			argv[a++] = sz;
-			argv[a++] = runid;
 		}
-		dsh_argv(r, backend, r->scripts[s], out_pat, argv + a);
+		/* every rank through --exec-rank: its own exit status, its
+		 * environment and its backend from files */
+		argv[a++] = (char *)r->self;
+		argv[a++] = (char *)"--exec-rank";
+		argv[a++] = rdir;
+		argv[a++] = (char *)"--";
+		dsh_argv(r, r->table ? NULL : backend, r->scripts[s], out_pat, argv + a);
 		for (unsigned k = 0; k < n; k++)
 			res[k].start_ms = start;
 		g_pids[0] = spawn(argv, NULL, lerr, env, nenv);
@@ -400,6 +474,8 @@ int run_script(struct run *r, unsigned s)
 		if (run_signal_caught() || (r->timeout_ms && el >= r->timeout_ms) ||
 		    (r->total_timeout_ms && now_ms() >= r->start_ms + r->total_timeout_ms)) {
 			timed_out = !run_signal_caught();
+			if (r->launcher != L_LOCAL && timed_out)
+				launcher_statuses(res, n, rdir, true); /* before anything is killed */
 			for (unsigned i = 0; i < g_npids; i++)
 				if (g_pids[i] > 0) {
 					kill_group(g_pids[i]);
@@ -409,10 +485,8 @@ int run_script(struct run *r, unsigned s)
 						res[i].exit_code = -2;
 						res[i].stop_ms = now_ms();
 					} else {
-						for (unsigned k = 0; k < n; k++) {
-							res[k].timed_out = timed_out;
+						for (unsigned k = 0; k < n; k++)
 							res[k].stop_ms = now_ms();
-						}
 					}
 				}
 			break;
@@ -421,7 +495,20 @@ int run_script(struct run *r, unsigned s)
 	}
 	if (r->progress)
 		fprintf(stderr, "\r\033[K");
-	for (unsigned k = 0; k < n; k++)
+	if (r->launcher != L_LOCAL && !run_signal_caught())
+		launcher_statuses(res, n, rdir, false);
+	char why[300];
+	first_line(lerr, why, sizeof why);
+	for (unsigned k = 0; k < n; k++) {
 		result_read(&res[k]);
+		/* what only dsh-run sees: a rank that never started or vanished */
+		if (res[k].never_started || res[k].vanished) {
+			res[k].status = ST_FAILED;
+			snprintf(res[k].message, sizeof res[k].message, "rank %u %s (script %s)%s%s", k,
+				 res[k].never_started ? "never started" :
+				 "ended without an exit status (killed, or its launcher stopped it)",
+				 r->scripts[s], why[0] ? "; the launcher said: " : "", why);
+		}
+	}
 	return 0;
 }

@@ -171,7 +171,8 @@ static void print_failures(const struct run *r)
 	}
 }
 
-/* Our private directory holds files only (outputs, logs, the socket). */
+/* Our private directory holds files (outputs, logs, the socket) and the
+ * launchers' per-script directories of files (rankexec.c). */
 static void rm_tree(const char *dir)
 {
 	DIR *dp = opendir(dir);
@@ -179,8 +180,12 @@ static void rm_tree(const char *dir)
 		return;
 	struct dirent *de;
 	while ((de = readdir(dp)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(dirfd(dp), de->d_name, 0);
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(dirfd(dp), de->d_name, 0) != 0 && errno == EISDIR) {
+			char sub[PATH_MAX];
+			snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+			rm_tree(sub);
+		}
 	closedir(dp);
 	if (rmdir(dir) != 0)
 		fprintf(stderr, "dsh-run: could not remove %s: %s\n", dir, strerror(errno));
@@ -190,10 +195,13 @@ int main(int argc, char **argv)
 {
 	static struct run run;
 	struct run *r = &run;
+	if (argc > 1 && strcmp(argv[1], "--exec-rank") == 0)
+		return rank_exec(argc, argv); /* on a rank, under a launcher */
 	r->timeout_ms = 60000;
-	char dshbuf[PATH_MAX], dnetdbuf[PATH_MAX];
+	char dshbuf[PATH_MAX], dnetdbuf[PATH_MAX], selfbuf[PATH_MAX];
 	r->dsh = sibling(argv[0], "dsh", dshbuf, sizeof dshbuf);
 	r->dnetd = sibling(argv[0], "dnetd", dnetdbuf, sizeof dnetdbuf);
+	r->self = sibling(argv[0], "dsh-run", selfbuf, sizeof selfbuf);
 	bool keep = false;
 	size_t cl = 0;
 	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)

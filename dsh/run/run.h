@@ -4,6 +4,8 @@
  *   main.c    options, the node table, the run loop, progress, exit status
  *   launch.c  starting ranks (local, mpirun, srun, pdsh) and dnetd, timeouts,
  *             killing everything started on any exit
+ *   rankexec.c  --exec-rank: in front of dsh on every rank a launcher starts,
+ *             its own exit status in a file, whatever the launcher reports
  *   result.c  reading each rank's JSON Lines output into a test result
  *   report.c  CTRF JSON (libcjson) and JUnit XML
  */
@@ -46,8 +48,10 @@ struct result {
 	const char *script;
 	enum status status;
 	char message[1200];    /* first failure, or why the rank did not finish */
-	int exit_code;         /* -1 unknown (launcher), 128+N killed */
+	int exit_code;         /* -1 unknown, 128+N killed */
 	bool timed_out;
+	bool never_started;    /* a launcher did not start it (no status file) */
+	bool vanished;         /* started, ended without an exit status (killed) */
 	uint64_t start_ms, stop_ms;
 	/* from the rank's summary object */
 	int passed, failed, errors, commands;
@@ -70,6 +74,7 @@ struct run {
 	uint64_t total_timeout_ms;      /* 0 = none */
 	const char *report, *junit;
 	const char *dsh, *dnetd;        /* programs */
+	const char *self;               /* dsh-run itself, for --exec-rank */
 	char tmp[4096];                 /* private directory */
 	char sock[4200];
 	pid_t dnetd_pid;
@@ -95,6 +100,12 @@ int pgid_setup(struct run *r);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 void kill_all(struct run *r);
+
+/* rankexec.c */
+int rank_exec(int argc, char **argv);
+/* What DIR/rankK.status says: *code set when RANK_ENDED (128+N: signal N). */
+enum { RANK_NEVER_STARTED, RANK_RUNNING, RANK_ENDED };
+int rank_status_read(const char *dir, unsigned rank, int *code);
 
 /* result.c */
 void result_read(struct result *res);

@@ -1,0 +1,220 @@
+/* dsh-run --exec-rank DIR -- CMD [ARG...]: what a launcher (mpirun, srun,
+ * pdsh) starts on every rank, in front of dsh.
+ *
+ * A launcher returns one exit status for the whole job, if that: mpirun
+ * the first failure, pdsh and srun their own.  So each rank reports itself
+ * through files in DIR, dsh-run's directory of the script (on a shared file
+ * system when the ranks are on other hosts):
+ *   DIR/env         KEY=VALUE lines set before CMD runs (DSH_RUN_ID,
+ *                   DSH_RANKMAP...): the same for every launcher, whatever
+ *                   environment it forwards
+ *   DIR/backends    optional: line k is rank k's backend, given to dsh as
+ *                   "-b SPEC" (a node table under a launcher)
+ *   DIR/rankK.status  written here: "started PID" before CMD runs, then
+ *                   "exit N" or "signal N" when it ended
+ * dsh-run reads them (launch.c): no file, the rank never started; "started"
+ * only, it hung (killed at the timeout) or this process was killed; else
+ * the rank's own status, also for a crash of dsh or of a --dsh wrapper.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "run.h"
+
+/* The rank, as dsh finds it (dsh/cmd_sync.c dsh_sync_init, same order). */
+static int env_rank(unsigned *rank)
+{
+	static const char *const vars[] = { "DSH_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		unsigned long r = strtoul(v, &end, 10);
+		if (errno || *end || r >= RUN_MAX_RANKS)
+			return -1;
+		*rank = (unsigned)r;
+		return 0;
+	}
+	return -1;
+}
+
+/* Write DIR/rankK.status whole (a new file renamed over the old one), so a
+ * reader never sees half a line. */
+static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
+{
+	char path[4300], tmp[4400];
+	snprintf(path, sizeof path, "%s/rank%u.status", dir, rank);
+	snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, fmt, v);
+	fputc('\n', f);
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		unlink(tmp);
+}
+
+static int set_env_file(const char *dir)
+{
+	char path[4300], *line = NULL;
+	size_t cap = 0;
+	snprintf(path, sizeof path, "%s/env", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		char *eq = strchr(line, '=');
+		if (eq && eq > line) {
+			*eq = 0;
+			setenv(line, eq + 1, 1);
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* Line rank of DIR/backends (malloc'd), NULL if there is no such file. */
+static char *backend_of(const char *dir, unsigned rank, int *err)
+{
+	char path[4300], *line = NULL;
+	size_t cap = 0;
+	*err = 0;
+	snprintf(path, sizeof path, "%s/backends", dir);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		*err = errno == ENOENT ? 0 : -1;
+		return NULL;
+	}
+	unsigned k = 0;
+	char *found = NULL;
+	while (getline(&line, &cap, f) > 0) {
+		if (k++ == rank) {
+			line[strcspn(line, "\n")] = 0;
+			found = line;
+			line = NULL;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		*err = -1;
+	return found;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+int rank_exec(int argc, char **argv)
+{
+	/* argv: dsh-run --exec-rank DIR -- CMD [ARG...] */
+	if (argc < 5 || strcmp(argv[3], "--") != 0) {
+		fprintf(stderr, "dsh-run --exec-rank: usage: dsh-run --exec-rank DIR -- CMD [ARG...]\n");
+		return 2;
+	}
+	const char *dir = argv[2];
+	unsigned rank;
+	if (env_rank(&rank) < 0) {
+		fprintf(stderr, "dsh-run --exec-rank: no rank in the environment (DSH_RANK, "
+				"OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID)\n");
+		return 2;
+	}
+	if (set_env_file(dir) < 0) {
+		fprintf(stderr, "dsh-run --exec-rank: cannot read %s/env: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	int berr;
+	char *backend = backend_of(dir, rank, &berr);
+	if (berr) {
+		fprintf(stderr, "dsh-run --exec-rank: no backend for rank %u in %s/backends\n", rank, dir);
+		return 2;
+	}
+	/* CMD, with "-b SPEC" after its name when the table gives one */
+	int n = argc - 4;
+	char **cmd = calloc((size_t)n + 3, sizeof *cmd);
+	if (!cmd)
+		return 2;
+	int a = 0;
+	cmd[a++] = argv[4];
+	if (backend) {
+		cmd[a++] = (char *)"-b";
+		cmd[a++] = backend;
+	}
+	for (int i = 5; i < argc; i++)
+		cmd[a++] = argv[i];
+	cmd[a] = NULL;
+
+	put_status(dir, rank, "started %ld", (long)getpid());
+	struct sigaction sa = { .sa_handler = forward };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	pid_t p = fork();
+	if (p < 0) {
+		put_status(dir, rank, "exit %ld", 127);
+		return 127;
+	}
+	if (p == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "dsh-run --exec-rank: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	child_pid = p;
+	int st = 0;
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	free(cmd);
+	free(backend);
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		put_status(dir, rank, "signal %ld", sig);
+		/* the launcher sees the rank end as it did */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 127;
+	put_status(dir, rank, "exit %ld", code);
+	return code;
+}
+
+int rank_status_read(const char *dir, unsigned rank, int *code)
+{
+	char path[4300], word[16] = "";
+	long v = 0;
+	snprintf(path, sizeof path, "%s/rank%u.status", dir, rank);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return RANK_NEVER_STARTED;
+	int got = fscanf(f, "%15s %ld", word, &v);
+	fclose(f);
+	if (got != 2)
+		return RANK_NEVER_STARTED;
+	if (!strcmp(word, "exit")) {
+		*code = (int)v;
+		return RANK_ENDED;
+	}
+	if (!strcmp(word, "signal")) {
+		*code = 128 + (int)v;
+		return RANK_ENDED;
+	}
+	return RANK_RUNNING;
+}
