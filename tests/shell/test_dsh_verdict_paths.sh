@@ -110,6 +110,14 @@ verdict_case "second VS source overrun" "$ALL" \
 # False failures: a second deliberate overrun passes; a user confined to
 # node 1 can judge an RVS to node 2 (the daemon attributes the flags).
 expect_status "second allowed overrun passes" 0 "$DSH" -c "$RVS_OVR wait allow=rc_overrun; $RVS_OVR wait allow=rc_overrun"
+# ... and a clean primitive of node 2 is not failed for the flag node 1's
+# request left up at node 2 (issue 21's false failure, between ranks).
+for b in "" "remote:unix:$S"; do
+	args=()
+	[ -n "$b" ] && args=(-b "$b")
+	expect_status "another node's overrun is not ours${b:+ (dnetd)}" 0 "$DSH" "${args[@]}" \
+		-c "$RVS_OVR wait allow=rc_overrun; @2 prim RVS dl=1 ef=1 size=0x200 src=0x1000 dst=0x1000 wait"
+done
 verdict_case "confined user: receive overrun at node 2" "user user-off" "$RVS_OVR wait" "$RVS_OK wait"
 expect_match "confined user: node 2 named" "node 2 rc_overrun" "$("$DSH" -b "remote:unix:$U,token=usr1,user" -c "$RVS_OVR wait" 2>&1)"
 
