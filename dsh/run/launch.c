@@ -508,6 +508,13 @@ int run_script(struct run *r, unsigned s)
 				 res[k].never_started ? "never started" :
 				 "ended without an exit status (killed, or its launcher stopped it)",
 				 r->scripts[s], why[0] ? "; the launcher said: " : "", why);
+		} else if (!res[k].timed_out && res[k].exit_code > 128 && res[k].exit_code < 128 + 65 &&
+			   !res[k].nfail) {
+			int sig = res[k].exit_code - 128;
+			res[k].status = ST_FAILED;
+			snprintf(res[k].message, sizeof res[k].message, "rank %u was killed by signal %d (%s) (script %s)%s",
+				 k, sig, strsignal(sig), r->scripts[s],
+				 res[k].have_summary ? " after writing its summary" : "");
 		}
 	}
 	return 0;
