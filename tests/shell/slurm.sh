@@ -9,7 +9,7 @@
 # starts munged on a socket there, writes a slurm.conf naming this host as
 # controller and only node (proctrack/linuxproc, task/none: no cgroups, no
 # systemd), its spool, state, pid and log files all in the directory and
-# its ports two free loopback ports picked at random, and starts slurmctld
+# its ports two free TCP ports picked at random, and starts slurmctld
 # and slurmd in the foreground (-D), so that their PIDs are the ones $!
 # gives: they go to T_PIDS, and are stopped by PID, never by name (other
 # tests, and other Slurms, may run at the same time).  It then waits, at
@@ -28,9 +28,12 @@ SLURM_WHY=''
 SLURM_PIDS=()
 SLURM_HOST=''
 
-# _slurm_port_free PORT: nothing listens on TCP PORT.
+# _slurm_port_free PORT: no TCP socket of this host is bound to PORT
+# (/proc/net/tcp and tcp6: no need for iproute2's ss).
 _slurm_port_free() {
-	! ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+	local hex
+	hex=$(printf '%04X' "$1")
+	! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v h=":$hex" '$2 ~ h "$" {f = 1} END {exit !f}'
 }
 # _slurm_tail FILE: the last lines of a log, on one line, for a reason.
 _slurm_tail() {
@@ -54,7 +57,7 @@ _slurm_alive() {
 slurm_start() {
 	local p
 	SLURM_WHY=''
-	for p in munged mungekey slurmctld slurmd srun sinfo scancel squeue ss; do
+	for p in munged mungekey slurmctld slurmd srun sinfo scancel squeue; do
 		if ! command -v "$p" >/dev/null 2>&1; then
 			SLURM_WHY="no $p (packages slurm-wlm and munge: scripts/install-deps.sh)"
 			return 1
