@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# dsh-run's verdict matrix (issue 21, docs/reports.md "dsh-run's verdict
+# matrix"): every failure class a run can meet, crossed with every launcher
+# (local, real mpirun, real pdsh with its exec rcmd, real srun on a one-node
+# Slurm this test starts itself), must fail in every layer a reader sees --
+# dsh-run's exit status, its terminal output (the failing rank, file and
+# line named), the CTRF report (summary.failed and the test's status) and
+# the JUnit report (failures + errors of the script's testsuite, the
+# failing rank's testcase) -- and the same scripts with the failure removed
+# must pass in every layer.
+#
+# Each class is one script run on 2 ranks, failing on rank 1 only (`repeat
+# $rank ... end` runs its body on rank 1, not on rank 0: scripts have no
+# conditionals); rank 0 must pass, so a launcher that blames an innocent
+# rank fails too.  The classes:
+#   assert       an assertion that does not hold
+#   device       a device error: an RVS that overruns the receiver
+#   posted       a failure only the daemon sees: a delay dnetd refuses
+#                (--vtime-budget) after an llcm_write (dsh-run's ranks
+#                write --json, which never posts: the refusal is the reply)
+#   exit         exit 3
+#   crash        dsh itself dies of SIGSEGV in the middle of the script
+#   crash_after  the rank dies of SIGSEGV after dsh wrote its summary
+#   hang         a rank stuck past -t (waitfor a rank that never signals)
+#   nostart      a rank that never starts dsh (exits 127 first)
+# crash, crash_after and nostart are done by the --dsh wrapper below (no dsh
+# command kills dsh); the wrapper knows its rank from DSH_RANK (local, pdsh),
+# OMPI_COMM_WORLD_RANK (mpirun) or SLURM_PROCID (srun).  Each class is a
+# dsh-run call of its own, so that the exit status and the report totals
+# are that class's alone (dsh-run costs one launcher start per script
+# anyway: sharing a call would save little); the passing variants of every
+# class share one call.  The cells print "cell CLASS x LAUNCHER: pass|FAIL",
+# the table of docs/reports.md.  mpirun, pdsh and srun run on the plain
+# build only.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/reports.sh"
+. "$(dirname "$0")/slurm.sh"
+CLASSES=(assert device posted exit crash crash_after hang nostart)
+TMO=6s # dsh-run -t: the hang class costs this much per launcher
+M=$T_TMP/m
+mkdir -p "$M/fail" "$M/pass"
+
+# mk CLASS PRELUDE FAILING POSTLUDE: fail/CLASS.dsh runs FAILING on rank 1
+# (at line P+2, P the prelude's lines); pass/CLASS.dsh is the same script
+# without it.
+mk() {
+	local c=$1
+	{ printf '%s\n' "$2"; printf 'repeat $rank\n%s\nend\n' "$3"; printf '%s\n' "$4"; } >"$M/fail/$c.dsh"
+	{ printf '%s\n' "$2"; printf '%s\n' "$4"; } >"$M/pass/$c.dsh"
+}
+mk assert 'llcm_write from=0x10 it=1 val=5' 'assert llcm 0x10 == 6' 'assert llcm 0x10 == 5'
+mk device 'ww_write ww=0 from=0 it=64 val=0xc0de0000 inc=1
+prim VS size=256 src=0 dst=0x1000 wait' \
+	'prim RVS dl=$clid ef=1 size=0x200 src=0x1000 dst=0xfffff00 wait' \
+	'prim RVS dl=$clid ef=1 size=0x100 src=0x1000 dst=0x4000 wait
+assert sodimm 0x4000 == 0xc0de0001c0de0000'
+mk posted 'llcm_write from=0x20 it=1 val=7' 'sleep 7200s' 'llcm_write from=0x28 it=1 val=8
+assert llcm 0x28 == 8'
+mk exit 'llcm_write from=0x30 it=1 val=9' 'exit 3' 'assert llcm 0x30 == 9'
+# crash: rank 1 waits (for a signal that never comes) until the wrapper's
+# SIGSEGV, 1 s after the start, ends dsh
+mk crash 'llcm_write from=0x38 it=1 val=1' 'waitfor 0 timeout=20s' 'assert llcm 0x38 == 1'
+mk crash_after 'llcm_write from=0x40 it=1 val=2' 'echo summary next' 'assert llcm 0x40 == 2'
+mk hang 'llcm_write from=0x48 it=1 val=3' 'waitfor 0 timeout=600s' 'assert llcm 0x48 == 3'
+mk nostart 'llcm_write from=0x50 it=1 val=4' 'echo started' 'assert llcm 0x50 == 4'
+# the line of the failing command in fail/CLASS.dsh, where dsh names it (a
+# failed command): CTRF's line of rank 1's test.  (exit's line is in dsh's
+# summary, exit_at; where a hang or a crash stopped is not always known.)
+declare -A LINE=([assert]=3 [device]=4 [posted]=3)
+
+WRAP=$T_TMP/rank-wrapper
+cat >"$WRAP" <<EOF
+#!/usr/bin/env bash
+# dsh-run --dsh for the verdict matrix: rank 1 of fail/nostart.dsh exits 127
+# before dsh runs; rank 1 of fail/crash.dsh is dsh killed by SIGSEGV 1 s
+# after it started; rank 1 of fail/crash_after.dsh dies of SIGSEGV after
+# dsh ran to its end.  Everything else is dsh through dsh-collect.
+r=\${DSH_RANK:-\${OMPI_COMM_WORLD_RANK:-\${SLURM_PROCID:-x}}}
+case " \$* " in
+*" $M/fail/nostart.dsh "*) [ "\$r" = 1 ] && exit 127 ;;
+*" $M/fail/crash.dsh "*)
+	if [ "\$r" = 1 ]; then
+		ulimit -c 0
+		# a sanitizer build would catch the signal and exit 1: let it kill
+		export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}handle_segv=0"
+		export UBSAN_OPTIONS="\${UBSAN_OPTIONS:+\$UBSAN_OPTIONS:}handle_segv=0"
+		# the pid of this shell is dsh's once exec'd
+		( sleep 1; kill -SEGV \$\$ ) </dev/null >/dev/null 2>&1 &
+		exec "$BIN/dsh" "\$@"
+	fi ;;
+esac
+"$T_SHELL/dsh-collect" "\$@"
+rc=\$?
+case " \$* " in
+*" $M/fail/crash_after.dsh "*) if [ "\$r" = 1 ]; then ulimit -c 0; kill -SEGV \$\$; fi ;;
+esac
+exit \$rc
+EOF
+chmod 755 "$WRAP"
+
+# the terminal: what dsh-run must say about rank 1 of fail/CLASS.dsh
+declare -A SAYS=(
+	[assert]="rank 1: [^ ]*fail/assert\.dsh:3: assert: assertion failed"
+	[device]="rank 1: [^ ]*fail/device\.dsh:4: prim: .*rc_overrun"
+	[posted]="rank 1: [^ ]*fail/posted\.dsh:3: sleep: .*refused"
+	[exit]="rank 1[: ].*fail/exit\.dsh.*(exit status 3|exit 3)"
+	[crash]="rank 1[: ].*fail/crash\.dsh.*(exit status 139|signal|SIGSEGV|[Ss]egmentation)"
+	[crash_after]="rank 1[: ].*fail/crash_after\.dsh.*(exit status 139|signal|SIGSEGV|[Ss]egmentation)"
+	[hang]="rank 1[: ].*(timed out.*fail/hang\.dsh|fail/hang\.dsh.*timed out)"
+	[nostart]="rank 1[: ].*fail/nostart\.dsh.*(127|not start|never started|not finish|no summary)"
+)
+
+# junit_cells FILE: per testcase "SCRIPT RANK BAD SUITE_FAILURES SUITE_ERRORS",
+# BAD 1 when it holds a <failure> or <error>; then "total F E" of <testsuites>.
+junit_cells() {
+	"$PY" - "$1" <<'PYEOF'
+import os, re, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+for s in suites:
+    for c in s.findall("testcase"):
+        script = os.path.basename(c.get("file") or s.get("name") or "?")
+        m = re.search(r"(\d+)\s*$", c.get("name", ""))
+        bad = int(c.find("failure") is not None or c.find("error") is not None)
+        print(script, m.group(1) if m else "?", bad, s.get("failures", "?"), s.get("errors", "0"))
+print("total", root.get("failures", "?"), root.get("errors", "0"))
+PYEOF
+}
+
+# One line per cell of the matrix, for docs/reports.md: "cell CLASS x
+# LAUNCHER: pass" or "FAIL (N checks)" (the checks are listed above it).
+CELL_F=0
+cell_begin() { CELL_F=$T_FAIL; }
+cell_end() {
+	if [ "$T_FAIL" -eq "$CELL_F" ]; then echo "$T_SUITE: cell $1: pass"
+	else echo "$T_SUITE: cell $1: FAIL ($((T_FAIL - CELL_F)) checks)"; fi
+	CELL_F=$T_FAIL
+}
+
+# run_matrix LAUNCHER: every cell of one launcher.
+run_matrix() {
+	local l=$1 c
+	for c in "${CLASSES[@]}"; do run_cell "$l" fail "$c" "$M/fail/$c.dsh"; done
+	run_cell "$l" pass "" "$M/pass/"*.dsh
+}
+
+# run_cell LAUNCHER fail CLASS SCRIPT: one failure class on its own (so that
+# dsh-run's exit status and the report totals are that class's alone), and
+# every layer of it.  run_cell LAUNCHER pass "" SCRIPTS...: the passing
+# variants of every class in one call, every layer passing.
+run_cell() {
+	local l=$1 mode=$2 c=$3 rc r x out err t0 ns sum cells jtot st jc n; shift 3
+	local tag=$l.$mode${c:+.$c}
+	r=$T_TMP/$tag.json x=$T_TMP/$tag.xml out=$T_TMP/$tag.out err=$T_TMP/$tag.err
+	ns=$#
+	cell_begin
+	t0=$SECONDS
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --dsh "$WRAP" "$@" \
+		--report "$r" --junit "$x" >"$out" 2>"$err"
+	rc=$?
+	echo "$T_SUITE: $l $mode ${c:-(every class)}: exit $rc in $((SECONDS - t0)) s"
+	local what="$l ${c:-pass}"
+	if [ "$mode" = fail ]; then
+		expect_eq "$what: exit status (stderr: $(head -c 300 "$err"))" 1 "$rc"
+		expect_match "$what: summary line" "^1 passed, 1 failed " "$(cat "$out")"
+		expect_match "$what: terminal names rank 1" "${SAYS[$c]}" "$(grep -a FAIL "$err")"
+		if grep -a FAIL "$err" | grep -Eq "rank 0[: ]"; then
+			fail "$what: terminal blames rank 0: $(grep -a FAIL "$err" | grep -E "rank 0[: ]" | head -2)"
+		else pass; fi
+	else
+		expect_eq "$what: exit status (stderr: $(head -c 300 "$err"))" 0 "$rc"
+		expect_match "$what: summary line" "^$((2 * ns)) passed, 0 failed " "$(cat "$out")"
+		if grep -q FAIL "$err"; then fail "$what: FAIL on the terminal: $(grep FAIL "$err" | head -5)"; else pass; fi
+	fi
+	if [ ! -s "$r" ] || [ ! -s "$x" ]; then
+		fail "$what: no report (CTRF $(stat -c %s "$r" 2>&1), JUnit $(stat -c %s "$x" 2>&1))"
+		cell_end "${c:-passing variants} x $l"
+		return
+	fi
+	expect_eq "$what: CTRF validates" "" "$(ctrf_valid "$r" 2>&1 | tail -n 3)"
+	expect_match "$what: JUnit validates" "validates$" "$(junit_valid "$x")"
+	sum=$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$r")
+	cells=$(junit_cells "$x" 2>&1)
+	jtot=$(grep '^total ' <<<"$cells")
+	if [ "$mode" = fail ]; then
+		expect_eq "$what: CTRF summary tests passed failed" "2 1 1" "$sum"
+		# CTRF: the status of each rank's test
+		st=$(jq -r '[.results.tests[] | "\(.extra.rank)=\(.status)"] | sort | join(" ")' "$r")
+		expect_eq "$what: CTRF test statuses (rank=status)" "0=passed 1=failed" "$st"
+		if [ -n "${LINE[$c]:-}" ]; then
+			expect_eq "$what: CTRF line of rank 1's test" "${LINE[$c]}" \
+				"$(jq -r '.results.tests[] | select(.extra.rank == 1) | .line' "$r")"
+		fi
+		expect_eq "$what: JUnit <testsuites> failures+errors" 1 "$(awk '{print $2 + $3}' <<<"$jtot")"
+		expect_eq "$what: JUnit failures+errors of the testsuite" 1 \
+			"$(awk -v f="$c.dsh" '$1 == f && $2 == 1 {print $4 + $5}' <<<"$cells")"
+		jc=$(awk '$1 != "total" {print $2 "=" $3}' <<<"$cells" | sort | tr '\n' ' ' | sed 's/ $//')
+		expect_eq "$what: JUnit testcases (rank=1 when it holds a failure or error)" "0=0 1=1" "$jc"
+		cell_end "$c x $l"
+		return
+	fi
+	expect_eq "$what: CTRF summary tests passed failed" "$((2 * ns)) $((2 * ns)) 0" "$sum"
+	n=$(jq -r '[.results.tests[] | select(.status != "passed")] | length' "$r")
+	expect_eq "$what: CTRF tests not passed" 0 "$n"
+	expect_eq "$what: JUnit <testsuites> failures errors" "total 0 0" "$(sed 's/ $//' <<<"$jtot")"
+	n=$(awk '$1 != "total" && $3 != 0' <<<"$cells" | wc -l)
+	expect_eq "$what: JUnit testcases with a failure or error" 0 "$n"
+	n=$(awk '$1 != "total"' <<<"$cells" | wc -l)
+	expect_eq "$what: JUnit testcases" $((2 * ns)) "$n"
+	cell_end "passing variants x $l"
+}
+
+# ---- local: dsh-run forks the ranks (proves the test on the launcher that is right) ----
+run_matrix local
+
+# ---- mpirun, pdsh, srun: real launchers, plain build only ----
+if [[ $BIN == */build-san/* ]]; then
+	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
+else
+	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun
+	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
+	if command -v pdsh >/dev/null 2>&1; then
+		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh
+		else skip "pdsh cells: pdsh has no exec rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"; fi
+	else skip "pdsh cells: no pdsh (scripts/install-deps.sh)"; fi
+	t0=$SECONDS
+	if slurm_start; then
+		echo "$T_SUITE: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"
+		run_matrix srun
+		slurm_stop
+	else
+		skip "srun cells: one-node Slurm did not come up: $SLURM_WHY"
+	fi
+fi
+finish
