@@ -512,9 +512,8 @@ int run_script(struct run *r, unsigned s)
 			   !res[k].nfail) {
 			int sig = res[k].exit_code - 128;
 			res[k].status = ST_FAILED;
-			snprintf(res[k].message, sizeof res[k].message, "rank %u was killed by signal %d (%s) (script %s)%s",
-				 k, sig, strsignal(sig), r->scripts[s],
-				 res[k].have_summary ? " after writing its summary" : "");
+			snprintf(res[k].message, sizeof res[k].message, "rank %u: %s: killed by signal %d (%s)%s", k,
+				 r->scripts[s], sig, strsignal(sig), res[k].have_summary ? " after writing its summary" : "");
 		}
 	}
 	return 0;
