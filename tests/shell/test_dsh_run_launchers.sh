@@ -211,23 +211,48 @@ run_cell() {
 	cell_end "passing variants x $l"
 }
 
+# run_nodes LAUNCHER: a node table under the launcher drives the table's
+# dnetd, each rank its own node (issue 21 item 2: the ranks had run on a
+# built-in emulator each, and passed).
+NT_SOCK=$T_TMP/nt.sock
+start_dnetd "$NT_SOCK" --sim -N 2
+printf '0 localhost remote:unix:%s 1 0\n1 localhost remote:unix:%s 2 0\n' "$NT_SOCK" "$NT_SOCK" >"$T_TMP/nt.table"
+printf 'assert llcm 0x100 == 0x55\nllcm_write from=0x108 it=1 val=0x77\n' >"$M/nodes.dsh"
+run_nodes() {
+	local l=$1 rc
+	"$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'llcm_write from=0x100 it=1 val=0x55; @2 llcm_write from=0x100 it=1 val=0x55; llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0' ||
+		fail "$l nodes: could not prepare the table's dnetd"
+	cell_begin
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/nt.table" "$M/nodes.dsh" \
+		--report "$T_TMP/$l.nodes.json" >"$T_TMP/$l.nodes.out" 2>"$T_TMP/$l.nodes.err"
+	rc=$?
+	expect_eq "$l nodes: exit status (stderr: $(head -c 300 "$T_TMP/$l.nodes.err"))" 0 "$rc"
+	expect_eq "$l nodes: both ranks wrote the table's dnetd" "llcm 0x108 = 0x0000000000000077 llcm 0x108 = 0x0000000000000077" \
+		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "$l nodes: the report names the table's backend" "remote:unix:$NT_SOCK remote:unix:$NT_SOCK" \
+		"$(jq -r '[.results.extra.nodes[].backend] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
+	cell_end "node table x $l"
+}
+
 # ---- local: dsh-run forks the ranks (proves the test on the launcher that is right) ----
 run_matrix local
+run_nodes local
 
 # ---- mpirun, pdsh, srun: real launchers, plain build only ----
 if [[ $BIN == */build-san/* ]]; then
 	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
-	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun
+	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun; run_nodes mpirun
 	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
 	if command -v pdsh >/dev/null 2>&1; then
-		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh
+		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh; run_nodes pdsh
 		else skip "pdsh cells: pdsh has no exec rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"; fi
 	else skip "pdsh cells: no pdsh (scripts/install-deps.sh)"; fi
 	t0=$SECONDS
 	if slurm_start; then
 		echo "$T_SUITE: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"
 		run_matrix srun
+		run_nodes srun
 		slurm_stop
 	else
 		skip "srun cells: one-node Slurm did not come up: $SLURM_WHY"
