@@ -14,6 +14,19 @@ H="$T_TMP/home"
 mkdir -p "$H"
 tm() { tmux -S "$SOCK" "$@"; }
 kill_tmux() { tm kill-server >/dev/null 2>&1; }
+# A new session on a server that is surely gone: a server still shutting
+# down after kill-server takes the new session with it under load.
+new_session() {
+	local i
+	tm kill-server >/dev/null 2>&1
+	for i in $(seq 50); do tm has-session 2>/dev/null || break; sleep 0.1; done
+	rm -f "$SOCK"
+	for i in 1 2 3; do
+		tm new-session -d -s dsh -x 150 -y 40 "$1" && sleep 0.2 && tm has-session 2>/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
 trap 'kill_tmux; cleanup' EXIT
 screen() { tm capture-pane -p -t dsh 2>/dev/null; }
 # wait_screen NAME REGEX: poll the pane (at most 10 s) until REGEX matches.
@@ -26,7 +39,7 @@ wait_screen() {
 	fail "$1: /$2/ not on screen: $(screen | grep -v '^$' | tail -n 5)"
 	return 1
 }
-tm new-session -d -s dsh -x 150 -y 40 \
+new_session \
 	"env HOME='$H' TERM=xterm '$DSH' 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
 # (capture-pane drops trailing blanks: "dsh > " shows as "dsh >")
 wait_screen "prompt" '^dsh >$' || { finish; exit 1; }
@@ -74,9 +87,8 @@ if grep -q '^prim VS' <<<"$hist"; then fail "abandoned line in history"; else pa
 
 # ~/.dshrc runs at an interactive start; -i stays interactive after -c
 printf 'set greeting hello-from-rc\n' >"$H/.dshrc"
-tm kill-server >/dev/null 2>&1
 rm -f "$T_TMP/exit"
-tm new-session -d -s dsh -x 150 -y 40 \
+new_session \
 	"env HOME='$H' TERM=xterm '$DSH' -i -c 'echo from-c' 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
 wait_screen "-c ran before the prompt" '^from-c$'
 tm send-keys -t dsh 'echo $greeting' Enter
@@ -87,9 +99,8 @@ expect_eq "exit 4 at the prompt" "EXIT=4" "$(cat "$T_TMP/exit" 2>/dev/null)"
 
 # make run: Ctrl-C at the prompt reaches dsh only; make does not fail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-tm kill-server >/dev/null 2>&1
 rm -f "$T_TMP/exit"
-tm new-session -d -s dsh -x 150 -y 40 \
+new_session \
 	"cd '$ROOT' && env HOME='$H' TERM=xterm make --no-print-directory run 2>&1; echo \"EXIT=\$?\" >'$T_TMP/exit'; sleep 60"
 if wait_screen "make run: prompt" '^dsh >$'; then
 	tm send-keys -t dsh C-c
