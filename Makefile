@@ -111,6 +111,9 @@ $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
 
+# test_run_report includes dsh/run/report.c whole (its static helpers).
+$(B)/tests/test_run_report: dsh/run/report.c
+
 # The driver replays tests/fuzz/regress/NAME and tests/fuzz/corpus/NAME first.
 # fuzz_dsh also links dsh's objects but main.o, and stubs (--wrap) the
 # commands that read or write files, fork or probe the machine (FUZZ_DSH_WRAP).

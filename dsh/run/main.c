@@ -7,7 +7,8 @@
  * backend or node table dsh-run serves an emulated cluster itself (dnetd,
  * sim:nodes=N, on a private socket) and stops it at the end.  Every process
  * it started is killed on any exit.  Exit status: 0 every rank passed every
- * script, 1 a rank failed or timed out, 2 usage, 130/143/129 a signal.
+ * script, 1 a rank failed or timed out, 2 usage or a report not written (over
+ * 1: a missing report is no ordinary failure), 130/143/129 a signal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +45,8 @@ static void usage(FILE *f)
 		"      --keep             keep the private directory of outputs (its path is printed)\n"
 		"  -v, --verbose          print every failure, not only the first of each rank\n"
 		"  -h, --help             this help;  -V, --version\n"
-		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage, 128+N signal N.\n",
+		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage or a report could\n"
+		"not be written, 128+N signal N.\n",
 		RUN_MAX_RANKS);
 }
 

@@ -1,0 +1,187 @@
+/* dsh-run's reports (dsh/run/report.c, included whole for its static
+ * helpers): text made valid, excerpts cut between characters, test names,
+ * and JUnit's and CTRF's counts for every status, the one no run produces
+ * today (ST_OTHER: JUnit <error>) included. */
+#include "../../dsh/run/report.c"
+#include "harness.h"
+
+static char tmpdir[] = "/tmp/test_run_report.XXXXXX";
+
+static char *file_with(const char *name, const void *data, size_t n)
+{
+	static char path[4][256];
+	static unsigned k;
+	char *p = path[k++ % 4];
+	snprintf(p, sizeof path[0], "%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "w");
+	if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0)
+		fprintf(stderr, "cannot write %s\n", p);
+	return p;
+}
+
+static char *slurp_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *b = calloc(1, 1 << 20);
+	if (b && fread(b, 1, (1 << 20) - 1, f) == 0)
+		b[0] = 0;
+	fclose(f);
+	return b;
+}
+
+static void valid_utf8(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "a\xff" "b", "a" REPLACEMENT "b" },
+		{ "\xc0\xaf", REPLACEMENT REPLACEMENT },          /* overlong */
+		{ "\xed\xa0\x80", REPLACEMENT REPLACEMENT REPLACEMENT }, /* a surrogate */
+		{ "\xef\xbf\xbe|\xef\xbf\xbf", REPLACEMENT "|" REPLACEMENT }, /* not XML characters */
+		{ "\xef\xbf\xbd", REPLACEMENT },
+		{ "cut \xe2\x82", "cut " REPLACEMENT REPLACEMENT },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t n;
+		char *o = utf8_valid(cases[i].in, &n);
+		CHECK_STR(o, cases[i].out);
+		CHECK_EQ(n, strlen(cases[i].out));
+		free(o);
+	}
+}
+
+static void excerpts(void)
+{
+	char big[64];
+	char *e = excerpt(file_with("none", "", 0), 8);
+	CHECK_STR(e, "");
+	free(e);
+	CHECK(excerpt("/nonexistent/err", 8) == NULL);
+	/* exactly max bytes: all of it, nothing said */
+	e = excerpt(file_with("8", "12345678", 8), 8);
+	CHECK_STR(e, "12345678");
+	free(e);
+	e = excerpt(file_with("9", "123456789", 9), 8);
+	CHECK_STR(e, "12345678\n... (1 byte more)\n");
+	free(e);
+	/* a 4-byte character over the limit is left out whole */
+	e = excerpt(file_with("emoji", "12345\xf0\x9f\x98\x80xy", 11), 8);
+	CHECK_STR(e, "12345\n... (6 bytes more)\n");
+	free(e);
+	/* ... and one that ends at it is kept */
+	e = excerpt(file_with("emoji2", "1234\xf0\x9f\x98\x80xy", 10), 8);
+	CHECK_STR(e, "1234\xf0\x9f\x98\x80\n... (2 bytes more)\n");
+	free(e);
+	/* a NUL cannot be in a C string; a stray byte is cut alone (write_report replaces it) */
+	e = excerpt(file_with("nul", "a\0b\xff\n", 5), 8);
+	CHECK_STR(e, "a" REPLACEMENT "b\xff\n");
+	free(e);
+	/* a line that ended at the cut gets no extra newline */
+	memset(big, 'x', sizeof big);
+	big[7] = '\n';
+	e = excerpt(file_with("nl", big, 20), 8);
+	CHECK_STR(e, "xxxxxxx\n... (12 bytes more)\n");
+	free(e);
+}
+
+static void names(void)
+{
+	const char *s1[] = { "/x/a/t.dsh", "/x/b/t.dsh", "/x/t.dsh", "/x/ab/t.dsh" };
+	const char *s2[] = { "/x/a/t.dsh", "/x/b/../a/t.dsh", "/x/a/./t.dsh" };
+	const char *s3[] = { "/x/y/only.dsh" };
+	const char *s4[] = { "/" };
+	struct { const char **in; unsigned n; const char *want[4]; } cases[] = {
+		{ s1, 4, { "a/t.dsh", "b/t.dsh", "t.dsh", "ab/t.dsh" } },
+		{ s2, 3, { "t.dsh", "t.dsh #2", "t.dsh #3" } },
+		{ s3, 1, { "only.dsh" } },
+		{ s4, 1, { NULL } }, /* "/" itself: no crash */
+	};
+	for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct run r = { .scripts = cases[c].in, .nscripts = cases[c].n };
+		char **n = script_names(&r);
+		CHECK(n != NULL);
+		for (unsigned s = 0; n && s < cases[c].n; s++)
+			if (cases[c].want[s])
+				CHECK_STR(n[s], cases[c].want[s]);
+		names_free(n, cases[c].n);
+	}
+	/* relative paths: from the working directory */
+	char *a = abs_path("x/../y.dsh"), cwd[4096];
+	CHECK(getcwd(cwd, sizeof cwd) != NULL);
+	strcat(cwd, "/y.dsh");
+	CHECK_STR(a, strcmp(cwd, "//y.dsh") ? cwd : "/y.dsh");
+	free(a);
+}
+
+/* One script on 4 ranks, one of each status. */
+static void counts(void)
+{
+	const char *scripts[] = { "/x/s.dsh" };
+	struct result res[4];
+	memset(res, 0, sizeof res);
+	static const enum status st[4] = { ST_PASSED, ST_FAILED, ST_SKIPPED, ST_OTHER };
+	for (unsigned k = 0; k < 4; k++) {
+		res[k].rank = k;
+		res[k].script = scripts[0];
+		res[k].status = st[k];
+		snprintf(res[k].message, sizeof res[k].message, "rank %u: \x01 why\xff", k);
+	}
+	struct run r = { .n = 4, .nscripts = 1, .scripts = scripts, .res = res, .start_ms = 1000, .stop_ms = 2000 };
+	char *xml = file_with("r.xml", "", 0), *json = file_with("r.json", "", 0);
+	CHECK_EQ(report_junit(&r, xml), 0);
+	CHECK_EQ(report_ctrf(&r, json), 0);
+	char *x = slurp_all(xml), *j = slurp_all(json);
+	CHECK(x && strstr(x, "<testsuites name=\"dsh-run\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""));
+	CHECK(x && strstr(x, "<testsuite name=\"s.dsh\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""));
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
+	CHECK(x && strstr(x, "<failure message=\"rank 1: " REPLACEMENT " why" REPLACEMENT "\" type=\"run\">"));
+	CHECK(x && strstr(x, "<skipped message=\"rank 2: " REPLACEMENT " why" REPLACEMENT "\" type=\"not run\">"));
+	CHECK(x && strstr(x, "<error message=\"rank 3: " REPLACEMENT " why" REPLACEMENT "\" type=\"run\">"));
+	cJSON *root = j ? cJSON_Parse(j) : NULL;
+	cJSON *sum = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "results"), "summary");
+	static const char *const keys[] = { "tests", "passed", "failed", "pending", "skipped", "other" };
+	static const int want[] = { 4, 1, 1, 0, 1, 1 };
+	for (unsigned i = 0; i < 6; i++) {
+		const cJSON *v = cJSON_GetObjectItem(sum, keys[i]);
+		CHECK(cJSON_IsNumber(v) && v->valueint == want[i]);
+	}
+	CHECK(j && strstr(j, "\"message\":\t\"rank 3: \\u0001 why" REPLACEMENT "\""));
+	cJSON_Delete(root);
+	free(x);
+	free(j);
+}
+
+/* A report that cannot be written: -1 and a message, never a crash. */
+static void unwritable(void)
+{
+	const char *scripts[] = { "/x/s.dsh" };
+	struct result res = { .script = scripts[0], .status = ST_FAILED };
+	struct run r = { .n = 1, .nscripts = 1, .scripts = scripts, .res = &res };
+	if (access("/dev/full", W_OK) == 0) {
+		CHECK_EQ(report_junit(&r, "/dev/full"), -1);
+		CHECK_EQ(report_ctrf(&r, "/dev/full"), -1);
+	} else {
+		SKIP("no writable /dev/full");
+	}
+	CHECK_EQ(report_ctrf(&r, "/nonexistent/r.json"), -1);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(valid_utf8);
+	RUN(excerpts);
+	RUN(names);
+	RUN(counts);
+	RUN(unwritable);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return t_summary("test_run_report");
+}
