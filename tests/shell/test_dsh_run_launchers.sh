@@ -121,7 +121,7 @@ suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
 for s in suites:
     for c in s.findall("testcase"):
         script = os.path.basename(c.get("file") or s.get("name") or "?")
-        m = re.search(r"(\d+)\s*$", c.get("name", ""))
+        m = re.search(r"rank (\d+)", c.get("name", ""))
         bad = int(c.find("failure") is not None or c.find("error") is not None)
         print(script, m.group(1) if m else "?", bad, s.get("failures", "?"), s.get("errors", "0"))
 print("total", root.get("failures", "?"), root.get("errors", "0"))
