@@ -70,7 +70,7 @@ static const char *meaning_of(const char *flag, char *buf, size_t n)
 	return buf;
 }
 
-/* Run fn on node k (set and restored); -1 with the message set. */
+/* Make node the current one (if it is not); -1 with e set. */
 static int on_node(struct dsh *d, unsigned node, struct dnet_err *e)
 {
 	if (node != dnet_node(d->dev) && dnet_set_node(d->dev, node, e) < 0)
