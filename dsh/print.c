@@ -365,12 +365,15 @@ void dsh_flush(void)
 
 void dsh_flush_for_stderr(void)
 {
-	if (fflush(stdout) == EOF && !atomic_load(&out_errno))
+	if (fflush(stdout) == EOF && !atomic_load(&out_errno) && errno != EINTR)
 		atomic_store(&out_errno, errno ? errno : EIO);
 }
 
 bool dsh_output_failed(void)
 {
+	/* A terminal's write cut by Ctrl-C (EINTR) is no lost result. */
+	if (ferror(stdout) && !atomic_load(&out_errno) && isatty(STDOUT_FILENO))
+		clearerr(stdout);
 	return atomic_load(&out_errno) != 0 || ferror(stdout);
 }
 
