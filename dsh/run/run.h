@@ -6,6 +6,7 @@
  *             killing everything started on any exit
  *   result.c  reading each rank's JSON Lines output into a test result
  *   report.c  CTRF JSON (libcjson) and JUnit XML
+ *   isolate.c the device state every script starts from (D-RUN-STATE)
  */
 #ifndef DSH_RUN_H
 #define DSH_RUN_H
@@ -76,6 +77,7 @@ struct run {
 	bool progress;                  /* stderr is a terminal */
 	bool verbose;
 	bool lockstep;                  /* private dnetd serves in virtual-time order */
+	bool no_reset;                  /* --no-reset: scripts share the device state */
 	const char **scripts;
 	unsigned nscripts;
 	struct result *res;             /* [nscripts * n] */
@@ -95,6 +97,13 @@ int pgid_setup(struct run *r);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 void kill_all(struct run *r);
+
+/* isolate.c: before script s, a fresh private dnetd (s > 0) and a Controller
+ * Reset with cleared LLCM/Write Windows of the nodes of user-given backends,
+ * unless --no-reset; -1 (a message printed) when the script must not run. */
+int run_isolate(struct run *r, unsigned s);
+/* For the report: "restart", "reset", "restart, reset", "process" or "none". */
+const char *run_isolation(const struct run *r);
 
 /* result.c */
 void result_read(struct result *res);

@@ -16,61 +16,70 @@ tmo() { timeout 120 "$@"; }
 S=$T_TMP
 
 # ---- barrier flags of an earlier run --------------------------------------------------------
-SOCK=$T_TMP/d.sock
-start_dnetd "$SOCK" --sim -N 2
-BE=remote:unix:$SOCK
-# by_hand NAME ENV... -- COMMANDS: ranks 0 and 1 at once, by hand (no launcher); both must pass
+# Three daemons, so that the checks that must time out run at once (a lone rank 0 and a lone
+# rank 1 on one daemon would make a run).  On each: a full run, then ranks alone.
+for i in 1 2 3; do start_dnetd "$T_TMP/d$i.sock" --sim -N 2; done
+BE=remote:unix:$T_TMP/d1.sock
+# by_hand SOCK NAME ENV... -- COMMANDS: ranks 0 and 1 at once, by hand (no launcher); both pass
 by_hand() {
-	local name=$1; shift
+	local sock=$1 name=$2; shift 2
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	env "${envs[@]}" DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -b "$BE" -c "$1" >"$S/h0" 2>&1 &
+	env "${envs[@]}" DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$sock" -c "$1" >"$S/h0" 2>&1 &
 	local p=$!
-	env "${envs[@]}" DSH_RANK=1 DSH_SIZE=2 "$BIN/dsh" -b "$BE" -c "$1" >"$S/h1" 2>&1
+	env "${envs[@]}" DSH_RANK=1 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$sock" -c "$1" >"$S/h1" 2>&1
 	local r1=$? r0
 	wait "$p"; r0=$?
 	expect_eq "$name: both ranks pass" "0 0" "$r0 $r1"
 }
-alone() { # NAME RANK ENV... -- COMMANDS: one rank by hand; it must fail (time out)
-	local name=$1 rank=$2; shift 2
+# alone SOCK OUT RANK ENV... -- COMMANDS: one rank by hand; its exit status appended to OUT,
+# its stderr in OUT.RANK.N
+alone() {
+	local sock=$1 out=$2 rank=$3; shift 3
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	expect_status "$name" 1 env "${envs[@]}" DSH_RANK="$rank" DSH_SIZE=2 "$BIN/dsh" -b "$BE" -c "$1"
+	local n=1
+	[ -f "$out" ] && n=$(($(wc -w <"$out") + 1))
+	env "${envs[@]}" DSH_RANK="$rank" DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$sock" -c "$1" \
+		>/dev/null 2>"$out.$n"
+	printf '%s ' $? >>"$out"
 }
 printf 'barrier\nbarrier\n' >"$S/b2.dsh"
-expect_status "a full 2-rank dsh-run on the daemon" 0 tmo "$RUN" -n 2 -b "$BE" "$S/b2.dsh"
-alone "after dsh-run: rank 0 alone times out" 0 -- 'barrier timeout=3s'
-expect_match "rank 0 alone: rank 1 named" "rank 1 .*(did not arrive|has not joined)" "$(cat "$T_TMP/err")"
-by_hand "a full run by hand (no DSH_RUN_ID)" -- 'barrier timeout=10s; barrier timeout=10s'
-alone "after a run by hand: rank 0 alone times out" 0 -- 'barrier timeout=1s'
-alone "after a run by hand: rank 1 alone times out" 1 -- 'barrier timeout=1s'
-expect_match "rank 1 alone: rank 0 named" "rank 0" "$(cat "$T_TMP/err")"
-by_hand "partner started by hand too" -- 'barrier timeout=10s'
+expect_status "a full 2-rank dsh-run on daemon 1" 0 tmo "$RUN" -n 2 -b "$BE" "$S/b2.dsh"
+by_hand "$T_TMP/d2.sock" "a full run by hand (no DSH_RUN_ID)" -- 'barrier timeout=10s; barrier timeout=10s'
 # run ids that collide: DSH_RUN_ID=7 twice (or one launcher job id reused)
-by_hand "run id 7" DSH_RUN_ID=7 -- 'barrier timeout=10s; signal $next; barrier timeout=10s'
-alone "run id 7 again: rank 0 alone times out" 0 DSH_RUN_ID=7 -- 'barrier timeout=1s'
-alone "run id 7 again: rank 1 alone times out" 1 DSH_RUN_ID=7 -- 'barrier timeout=1s'
-alone "run id 7 again: a signal of the earlier run is not taken" 1 DSH_RUN_ID=7 -- 'waitfor 0 timeout=1s'
-by_hand "run id 7 again, both ranks" DSH_RUN_ID=7 -- 'barrier timeout=10s'
-# the launchers' job ids are still honoured: ranks of two different jobs never meet
+by_hand "$T_TMP/d3.sock" "run id 7" DSH_RUN_ID=7 -- 'barrier timeout=10s; signal $next; barrier timeout=10s'
+alone "$T_TMP/d1.sock" "$S/a1" 0 -- 'barrier timeout=3s' &
+jobs=($!)
 (
-	SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_NTASKS=2 "$BIN/dsh" -b "$BE" -c 'barrier timeout=2s' >"$S/j0" 2>&1 &
-	SLURM_JOB_ID=6 SLURM_PROCID=1 SLURM_NTASKS=2 "$BIN/dsh" -b "$BE" -c 'barrier timeout=2s' >"$S/j1" 2>&1
-	r1=$?
+	alone "$T_TMP/d2.sock" "$S/a2" 0 -- 'barrier timeout=1s'
+	alone "$T_TMP/d2.sock" "$S/a2" 1 -- 'barrier timeout=1s'
+	# the launchers' job ids are still honoured: ranks of two different jobs never meet
+	alone "$T_TMP/d2.sock" "$S/a4" 0 SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_NTASKS=2 -- 'barrier timeout=1s' &
+	alone "$T_TMP/d2.sock" "$S/a4b" 1 SLURM_JOB_ID=6 SLURM_PROCID=1 SLURM_NTASKS=2 -- 'barrier timeout=1s'
 	wait $!
-	echo "$? $r1" >"$S/j.rc"
-)
-expect_eq "two Slurm jobs do not meet" "1 1" "$(cat "$S/j.rc")"
+) &
+jobs+=($!)
 (
-	SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_PROCID=0 SLURM_NTASKS=2 "$BIN/dsh" -b "$BE" -c 'barrier timeout=10s' >"$S/j0" 2>&1 &
-	SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_NTASKS=2 "$BIN/dsh" -b "$BE" -c 'barrier timeout=10s' >"$S/j1" 2>&1
-	r1=$?
-	wait $!
-	echo "$? $r1" >"$S/j.rc"
-)
-expect_eq "one Slurm job step meets" "0 0" "$(cat "$S/j.rc")"
+	alone "$T_TMP/d3.sock" "$S/a3" 0 DSH_RUN_ID=7 -- 'barrier timeout=1s'
+	alone "$T_TMP/d3.sock" "$S/a3" 1 DSH_RUN_ID=7 -- 'barrier timeout=1s'
+	alone "$T_TMP/d3.sock" "$S/a3" 1 DSH_RUN_ID=7 -- 'waitfor 0 timeout=1s'
+) &
+jobs+=($!)
+wait "${jobs[@]}" # (not the daemons)
+expect_eq "after dsh-run: rank 0 alone times out" "1 " "$(cat "$S/a1")"
+expect_match "rank 0 alone: rank 1 named" "rank 1 .*(did not arrive|has not joined)" "$(cat "$S/a1.1")"
+expect_eq "after a run by hand: rank 0 alone, then rank 1 alone, time out" "1 1 " "$(cat "$S/a2")"
+expect_match "rank 1 alone: rank 0 named" "rank 0" "$(cat "$S/a2.2")"
+expect_eq "run id 7 again: rank 0 alone, rank 1 alone, a signal of the earlier run: time out" \
+	"1 1 1 " "$(cat "$S/a3")"
+expect_eq "two Slurm jobs do not meet" "1 1 " "$(cat "$S/a4" "$S/a4b")"
+by_hand "$T_TMP/d1.sock" "partner started by hand too" -- 'barrier timeout=10s'
+by_hand "$T_TMP/d2.sock" "partner started by hand too (2)" -- 'barrier timeout=10s'
+by_hand "$T_TMP/d3.sock" "run id 7 again, both ranks" DSH_RUN_ID=7 -- 'barrier timeout=10s; signal $next; waitfor $prev timeout=10s'
+by_hand "$T_TMP/d2.sock" "one Slurm job step meets" SLURM_JOB_ID=5 SLURM_STEP_ID=0 -- 'barrier timeout=10s'
 
 # ---- data an earlier script left at the destination ------------------------------------------
 # Rank 0 sends 8 bytes to node 2's SO-DIMM (DL: CLID 2, or 9, no such node), rank 1 checks them
@@ -110,7 +119,7 @@ EOF
 { echo 'set sends 1'; cat "$S/rl.dsh"; } >"$S/rl_ok.dsh"
 { echo 'set sends 0'; cat "$S/rl.dsh"; } >"$S/rl_lost.dsh"
 expect_status "-b: lost LLCM store after a good one fails" 1 tmo "$RUN" -n 2 -b "$BE" "$S/rl_ok.dsh" "$S/rl_lost.dsh"
-expect_match "-b: rank 1's assertion named" "FAIL rank 1: .*rl_lost.dsh:10: assert" "$(cat "$T_TMP/err")"
+expect_match "-b: rank 1's assertion named" "FAIL rank 1: .*rl_lost.dsh:9: assert" "$(cat "$T_TMP/err")"
 expect_status "-b: with the failure removed passes" 0 tmo "$RUN" -n 2 -b "$BE" "$S/rl_ok.dsh" "$S/rl_ok.dsh"
 # --no-reset: the scripts share the device state (documented): the leak is back
 expect_status "--no-reset: scripts share the state" 0 tmo "$RUN" -n 2 --no-reset "$S/send_ok.dsh" "$S/send_lost.dsh"
@@ -150,4 +159,28 @@ for be in private "$BE"; do
 	expect_eq "$be: CTRF validates" "" "$(ctrf_valid "$S/o.json" 2>&1)"
 done
 expect_eq "the report says how scripts were isolated" "reset" "$(jq -r '.results.extra.isolation' "$S/o.json")"
+
+# ---- what each backend gets, and when a reset is not possible ------------------------------
+printf 'barrier\n' >"$S/one.dsh"
+printf 'info\n' >"$S/info.dsh" # -b sim: every rank its own emulator, no barrier possible
+for c in "restart:" "none:--no-reset" "process:-b sim:nodes=2" "reset:-b $BE"; do
+	want=${c%%:*}
+	read -r -a opt <<<"${c#*:}"
+	sc=$S/one.dsh
+	[ "$want" = process ] && sc=$S/info.dsh
+	expect_status "isolation $want: run" 0 tmo "$RUN" -n 2 "${opt[@]}" "$sc" "$sc" --report "$S/i.json"
+	expect_eq "isolation $want: in the report" "$want" "$(jq -r '.results.extra.isolation' "$S/i.json")"
+done
+# a user (unprivileged) connection cannot reset: exit 2 before the script, naming node and why
+expect_status "-b as a user: no reset, exit 2" 2 tmo "$RUN" -n 2 -b "$BE,user" "$S/one.dsh" --report "$S/u.json"
+expect_match "-b as a user: node and reason named" "could not reset node 1 \(rank 0, .*\) before .*one.dsh: .*privileged" "$(cat "$T_TMP/err")"
+expect_eq "-b as a user: the script not run" "skipped skipped" "$(jq -r '[.results.tests[].status] | join(" ")' "$S/u.json")"
+expect_status "-b as a user, --no-reset: runs" 0 tmo "$RUN" -n 2 -b "$BE,user" --no-reset "$S/one.dsh"
+# a board under a launcher: dsh-run cannot reach other hosts' boards
+expect_status "a board under pdsh: refused" 2 "$RUN" -n 2 -l pdsh -b devmem:0x0 "$S/one.dsh"
+expect_match "a board under pdsh: why" "cannot reset rank 0's board \(devmem:0x0\).*--no-reset" "$(cat "$T_TMP/err")"
+# The daemons, stopped at once: a sanitizer's exit check sometimes takes stop_pid's 5 s
+for p in "${T_PIDS[@]}"; do stop_pid "$p" & done
+wait
+T_PIDS=()
 finish
