@@ -12,16 +12,35 @@
  *
  * The flag area, LLCM 0x7000-0x7fff of every process, is reserved: dsh's
  * own writes into it (llcm_write, rllcm_write) are refused unless 'force'.
- *   0x7000 + 8k   barrier round k (k < 32)
- *   0x7100 + 8s   signals from rank s (s < DSH_SYNC_MAX_RANKS)
- * A flag word holds {run id [63:32], count [31:0]}: values left by another
- * run (another run id) never satisfy a wait, so no rank has to clear the
- * area before its peers may write to it.
+ *   0x7000 + 8k   barrier round k (k < 9 for 480 ranks)
+ *   0x70f8        rank 0's offer and answer to this rank (joining, below)
+ *   0x7100 + 8s   signals from rank s (s < DSH_SYNC_MAX_RANKS); in rank 0's
+ *                 area first rank s's request to join
+ *
+ * Decision D-SYNC-RUN: a flag word holds {generation [63:32], count
+ * [31:0]}, the generation a fresh random number rank 0 draws for its run.
+ * A rank learns it by joining, at its first barrier, signal or waitfor:
+ *   1. rank 0 opens the run: it draws the generation G and writes the
+ *      offer {run id, G} into the open word of every other rank;
+ *   2. rank r answers an offer of its run id with a request {N, G} into
+ *      rank 0's signal word for r, N a fresh random nonce of its own;
+ *   3. rank 0 admits a request that names its G (proof that rank r is
+ *      alive in this run) with the answer {N, G} into rank r's open word;
+ *      rank r joins when its open word holds its own N (proof that the
+ *      answer is fresh: nothing of an earlier run can carry N).
+ * Rank 0's first barrier/signal/waitfor waits until every rank has joined;
+ * the others' until rank 0 has answered them.  So flags of an earlier run
+ * (another G) never satisfy a wait: with no launcher and no DSH_RUN_ID (run
+ * id 1), with a run id used twice, or a rank started alone.  The run id
+ * (DSH_RUN_ID, else the launcher's job id) only keeps ranks of different
+ * jobs from answering each other's offers.  No rank clears the area.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 #include "dsh.h"
 
 #define SYNC_WW 3u                  /* Write Window the flag packets are built in */
@@ -170,28 +189,188 @@ void dsh_sync_free(struct dsh *d)
 	free(d->peer);
 	free(d->sent);
 	free(d->got);
+	free(d->joined);
 }
 
 static uint64_t flag_value(const struct dsh *d, uint32_t count)
 {
-	return (uint64_t)d->run_id << 32 | count;
+	return (uint64_t)d->sync_gen << 32 | count;
 }
 
-/* Poll this process's flag word at off until its count reaches want
- * (same run id), or the real-time deadline passes.  The device keeps
- * working meanwhile (a little virtual time per poll on the emulator). */
-static int wait_flag(struct dsh *d, uint32_t off, uint32_t want, uint64_t deadline, bool *arrived)
+/* A fresh random 32-bit number, never 0, a or b: a generation or a nonce. */
+static uint32_t fresh32(uint32_t a, uint32_t b)
+{
+	static uint64_t calls;
+	for (;;) {
+		uint32_t v;
+		if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+			/* no entropy yet: the clocks, pid and a counter, mixed (splitmix64) */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			uint64_t x = mono_ns() ^ (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec ^
+				     (uint64_t)getpid() << 40 ^ ++calls * 0x9e3779b97f4a7c15ull;
+			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+			v = (uint32_t)(x ^ (x >> 31));
+		}
+		if (v && v != a && v != b)
+			return v;
+	}
+}
+
+/* One word of this process's flag area. */
+static int own_word(struct dsh *d, uint32_t off, uint64_t *v)
 {
 	struct dnet_err e = { 0 };
 	uint32_t addr;
-	if (dnet_region_addr(DNET_REG_LLCM, d->wid, off, 8, &addr, &e) < 0)
+	if (dnet_region_addr(DNET_REG_LLCM, d->wid, off, 8, &addr, &e) < 0 || dnet_read64(d->dev, addr, v, &e) < 0)
 		return dsh_derr(d, &e);
-	bool virt = d->caps & DNET_CAP_VIRTUAL_TIME;
+	return 0;
+}
+
+/* Between two polls: the device keeps working (a little virtual time on
+ * the emulator), then a short real-time sleep once polling has gone on. */
+static int poll_pause(struct dsh *d, unsigned spin)
+{
+	struct dnet_err e = { 0 };
+	if (dnet_delay(d->dev, d->caps & DNET_CAP_VIRTUAL_TIME ? 1000 : 0, &e) < 0)
+		return dsh_derr(d, &e);
+	if (spin > 100) {
+		struct timespec ts = { 0, spin > 10000 ? 1000000 : 20000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Rank 0 admits the ranks whose request names this run's generation
+ * (steps 2-3 of D-SYNC-RUN): one read of its signal words per call. */
+static int admit(struct dsh *d)
+{
+	struct dnet_err e = { 0 };
+	uint32_t addr;
+	uint64_t *w = malloc(8u * d->size);
+	if (!w)
+		return dsh_error(d, "out of memory");
+	if (dnet_region_addr(DNET_REG_LLCM, d->wid, DSH_SYNC_SIGNAL, 8 * d->size, &addr, &e) < 0 ||
+	    dnet_read_block(d->dev, addr, w, 8u * d->size, &e) < 0) {
+		free(w);
+		return dsh_derr(d, &e);
+	}
+	int rc = 0;
+	for (unsigned r = 1; r < d->size && rc == 0; r++) {
+		uint32_t nonce = (uint32_t)(w[r] >> 32);
+		if (d->joined[r] || (uint32_t)w[r] != d->sync_gen || nonce == d->sync_gen || nonce == 0)
+			continue;
+		rc = dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, DSH_SYNC_OPEN,
+				     (uint64_t)nonce << 32 | d->sync_gen, SYNC_WW);
+		if (rc == 0) {
+			d->joined[r] = true;
+			d->unjoined--;
+		}
+	}
+	free(w);
+	return rc;
+}
+
+/* Join the run (D-SYNC-RUN) before a barrier, signal or waitfor counts:
+ * *ok false when the deadline passed or the shell was interrupted first. */
+static int sync_join(struct dsh *d, uint64_t deadline, bool *ok)
+{
+	*ok = true;
+	if (d->size <= 1)
+		return 0;
+	if (d->rank == 0) {
+		if (!d->sync_gen) {
+			if (!(d->joined = calloc(d->size, sizeof *d->joined)))
+				return dsh_error(d, "out of memory for %u ranks", d->size);
+			d->joined[0] = true;
+			d->unjoined = d->size - 1;
+			d->sync_gen = fresh32(d->run_id, 0);
+		}
+		for (unsigned r = 1; !d->sync_offered && r < d->size; r++)
+			if (dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, DSH_SYNC_OPEN,
+					    (uint64_t)d->run_id << 32 | d->sync_gen, SYNC_WW) < 0)
+				return -1;
+		d->sync_offered = true;
+		for (unsigned spin = 0; d->unjoined; spin++) {
+			if (admit(d) < 0)
+				return -1;
+			if (!d->unjoined)
+				break;
+			if (mono_ns() >= deadline || dsh_interrupted(d)) {
+				*ok = false;
+				return 0;
+			}
+			if (poll_pause(d, spin) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (d->sync_gen)
+		return 0;
+	if (!d->sync_nonce)
+		d->sync_nonce = fresh32(d->run_id, 0);
 	for (unsigned spin = 0;; spin++) {
 		uint64_t v;
-		if (dnet_read64(d->dev, addr, &v, &e) < 0)
-			return dsh_derr(d, &e);
-		if ((uint32_t)(v >> 32) == d->run_id && (uint32_t)v >= want) {
+		if (own_word(d, DSH_SYNC_OPEN, &v) < 0)
+			return -1;
+		uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+		if (hi == d->sync_nonce && lo) { /* rank 0's answer: joined */
+			d->sync_gen = lo;
+			return 0;
+		}
+		if (hi == d->run_id && lo && lo != d->sync_echo) { /* an offer: ask to join */
+			if (d->sync_nonce == lo) /* a request must not read as a signal {G, count} */
+				d->sync_nonce = fresh32(d->run_id, lo);
+			if (dsh_rllcm_store(d, d->peer[0].clid, d->peer[0].wid, DSH_SYNC_SIGNAL + 8 * d->rank,
+					    (uint64_t)d->sync_nonce << 32 | lo, SYNC_WW) < 0)
+				return -1;
+			d->sync_echo = lo;
+		}
+		if (mono_ns() >= deadline || dsh_interrupted(d)) {
+			*ok = false;
+			return 0;
+		}
+		if (poll_pause(d, spin) < 0)
+			return -1;
+	}
+}
+
+/* Why joining failed, for "WHAT: ..." (rank 0: a rank that has not joined,
+ * want first if it is one of them). */
+static int join_error(struct dsh *d, const char *what, int want, uint64_t tmo)
+{
+	if (dsh_interrupted(d))
+		return dsh_error(d, "%s: interrupted while %s", what,
+				 d->rank ? "waiting for rank 0 to admit this rank to the run"
+					 : "waiting for the other ranks to join the run");
+	if (d->rank)
+		return dsh_error(d, "%s: rank 0 did not admit this rank to the run within %.3f s (%s; a rank "
+				 "joins at its first barrier, signal or waitfor, when rank 0 has reached its own "
+				 "first one)", what, (double)tmo / 1e9,
+				 d->sync_echo ? "no answer to its request" : "no offer from rank 0");
+	unsigned first = want > 0 && !d->joined[want] ? (unsigned)want : 0;
+	for (unsigned r = 1; !first && r < d->size; r++)
+		if (!d->joined[r])
+			first = r;
+	char more[64] = "";
+	if (d->unjoined > 1)
+		snprintf(more, sizeof more, " (nor %s %u other rank%s)", d->unjoined > 2 ? "have" : "has",
+			 d->unjoined - 1, d->unjoined > 2 ? "s" : "");
+	return dsh_error(d, "%s: rank %u has not joined this run within %.3f s%s: rank 0's first barrier, "
+			 "signal or waitfor waits until every rank has reached its own first one", what, first,
+			 (double)tmo / 1e9, more);
+}
+
+/* Poll this process's flag word at off until its count reaches want
+ * (this run's generation), or the real-time deadline passes. */
+static int wait_flag(struct dsh *d, uint32_t off, uint32_t want, uint64_t deadline, bool *arrived)
+{
+	for (unsigned spin = 0;; spin++) {
+		uint64_t v;
+		if (own_word(d, off, &v) < 0)
+			return -1;
+		if ((uint32_t)(v >> 32) == d->sync_gen && (uint32_t)v >= want) {
 			*arrived = true;
 			return 0;
 		}
@@ -199,12 +378,8 @@ static int wait_flag(struct dsh *d, uint32_t off, uint32_t want, uint64_t deadli
 			*arrived = false;
 			return 0;
 		}
-		if (dnet_delay(d->dev, virt ? 1000 : 0, &e) < 0)
-			return dsh_derr(d, &e);
-		if (spin > 100) {
-			struct timespec ts = { 0, spin > 10000 ? 1000000 : 20000 };
-			nanosleep(&ts, NULL);
-		}
+		if (poll_pause(d, spin) < 0)
+			return -1;
 	}
 }
 
@@ -236,16 +411,24 @@ static int rank_arg(struct dsh *d, struct dsh_args *a, unsigned *r)
 	return 0;
 }
 
-/* Dissemination barrier: in round k rank r stores the generation into
+/* Dissemination barrier: in round k rank r stores the barrier's number into
  * rank (r + 2^k) mod N's word k and waits for rank (r - 2^k) mod N's store
- * into its own word k; log2(N) rounds. */
+ * into its own word k; log2(N) rounds.  The first joins the run. */
 int cmd_barrier(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t tmo;
 	if (sync_timeout(d, a, 1, &tmo) < 0)
 		return -1;
-	uint32_t gen = ++d->barrier_gen;
 	uint64_t t0 = mono_ns(), deadline = t0 + tmo;
+	bool joined;
+	if (sync_join(d, deadline, &joined) < 0)
+		return -1;
+	if (!joined) {
+		char what[32];
+		snprintf(what, sizeof what, "barrier %" PRIu32, d->barrier_gen + 1);
+		return join_error(d, what, -1, tmo);
+	}
+	uint32_t gen = ++d->barrier_gen;
 	unsigned rounds = 0;
 	for (unsigned dist = 1; dist < d->size; dist <<= 1, rounds++) {
 		unsigned to = (d->rank + dist) % d->size, from = (d->rank + d->size - dist) % d->size;
@@ -277,6 +460,14 @@ int cmd_signal(struct dsh *d, struct dsh_args *a)
 	uint64_t tmo;
 	if (rank_arg(d, a, &r) < 0 || sync_timeout(d, a, 2, &tmo) < 0)
 		return -1;
+	bool joined;
+	if (sync_join(d, mono_ns() + tmo, &joined) < 0)
+		return -1;
+	if (!joined) {
+		char what[32];
+		snprintf(what, sizeof what, "signal %u", r);
+		return join_error(d, what, (int)r, tmo);
+	}
 	uint32_t n = ++d->sent[r];
 	uint32_t off = DSH_SYNC_SIGNAL + 8 * d->rank;
 	if (dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, off, flag_value(d, n), SYNC_WW) < 0) {
@@ -297,6 +488,17 @@ int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 	uint32_t n = d->got[r] + 1;
 	uint64_t t0 = mono_ns();
 	bool ok;
+	if (sync_join(d, t0 + tmo, &ok) < 0)
+		return -1;
+	if (!ok && d->rank == 0 && !d->joined[r] && !dsh_interrupted(d))
+		return dsh_error(d, "rank %u did not signal within %.3f s: it has not joined this run (rank 0's "
+				 "first barrier, signal or waitfor waits until every rank has reached its own first "
+				 "one)", r, (double)tmo / 1e9);
+	if (!ok) {
+		char what[32];
+		snprintf(what, sizeof what, "waitfor %u", r);
+		return join_error(d, what, (int)r, tmo);
+	}
 	if (wait_flag(d, DSH_SYNC_SIGNAL + 8 * r, n, t0 + tmo, &ok) < 0)
 		return -1;
 	if (!ok && dsh_interrupted(d))

@@ -143,8 +143,10 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait until every rank of the run has reached this barrier", "barrier timeout=10s", "timeout=", 0,
 	  "A dissemination barrier on the device: in log2(size) rounds each rank stores a flag word into\n"
 	  "a peer's LLCM (an RVS packet with lflag = 1, sent by BOTF from Write Window 3) and polls its own\n"
-	  "LLCM. Flag words carry the run id and a generation, so back-to-back barriers and earlier runs\n"
-	  "cannot be confused. A timeout (default 30 s of real time) names the rank that did not arrive.\n"
+	  "LLCM. Flag words carry the run's generation and the barrier's number, so back-to-back barriers\n"
+	  "and earlier runs cannot be confused; a rank's first barrier, signal or waitfor joins the run\n"
+	  "(rank 0's waits until every rank has joined; see dsh(1), RANKS AND SYNCHRONISATION). A timeout\n"
+	  "(default 30 s of real time) names the rank that did not arrive.\n"
 	  "Rank and size come from dsh-run or the launcher (mpirun, srun, pdsh); $rank and $size hold them.\n"
 	  "The flag area LLCM 0x7000-0x7fff is reserved." },
 	{ "signal", { 0 }, cmd_signal, "signal RANK [timeout=DURATION]",

@@ -128,6 +128,13 @@ struct dsh {
 	struct dsh_peer { unsigned clid, wid; } *peer; /* [size] */
 	uint32_t *sent, *got;        /* signals per peer */
 	uint32_t barrier_gen;
+	/* joining the run (D-SYNC-RUN) */
+	uint32_t sync_gen;           /* the run's generation, 0 until known (rank 0: opened) */
+	uint32_t sync_nonce;         /* rank > 0: this process's join nonce */
+	uint32_t sync_echo;          /* rank > 0: the offer answered last */
+	bool sync_offered;           /* rank 0: offers sent to every rank */
+	bool *joined;                /* rank 0: [size], the ranks it admitted */
+	unsigned unjoined;           /* rank 0: ranks not admitted yet */
 
 	/* device */
 	struct dnet_dev *dev;
@@ -380,6 +387,7 @@ bool dsh_output_check(struct dsh *d);
 #define DSH_SYNC_AREA_SIZE  0x1000u
 #define DSH_SYNC_BARRIER    0x7000u  /* + 8 x round */
 #define DSH_SYNC_SIGNAL     0x7100u  /* + 8 x source rank */
+#define DSH_SYNC_OPEN       0x70f8u  /* barrier word 31 (rounds end at 9): rank 0's offer/answer */
 #define DSH_SYNC_MAX_RANKS  480      /* (0x8000 - 0x7100) / 8 signal words */
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);

@@ -3,9 +3,10 @@
  *   dsh-run -n N [options] SCRIPT...
  *
  * Each script runs on all ranks together (rank r drives CLID r+1, WID 0,
- * unless a node table says otherwise), then the next script.  Without a
- * backend or node table dsh-run serves an emulated cluster itself (dnetd,
- * sim:nodes=N, on a private socket) and stops it at the end.  Every process
+ * unless a node table says otherwise), then the next script, each from a
+ * reset device (isolate.c).  Without a backend or node table dsh-run serves
+ * an emulated cluster itself (dnetd, sim:nodes=N, on a private socket, a
+ * fresh one for every script) and stops it at the end.  Every process
  * it started is killed on any exit.  Exit status: 0 every rank passed every
  * script, 1 a rank failed or timed out, 2 usage or a report not written (over
  * 1: a missing report is no ordinary failure), 130/143/129 a signal.
@@ -34,6 +35,9 @@ static void usage(FILE *f)
 		"      --lockstep         the private dnetd gives every node's host its own virtual\n"
 		"                         clock and serves the ranks in virtual-time order: the same\n"
 		"                         run gives the same virtual times every time\n"
+		"      --no-reset         scripts share the device state: one private dnetd for the\n"
+		"                         run, no Controller Reset of -b/--nodes backends before each\n"
+		"                         script (default: every script starts from a reset device)\n"
 		"  -l, --launcher NAME    local (default), mpirun, srun or pdsh\n"
 		"  -t, --timeout DUR      per script and rank (default 60s); a rank still running is\n"
 		"                         killed and named\n"
@@ -208,7 +212,7 @@ int main(int argc, char **argv)
 	size_t cl = 0;
 	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
 		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
-	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP };
+	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET };
 	static const struct option lo[] = {
 		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
 		{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
@@ -216,7 +220,7 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, O_REPORT }, { "junit", required_argument, NULL, O_JUNIT },
 		{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
 		{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
-		{ "lockstep", no_argument, NULL, O_LOCKSTEP },
+		{ "lockstep", no_argument, NULL, O_LOCKSTEP }, { "no-reset", no_argument, NULL, O_NO_RESET },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,6 +258,7 @@ int main(int argc, char **argv)
 		case O_DNETD: r->dnetd = optarg; break;
 		case O_KEEP: keep = true; break;
 		case O_LOCKSTEP: r->lockstep = true; break;
+		case O_NO_RESET: r->no_reset = true; break;
 		case 'v': r->verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dsh-run 0.1.0\n"); return 0;
@@ -303,7 +308,7 @@ int main(int argc, char **argv)
 	if (!rc && pgid_setup(r) < 0)
 		rc = 2;
 	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++)
-		if (run_script(r, s) < 0)
+		if (run_isolate(r, s) < 0 || run_script(r, s) < 0) /* isolate.c: D-RUN-STATE */
 			rc = 2;
 	r->signal = run_signal_caught();
 	kill_all(r);

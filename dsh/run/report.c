@@ -345,6 +345,7 @@ static cJSON *run_extra(const struct run *r)
 	cJSON_AddStringToObject(x, "launcher", launcher_name(r->launcher));
 	cJSON_AddStringToObject(x, "command_line", r->cmdline);
 	cJSON_AddNumberToObject(x, "timeout_ms", (double)r->timeout_ms);
+	cJSON_AddStringToObject(x, "isolation", run_isolation(r)); /* isolate.c, D-RUN-STATE */
 	cJSON *nodes = cJSON_AddArrayToObject(x, "nodes");
 	for (unsigned k = 0; k < r->n; k++) {
 		cJSON *o = cJSON_CreateObject();

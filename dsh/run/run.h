@@ -8,6 +8,7 @@
  *             its own exit status in a file, whatever the launcher reports
  *   result.c  reading each rank's JSON Lines output into a test result
  *   report.c  CTRF JSON (libcjson) and JUnit XML
+ *   isolate.c the device state every script starts from (D-RUN-STATE)
  */
 #ifndef DSH_RUN_H
 #define DSH_RUN_H
@@ -81,6 +82,7 @@ struct run {
 	bool progress;                  /* stderr is a terminal */
 	bool verbose;
 	bool lockstep;                  /* private dnetd serves in virtual-time order */
+	bool no_reset;                  /* --no-reset: scripts share the device state */
 	const char **scripts;
 	unsigned nscripts;
 	struct result *res;             /* [nscripts * n] */
@@ -106,6 +108,13 @@ int rank_exec(int argc, char **argv);
 /* What DIR/rankK.status says: *code set when RANK_ENDED (128+N: signal N). */
 enum { RANK_NEVER_STARTED, RANK_RUNNING, RANK_ENDED };
 int rank_status_read(const char *dir, unsigned rank, int *code);
+
+/* isolate.c: before script s, a fresh private dnetd (s > 0) and a Controller
+ * Reset with cleared LLCM/Write Windows of the nodes of user-given backends,
+ * unless --no-reset; -1 (a message printed) when the script must not run. */
+int run_isolate(struct run *r, unsigned s);
+/* For the report: "restart", "reset", "restart, reset", "process" or "none". */
+const char *run_isolation(const struct run *r);
 
 /* result.c */
 void result_read(struct result *res);

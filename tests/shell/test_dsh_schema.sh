@@ -49,7 +49,11 @@ r peek 'peek llcm 0 64; poke llcm 0 5 32; peek ureg 0x200 64' 'peek|poke'
 r send 'send 0 5 size=16 val=1; recv 0 5 check=1' 'send|recv'
 r barrier 'barrier' 'barrier'
 r signal 'signal 1' 'signal|waitfor'
-ENVR[signal]='DSH_RANK=0 DSH_SIZE=2' # a second rank to signal
+# a second rank to signal, started by hand on a dnetd: rank 0's first signal waits until
+# rank 1 has joined the run (D-SYNC-RUN)
+start_dnetd "$T_TMP/d.sock" --sim -N 2
+ENVR[signal]="DSH_RANK=0 DSH_SIZE=2 DSH_BACKEND=remote:unix:$T_TMP/d.sock"
+spawn env DSH_RANK=1 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$T_TMP/d.sock" -c 'waitfor 0 timeout=120s' >/dev/null 2>&1
 r probe "probe dump=$ROOT/tests/fixtures/pci/i875p.dump" 'probe'
 r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal" 'replay'
 "$DSH" --journal "$T_TMP/ok.journal" -c 'llcm_read 0 8' >/dev/null 2>&1

@@ -1,0 +1,304 @@
+/* dsh-run: every script starts from a device state it can rely on
+ * (decision D-RUN-STATE in docs/decisions.md; dsh-run(1), ISOLATION).
+ *
+ * Before each script, unless --no-reset:
+ *   - the private dnetd (no -b, or "-" rows of a node table) is stopped and
+ *     a fresh one started on the same socket (from the second script on;
+ *     the first has a fresh one already), the node table's PGIDs written
+ *     again: every node of the emulated cluster as at power-on;
+ *   - every node a rank drives through a user-given backend (-b, a node
+ *     table's BACKEND) other than an in-process emulator (sim, fresh in
+ *     every dsh) gets a Controller Reset and its LLCM and Write Windows of
+ *     both WIDs zeroed, by one `dsh -e` per node with the rank's own
+ *     environment (so through the same backend, node and grant as the
+ *     rank).  A board (devmem, pci) is one node, reset once; under a
+ *     launcher other than local (ranks maybe on other hosts) dsh-run
+ *     refuses to start with one.  That needs a privileged connection; when
+ *     it fails dsh-run stops before the script (exit 2), naming the node
+ *     and why.  Not reset there: SO-DIMM contents, Prefetch Windows, the
+ *     System Register settings (Controller Reset keeps them), an emulator's
+ *     virtual time and statistics, nodes no rank drives.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "run.h"
+
+/* What one node's reset does: Controller Reset (App. B: any access; the
+ * confirmed read, D-REG-READ-EFFECT), then zeroes for LLCM (32 KB, the
+ * flag area too: 'force') and the four 512-byte Write Windows of each WID. */
+static const char RESET_SCRIPT[] =
+	"reg ctl_reset confirm\n"
+	"set wid 0\n"
+	"llcm_write from=0 it=8192 val=0 inc=0 force\n"
+	"ww_write ww=0 it=128 val=0\nww_write ww=1 it=128 val=0\n"
+	"ww_write ww=2 it=128 val=0\nww_write ww=3 it=128 val=0\n"
+	"set wid 1\n"
+	"llcm_write from=0 it=8192 val=0 inc=0 force\n"
+	"ww_write ww=0 it=128 val=0\nww_write ww=1 it=128 val=0\n"
+	"ww_write ww=2 it=128 val=0\nww_write ww=3 it=128 val=0\n";
+
+/* A rank's backend: NULL for the private dnetd. */
+static const char *backend_of(const struct run *r, unsigned k)
+{
+	if (r->table && r->table[k].backend[0])
+		return r->table[k].backend;
+	return r->backend;
+}
+
+/* An in-process emulator: every dsh builds its own, fresh. */
+static bool per_process(const char *b)
+{
+	return strncmp(b, "sim", 3) == 0 && (b[3] == 0 || b[3] == ':' || b[3] == ',');
+}
+
+/* A board of the machine the backend is opened on (devmem, pci): one
+ * node, whatever CLID the rank drives on it. */
+static bool local_board(const char *b)
+{
+	size_t l = strcspn(b, ":,");
+	return (l == 6 && !strncmp(b, "devmem", 6)) || (l == 3 && !strncmp(b, "pci", 3));
+}
+
+static unsigned clid_of(const struct run *r, unsigned k)
+{
+	return r->table ? r->table[k].clid : k + 1;
+}
+
+/* Ranks whose node dsh-run resets (a user-given backend, not sim), each
+ * node of each backend once: the first rank that drives it. */
+static bool resets(const struct run *r, unsigned k)
+{
+	const char *b = backend_of(r, k);
+	if (r->no_reset || !b || per_process(b))
+		return false;
+	for (unsigned j = 0; j < k; j++) {
+		const char *o = backend_of(r, j);
+		if (o && !strcmp(o, b) && (local_board(b) || clid_of(r, j) == clid_of(r, k)))
+			return false;
+	}
+	return true;
+}
+
+const char *run_isolation(const struct run *r)
+{
+	if (r->no_reset)
+		return "none";
+	bool priv = false, reset = false;
+	for (unsigned k = 0; k < r->n; k++) {
+		priv |= !backend_of(r, k);
+		reset |= resets(r, k);
+	}
+	if (priv && reset)
+		return "restart, reset";
+	return priv ? "restart" : reset ? "reset" : "process";
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* dsh -e -b B -c RESET_SCRIPT with the rank's environment, stderr to errf;
+ * its own process group, so that a kill reaches it whole. */
+static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
+{
+	char rank[32], size[32], *map = NULL;
+	snprintf(rank, sizeof rank, "DSH_RANK=%u", k);
+	snprintf(size, sizeof size, "DSH_SIZE=%u", r->n);
+	if (r->table) {
+		size_t cap = (size_t)r->n * 16 + 32, l;
+		if (!(map = malloc(cap)))
+			return -1;
+		l = (size_t)snprintf(map, cap, "DSH_RANKMAP=");
+		for (unsigned j = 0; j < r->n; j++)
+			l += (size_t)snprintf(map + l, cap - l, "%s%u:%u", j ? "," : "", r->table[j].clid,
+					      r->table[j].wid);
+	}
+	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)backend_of(r, k), (char *)"-c",
+			 (char *)RESET_SCRIPT, NULL };
+	pid_t p = fork();
+	if (p == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		int in = open("/dev/null", O_RDWR), err = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || err < 0 || dup2(in, 0) < 0 || dup2(in, 1) < 0 || dup2(err, 2) < 0)
+			_exit(126);
+		putenv(rank);
+		putenv(size);
+		if (map)
+			putenv(map);
+		else
+			unsetenv("DSH_RANKMAP");
+		unsetenv("DSH_PGID");
+		execvp(argv[0], argv);
+		fprintf(stderr, "dsh-run: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (p > 0)
+		setpgid(p, p);
+	free(map);
+	return p;
+}
+
+/* The first line of a file, for a message. */
+static void first_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	buf[0] = 0;
+	if (f) {
+		if (fgets(buf, (int)n, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+	if (!buf[0])
+		snprintf(buf, n, "no message");
+}
+
+/* Controller Reset and zeroed LLCM/Write Windows of every node a rank
+ * drives through a user-given backend, all nodes at once. */
+static int reset_nodes(struct run *r, unsigned s)
+{
+	pid_t *pid = calloc(r->n, sizeof *pid);
+	if (!pid)
+		return -1;
+	int rc = 0;
+	char errf[4400];
+	for (unsigned k = 0; k < r->n; k++) {
+		if (!resets(r, k))
+			continue;
+		snprintf(errf, sizeof errf, "%s/reset.s%u.rank%u.err", r->tmp, s, k);
+		if ((pid[k] = start_reset(r, k, errf)) < 0) {
+			fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dsh, strerror(errno));
+			pid[k] = 0;
+			rc = -1;
+		}
+	}
+	uint64_t until = mono_ms() + r->timeout_ms;
+	for (unsigned left = 1; left;) {
+		left = 0;
+		for (unsigned k = 0; k < r->n; k++) {
+			if (pid[k] <= 0)
+				continue;
+			int st;
+			if (waitpid(pid[k], &st, WNOHANG) != pid[k]) {
+				left++;
+				continue;
+			}
+			pid[k] = 0;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				continue;
+			char msg[512];
+			snprintf(errf, sizeof errf, "%s/reset.s%u.rank%u.err", r->tmp, s, k);
+			first_line(errf, msg, sizeof msg);
+			fprintf(stderr, "dsh-run: could not reset node %u (rank %u, %s) before %s: %s\n"
+				"dsh-run: (a Controller Reset and clearing LLCM and Write Windows need a privileged "
+				"connection; --no-reset runs every script on the state the one before left)\n",
+				clid_of(r, k), k, backend_of(r, k), r->scripts[s], msg);
+			rc = -1;
+		}
+		if (!left)
+			break;
+		bool sig = run_signal_caught();
+		if (sig || mono_ms() >= until) {
+			for (unsigned k = 0; k < r->n; k++)
+				if (pid[k] > 0) {
+					if (!sig)
+						fprintf(stderr, "dsh-run: the reset of node %u (rank %u, %s) did not finish "
+							"within %llu ms\n", clid_of(r, k), k, backend_of(r, k),
+							(unsigned long long)r->timeout_ms);
+					kill(-pid[k], SIGKILL);
+					kill(pid[k], SIGKILL);
+					waitpid(pid[k], NULL, 0);
+					pid[k] = 0;
+				}
+			rc = -1;
+			break;
+		}
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	free(pid);
+	return rc;
+}
+
+/* The private dnetd accepts connections: its socket file appears at bind,
+ * before listen, and dnetd_start waits only for the file (a rank that came
+ * in between was refused: "connection refused (is dnetd running?)"). */
+static int wait_listening(struct run *r)
+{
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	if (strlen(r->sock) >= sizeof sa.sun_path)
+		return 0; /* dnetd itself refused it already */
+	memcpy(sa.sun_path, r->sock, strlen(r->sock) + 1);
+	uint64_t until = mono_ms() + 5000;
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			break;
+		int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa), e = errno;
+		close(fd);
+		if (rc == 0)
+			return 0;
+		if ((e != ECONNREFUSED && e != ENOENT) || mono_ms() >= until || run_signal_caught())
+			break;
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!run_signal_caught())
+		fprintf(stderr, "dsh-run: %s does not accept connections on %s\n", r->dnetd, r->sock);
+	return -1;
+}
+
+/* A fresh private dnetd on the same socket; the last one's log is kept as
+ * dnetd.sN.log (N: the script it served, from 0). */
+static int restart_dnetd(struct run *r, unsigned s)
+{
+	char log[4200], old[4200];
+	dnetd_stop(r);
+	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
+	snprintf(old, sizeof old, "%s/dnetd.s%u.log", r->tmp, s - 1);
+	rename(log, old);
+	unlink(r->sock); /* a dnetd killed hard leaves it; dnetd_start waits for a new one */
+	if (dnetd_start(r) < 0 || wait_listening(r) < 0 || pgid_setup(r) < 0)
+		return -1;
+	return 0;
+}
+
+int run_isolate(struct run *r, unsigned s)
+{
+	if (r->no_reset)
+		return 0;
+	/* dsh-run resets from this machine: under a launcher the ranks' boards
+	 * may be other hosts' */
+	for (unsigned k = 0; s == 0 && r->launcher != L_LOCAL && k < r->n; k++)
+		if (resets(r, k) && local_board(backend_of(r, k))) {
+			fprintf(stderr, "dsh-run: cannot reset rank %u's board (%s) before each script: under a "
+				"launcher the ranks may run on other hosts, and dsh-run resets from this one "
+				"(--no-reset runs every script on the state the one before left)\n", k,
+				backend_of(r, k));
+			return -1;
+		}
+	if (s > 0 && r->dnetd_pid > 0 && restart_dnetd(r, s) < 0)
+		return -1;
+	if (s == 0 && r->dnetd_pid > 0 && wait_listening(r) < 0)
+		return -1;
+	if (run_signal_caught())
+		return -1;
+	return reset_nodes(r, s);
+}
