@@ -190,6 +190,14 @@ static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
 			return dnet_seterr(err, DNET_EIO, "cannot remove stale socket %s: %s", s->spec.path,
 					   strerror(errno));
 	}
+	/* The socket is made under a temporary name and renamed into place once
+	 * it listens: a client that sees the path never finds it refusing
+	 * connections (dsh-run starts ranks as soon as the path exists). */
+	char tmp[sizeof sa.sun_path];
+	if (snprintf(tmp, sizeof tmp, "%s.%ld", s->spec.path, (long)getpid()) >= (int)sizeof tmp)
+		snprintf(tmp, sizeof tmp, "%s", s->spec.path); /* no room: bind in place */
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return dnet_seterr(err, DNET_EIO, "socket: %s", strerror(errno));
@@ -202,19 +210,21 @@ static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
 		return dnet_seterr(err, e == EACCES ? DNET_EPERM : DNET_EIO, "bind %s: %s", s->spec.path,
 				   strerror(e));
 	}
-	s->unlink_path = true;
 	bool grp = s->cfg.socket_group != NULL;
 	struct group *gr = grp ? getgrnam(s->cfg.socket_group) : NULL;
 	if (grp && !gr) {
 		close(fd);
+		unlink(tmp);
 		return dnet_seterr(err, DNET_EINVAL, "--socket-group: no group '%s'", s->cfg.socket_group);
 	}
-	if ((grp && chown(s->spec.path, (uid_t)-1, gr->gr_gid) != 0) ||
-	    chmod(s->spec.path, grp ? 0660 : 0600) != 0 || listen(fd, 64) != 0) {
+	if ((grp && chown(tmp, (uid_t)-1, gr->gr_gid) != 0) || chmod(tmp, grp ? 0660 : 0600) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 || (strcmp(tmp, s->spec.path) && rename(tmp, s->spec.path) != 0)) {
 		e = errno;
 		close(fd);
+		unlink(tmp);
 		return dnet_seterr(err, DNET_EIO, "listen %s: %s", s->spec.path, strerror(e));
 	}
+	s->unlink_path = true;
 	s->lfd = fd;
 	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
 	return 0;
@@ -239,7 +249,7 @@ static int listen_tcp(struct dnet_srv *s, struct dnet_err *err)
 		}
 		int one = 1;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
 			break;
 		e = errno;
 		close(fd);

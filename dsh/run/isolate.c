@@ -48,13 +48,6 @@ static const char RESET_SCRIPT[] =
 	"ww_write ww=2 it=128 val=0\nww_write ww=3 it=128 val=0\n";
 
 /* A rank's backend: NULL for the private dnetd. */
-static const char *backend_of(const struct run *r, unsigned k)
-{
-	if (r->table && r->table[k].backend[0])
-		return r->table[k].backend;
-	return r->backend;
-}
-
 /* An in-process emulator: every dsh builds its own, fresh. */
 static bool per_process(const char *b)
 {
@@ -78,11 +71,11 @@ static unsigned clid_of(const struct run *r, unsigned k)
  * node of each backend once: the first rank that drives it. */
 static bool resets(const struct run *r, unsigned k)
 {
-	const char *b = backend_of(r, k);
+	const char *b = rank_backend(r, k);
 	if (r->no_reset || !b || per_process(b))
 		return false;
 	for (unsigned j = 0; j < k; j++) {
-		const char *o = backend_of(r, j);
+		const char *o = rank_backend(r, j);
 		if (o && !strcmp(o, b) && (local_board(b) || clid_of(r, j) == clid_of(r, k)))
 			return false;
 	}
@@ -95,7 +88,7 @@ const char *run_isolation(const struct run *r)
 		return "none";
 	bool priv = false, reset = false;
 	for (unsigned k = 0; k < r->n; k++) {
-		priv |= !backend_of(r, k);
+		priv |= !rank_backend(r, k);
 		reset |= resets(r, k);
 	}
 	if (priv && reset)
@@ -126,7 +119,7 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 			l += (size_t)snprintf(map + l, cap - l, "%s%u:%u", j ? "," : "", r->table[j].clid,
 					      r->table[j].wid);
 	}
-	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)backend_of(r, k), (char *)"-c",
+	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)rank_backend(r, k), (char *)"-c",
 			 (char *)RESET_SCRIPT, NULL };
 	pid_t p = fork();
 	if (p == 0) {
@@ -207,7 +200,7 @@ static int reset_nodes(struct run *r, unsigned s)
 			fprintf(stderr, "dsh-run: could not reset node %u (rank %u, %s) before %s: %s\n"
 				"dsh-run: (a Controller Reset and clearing LLCM and Write Windows need a privileged "
 				"connection; --no-reset runs every script on the state the one before left)\n",
-				clid_of(r, k), k, backend_of(r, k), r->scripts[s], msg);
+				clid_of(r, k), k, rank_backend(r, k), r->scripts[s], msg);
 			rc = -1;
 		}
 		if (!left)
@@ -218,7 +211,7 @@ static int reset_nodes(struct run *r, unsigned s)
 				if (pid[k] > 0) {
 					if (!sig)
 						fprintf(stderr, "dsh-run: the reset of node %u (rank %u, %s) did not finish "
-							"within %llu ms\n", clid_of(r, k), k, backend_of(r, k),
+							"within %llu ms\n", clid_of(r, k), k, rank_backend(r, k),
 							(unsigned long long)r->timeout_ms);
 					kill(-pid[k], SIGKILL);
 					kill(pid[k], SIGKILL);
@@ -235,9 +228,8 @@ static int reset_nodes(struct run *r, unsigned s)
 	return rc;
 }
 
-/* The private dnetd accepts connections: its socket file appears at bind,
- * before listen, and dnetd_start waits only for the file (a rank that came
- * in between was refused: "connection refused (is dnetd running?)"). */
+/* The private dnetd accepts connections (dnetd renames its socket into
+ * place once it listens, but --dnetd may name another program). */
 static int wait_listening(struct run *r)
 {
 	struct sockaddr_un sa;
@@ -287,11 +279,11 @@ int run_isolate(struct run *r, unsigned s)
 	/* dsh-run resets from this machine: under a launcher the ranks' boards
 	 * may be other hosts' */
 	for (unsigned k = 0; s == 0 && r->launcher != L_LOCAL && k < r->n; k++)
-		if (resets(r, k) && local_board(backend_of(r, k))) {
+		if (resets(r, k) && local_board(rank_backend(r, k))) {
 			fprintf(stderr, "dsh-run: cannot reset rank %u's board (%s) before each script: under a "
 				"launcher the ranks may run on other hosts, and dsh-run resets from this one "
 				"(--no-reset runs every script on the state the one before left)\n", k,
-				backend_of(r, k));
+				rank_backend(r, k));
 			return -1;
 		}
 	if (s > 0 && r->dnetd_pid > 0 && restart_dnetd(r, s) < 0)

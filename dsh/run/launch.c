@@ -125,6 +125,11 @@ static void kill_group(pid_t p)
 	kill(-p, SIGKILL);
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
+	/* the group's other members (a wrapper's dsh, a launcher's ranks) are
+	 * gone once init has reaped them: wait for that, bounded, so nothing
+	 * started outlives dsh-run */
+	for (until = mono_ms() + KILL_GRACE_MS; kill(-p, 0) == 0 && mono_ms() < until;)
+		nap(5);
 }
 
 void kill_all(struct run *r)
@@ -173,7 +178,7 @@ void dnetd_stop(struct run *r)
 	r->dnetd_pid = 0;
 }
 
-static const char *rank_backend(const struct run *r, unsigned k)
+const char *rank_backend(const struct run *r, unsigned k)
 {
 	if (r->table && r->table[k].backend[0])
 		return r->table[k].backend;
@@ -351,8 +356,9 @@ int run_script(struct run *r, unsigned s)
 	struct result *res = &r->res[(size_t)s * n];
 	char out_pat[4200], backend_buf[4400];
 	snprintf(out_pat, sizeof out_pat, "%s/s%u.rank%%r.json", r->tmp, s);
+	/* every rank without a backend of its own (no -b; a node table's "-") uses the private dnetd */
 	const char *backend = r->backend;
-	if (!backend && !r->table)
+	if (!backend && r->dnetd_pid > 0)
 		backend = private_backend(r, backend_buf, sizeof backend_buf);
 	char *env[8];
 	unsigned nenv = 0;

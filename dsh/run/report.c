@@ -354,8 +354,8 @@ static cJSON *run_extra(const struct run *r)
 		cJSON_AddNumberToObject(o, "wid", r->table ? r->table[k].wid : 0);
 		if (r->table) {
 			cJSON_AddStringToObject(o, "host", r->table[k].host);
-			if (r->table[k].backend[0])
-				cJSON_AddStringToObject(o, "backend", r->table[k].backend);
+			cJSON_AddStringToObject(o, "backend", r->table[k].backend[0] ? r->table[k].backend
+										 : "sim (private dnetd)");
 			if (r->table[k].has_pgid)
 				cJSON_AddNumberToObject(o, "pgid", r->table[k].pgid);
 		}

@@ -34,6 +34,29 @@ static void add_failure(struct result *res, const cJSON *o)
 	snprintf(f->message, sizeof f->message, "%s", str_of(o, "error") ? str_of(o, "error") : "failed");
 }
 
+/* `exit N` (N > 0) fails the run with no failed command: the failure is the
+ * exit itself, at the file:line dsh names in the summary's exit_at. */
+static void exit_requested(struct result *res, const cJSON *sum)
+{
+	int n = int_of(sum, "exit_requested");
+	const char *at = str_of(sum, "exit_at");
+	const char *colon = at ? strrchr(at, ':') : NULL;
+	if (n <= 0 || !colon)
+		return;
+	char *end;
+	long line = strtol(colon + 1, &end, 10);
+	if (*end || line <= 0 || line > 0x7fffffff)
+		return;
+	cJSON *o = cJSON_CreateObject();
+	char file[2048], msg[64]; /* "exit" stands for quit too: the summary does not say which */
+	snprintf(file, sizeof file, "%.*s", (int)(colon - at), at);
+	snprintf(msg, sizeof msg, "the script asked to exit with status %d", n);
+	if (o && cJSON_AddStringToObject(o, "file", file) && cJSON_AddNumberToObject(o, "lineno", (double)line) &&
+	    cJSON_AddStringToObject(o, "cmd", "exit") && cJSON_AddStringToObject(o, "error", msg))
+		add_failure(res, o);
+	cJSON_Delete(o);
+}
+
 void result_read(struct result *res)
 {
 	FILE *f = fopen(res->out_path, "r");
@@ -53,6 +76,7 @@ void result_read(struct result *res)
 			/* dsh's own verdict (dsh/verdict.c): ok and the exit status it chose */
 			res->summary_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "ok")) &&
 					  int_of(sum, "exit_status") == 0;
+			exit_requested(res, sum);
 		} else {
 			const char *cmd = str_of(o, "cmd");
 			/* an assertion is what dsh reports as one: a result with "passed" */

@@ -101,6 +101,8 @@ void dnetd_stop(struct run *r);
 int pgid_setup(struct run *r);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
+/* Rank k's own backend (node table, else -b); NULL: the private dnetd. */
+const char *rank_backend(const struct run *r, unsigned k);
 void kill_all(struct run *r);
 
 /* rankexec.c */

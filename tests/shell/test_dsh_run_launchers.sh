@@ -213,11 +213,15 @@ run_cell() {
 
 # run_nodes LAUNCHER: a node table under the launcher drives the table's
 # dnetd, each rank its own node (issue 21 item 2: the ranks had run on a
-# built-in emulator each, and passed).
+# built-in emulator each, and passed), reset before the script (D-RUN-STATE:
+# the 0x55 left there is gone); rows with no backend ("-") share the private
+# dnetd (they too had run on a built-in emulator each: the barrier fails).
 NT_SOCK=$T_TMP/nt.sock
 start_dnetd "$NT_SOCK" --sim -N 2
 printf '0 localhost remote:unix:%s 1 0\n1 localhost remote:unix:%s 2 0\n' "$NT_SOCK" "$NT_SOCK" >"$T_TMP/nt.table"
-printf 'assert llcm 0x100 == 0x55\nllcm_write from=0x108 it=1 val=0x77\n' >"$M/nodes.dsh"
+printf 'assert llcm 0x100 == 0\nllcm_write from=0x108 it=1 val=0x77\n' >"$M/nodes.dsh"
+printf '0 localhost - 1 0\n1 localhost - 2 0\n' >"$T_TMP/ntp.table"
+printf 'barrier timeout=20s\n' >"$M/nodes-private.dsh"
 run_nodes() {
 	local l=$1 rc
 	"$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'llcm_write from=0x100 it=1 val=0x55; @2 llcm_write from=0x100 it=1 val=0x55; llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0' ||
@@ -231,6 +235,12 @@ run_nodes() {
 		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "$l nodes: the report names the table's backend" "remote:unix:$NT_SOCK remote:unix:$NT_SOCK" \
 		"$(jq -r '[.results.extra.nodes[].backend] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/ntp.table" "$M/nodes-private.dsh" \
+		--report "$T_TMP/$l.ntp.json" >"$T_TMP/$l.ntp.out" 2>"$T_TMP/$l.ntp.err"
+	rc=$?
+	expect_eq "$l nodes -: one private cluster, the barrier met (stderr: $(head -c 300 "$T_TMP/$l.ntp.err"))" 0 "$rc"
+	expect_eq "$l nodes -: the report names the private dnetd" "sim (private dnetd),sim (private dnetd)" \
+		"$(jq -r '[.results.extra.nodes[].backend] | join(",")' "$T_TMP/$l.ntp.json" 2>&1)"
 	cell_end "node table x $l"
 }
 

@@ -75,13 +75,13 @@ a/t.dsh [rank 1]|passed|$S/a/t.dsh|1
 b/t.dsh [rank 0]|failed|$S/b/t.dsh|3
 b/t.dsh [rank 1]|failed|$S/b/t.dsh|3
 quit3.dsh [rank 0]|passed|$S/quit3.dsh|1
-quit3.dsh [rank 1]|failed|$S/quit3.dsh|1
+quit3.dsh [rank 1]|failed|$S/quit3.dsh|3
 outer.dsh [rank 0]|failed|$S/lib/inner.dsh|3
 outer.dsh [rank 1]|failed|$S/lib/inner.dsh|3" "$(ctrf_rows "$S/k.json")"
 expect_eq "known run: CTRF suite of each test" "pass.dsh pass.dsh a/t.dsh a/t.dsh b/t.dsh b/t.dsh quit3.dsh quit3.dsh outer.dsh outer.dsh" \
 	"$(jq -r '[.results.tests[].suite[0]] | join(" ")' "$S/k.json")"
 expect_eq "known run: CTRF ranks" "0 1 0 1 0 1 0 1 0 1" "$(jq -r '[.results.tests[].extra.rank] | map(tostring) | join(" ")' "$S/k.json")"
-expect_match "known run: quit 3 named" "exit status 3" "$(jq -r '.results.tests[7].message' "$S/k.json")"
+expect_match "known run: quit 3 named at its line" "quit3.dsh:3: exit: the script asked to exit with status 3" "$(jq -r '.results.tests[7].message' "$S/k.json")"
 expect_eq "known run: JUnit" "suites 10 6 0 0
 suite pass.dsh 2 0 0 0
 pass.dsh [rank 0]|passed|$S/pass.dsh|1
@@ -94,7 +94,7 @@ b/t.dsh [rank 0]|failure|$S/b/t.dsh|3
 b/t.dsh [rank 1]|failure|$S/b/t.dsh|3
 suite quit3.dsh 2 1 0 0
 quit3.dsh [rank 0]|passed|$S/quit3.dsh|1
-quit3.dsh [rank 1]|failure|$S/quit3.dsh|1
+quit3.dsh [rank 1]|failure|$S/quit3.dsh|3
 suite outer.dsh 2 2 0 0
 outer.dsh [rank 0]|failure|$S/lib/inner.dsh|3
 outer.dsh [rank 1]|failure|$S/lib/inner.dsh|3" "$(junit_rows "$S/k.xml")"
