@@ -50,7 +50,7 @@ static void exit_requested(struct result *res, const cJSON *sum)
 	cJSON *o = cJSON_CreateObject();
 	char file[2048], msg[64]; /* "exit" stands for quit too: the summary does not say which */
 	snprintf(file, sizeof file, "%.*s", (int)(colon - at), at);
-	snprintf(msg, sizeof msg, "the script asked to exit with status %d", n);
+	snprintf(msg, sizeof msg, "the script asked to exit %d", n);
 	if (o && cJSON_AddStringToObject(o, "file", file) && cJSON_AddNumberToObject(o, "lineno", (double)line) &&
 	    cJSON_AddStringToObject(o, "cmd", "exit") && cJSON_AddStringToObject(o, "error", msg))
 		add_failure(res, o);

@@ -81,7 +81,7 @@ outer.dsh [rank 1]|failed|$S/lib/inner.dsh|3" "$(ctrf_rows "$S/k.json")"
 expect_eq "known run: CTRF suite of each test" "pass.dsh pass.dsh a/t.dsh a/t.dsh b/t.dsh b/t.dsh quit3.dsh quit3.dsh outer.dsh outer.dsh" \
 	"$(jq -r '[.results.tests[].suite[0]] | join(" ")' "$S/k.json")"
 expect_eq "known run: CTRF ranks" "0 1 0 1 0 1 0 1 0 1" "$(jq -r '[.results.tests[].extra.rank] | map(tostring) | join(" ")' "$S/k.json")"
-expect_match "known run: quit 3 named at its line" "quit3.dsh:3: exit: the script asked to exit with status 3" "$(jq -r '.results.tests[7].message' "$S/k.json")"
+expect_match "known run: quit 3 named at its line" "quit3.dsh:3: exit: the script asked to exit 3" "$(jq -r '.results.tests[7].message' "$S/k.json")"
 expect_eq "known run: JUnit" "suites 10 6 0 0
 suite pass.dsh 2 0 0 0
 pass.dsh [rank 0]|passed|$S/pass.dsh|1
