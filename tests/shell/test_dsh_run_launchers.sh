@@ -221,7 +221,8 @@ start_dnetd "$NT_SOCK" --sim -N 2
 printf '0 localhost remote:unix:%s 1 0\n1 localhost remote:unix:%s 2 0\n' "$NT_SOCK" "$NT_SOCK" >"$T_TMP/nt.table"
 printf 'assert llcm 0x100 == 0\nllcm_write from=0x108 it=1 val=0x77\n' >"$M/nodes.dsh"
 printf '0 localhost - 1 0\n1 localhost - 2 0\n' >"$T_TMP/ntp.table"
-printf 'barrier timeout=20s\n' >"$M/nodes-private.dsh"
+# twice: the second starts from a fresh private dnetd (D-RUN-STATE), not the first's 0x99
+printf 'assert llcm 0x200 == 0\nllcm_write from=0x200 it=1 val=0x99\nbarrier timeout=20s\n' | tee "$M/nodes-private.dsh" >"$M/nodes-private2.dsh"
 run_nodes() {
 	local l=$1 rc
 	"$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'llcm_write from=0x100 it=1 val=0x55; @2 llcm_write from=0x100 it=1 val=0x55; llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0' ||
@@ -235,10 +236,10 @@ run_nodes() {
 		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "$l nodes: the report names the table's backend" "remote:unix:$NT_SOCK remote:unix:$NT_SOCK" \
 		"$(jq -r '[.results.extra.nodes[].backend] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
-	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/ntp.table" "$M/nodes-private.dsh" \
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/ntp.table" "$M/nodes-private.dsh" "$M/nodes-private2.dsh" \
 		--report "$T_TMP/$l.ntp.json" >"$T_TMP/$l.ntp.out" 2>"$T_TMP/$l.ntp.err"
 	rc=$?
-	expect_eq "$l nodes -: one private cluster, the barrier met (stderr: $(head -c 300 "$T_TMP/$l.ntp.err"))" 0 "$rc"
+	expect_eq "$l nodes -: one private cluster, the barrier met, each script from a fresh one (stderr: $(head -c 300 "$T_TMP/$l.ntp.err"))" 0 "$rc"
 	expect_eq "$l nodes -: the report names the private dnetd" "sim (private dnetd),sim (private dnetd)" \
 		"$(jq -r '[.results.extra.nodes[].backend] | join(",")' "$T_TMP/$l.ntp.json" 2>&1)"
 	cell_end "node table x $l"
