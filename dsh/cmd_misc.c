@@ -179,8 +179,9 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 			out_text(d, "%s=%s\n", v->name, v->value);
 		}
 		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64
-			 " ns, wid %u, posted %s)\n", d->bail ? "on" : "off", d->gap_ns, d->base, d->timeout_ns,
-			 d->wid, d->no_post ? "off" : "on");
+			 " ns, wid %u, posted %s, sync_area 0x%04" PRIx32 "%s)\n", d->bail ? "on" : "off", d->gap_ns,
+			 d->base, d->timeout_ns, d->wid, d->no_post ? "off" : "on", d->sync_area,
+			 dsh_sync_reserved(d) ? " reserved" : "");
 		return 0;
 	}
 	const char *k = a->argv[1];
@@ -210,6 +211,8 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 		d->no_post = strcmp(v, "off") == 0;
 		return 0;
 	}
+	if (strcmp(k, "sync_area") == 0)
+		return dsh_sync_area_set(d, v);
 	if (strcmp(k, "wid") == 0) {
 		uint64_t w;
 		if (dsh_num_str(d, v, DNET_NWID - 1, "WID", &w) < 0)

@@ -41,6 +41,10 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 		struct dnet_msg_params p;
 		dnet_msg_params_default(&p);
 		p.timeout_ns = d->timeout_ns;
+		if (dsh_sync_reserved(d)) { /* the AMT keeps out of the flags (D-SYNC-AREA) */
+			p.llcm_reserved = d->sync_area;
+			p.llcm_reserved_len = DSH_SYNC_AREA_SIZE;
+		}
 		unsigned node = dnet_node(d->dev);
 		struct dnet_err e = { 0 };
 		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->rank, alone ? 0 : 1, &p, &job, &e);

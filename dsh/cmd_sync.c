@@ -10,12 +10,15 @@
  * shell's WID unless DSH_RANKMAP ("CLID:WID,..." one per rank) says
  * otherwise.
  *
- * The flag area, LLCM 0x7000-0x7fff of every process, is reserved: dsh's
- * own writes into it (llcm_write, rllcm_write) are refused unless 'force'.
- *   0x7000 + 8k   barrier round k (k < 9 for 480 ranks)
- *   0x70f8        rank 0's offer and answer to this rank (joining, below)
- *   0x7100 + 8s   signals from rank s (s < DSH_SYNC_MAX_RANKS); in rank 0's
- *                 area first rank s's request to join
+ * The flag area, 4 KB of the LLCM of every process at A (0x7000 unless
+ * 'set sync_area A'), is reserved where ranks synchronise (a run of more
+ * than one rank, or once barrier, signal or waitfor ran: D-SYNC-AREA):
+ * dsh's own writes into it (llcm_write, rllcm_write, amt, poke) are then
+ * refused unless 'force', and the messaging layer's AMT keeps out of it.
+ *   A + 8k        barrier round k (k < 9 for 480 ranks)
+ *   A + 0xf8      rank 0's offer and answer to this rank (joining, below)
+ *   A + 0x100 + 8s  signals from rank s (s < DSH_SYNC_MAX_RANKS); in rank
+ *                 0's area first rank s's request to join
  *
  * Decision D-SYNC-RUN: a flag word holds {generation [63:32], count
  * [31:0]}, the generation a fresh random number rank 0 draws for its run.
@@ -53,12 +56,35 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+bool dsh_sync_reserved(const struct dsh *d)
+{
+	return d->size > 1 || d->sync_used;
+}
+
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len)
 {
-	if (off + len > DSH_SYNC_AREA && off < DSH_SYNC_AREA + DSH_SYNC_AREA_SIZE)
+	uint32_t a = d->sync_area;
+	if (dsh_sync_reserved(d) && off + len > a && off < a + DSH_SYNC_AREA_SIZE)
 		return dsh_error(d, "LLCM 0x%" PRIx32 "-0x%" PRIx32 " overlaps the synchronisation area "
-				 "0x%x-0x%x used by barrier/signal/waitfor; add 'force' to write it anyway",
-				 off, off + len - 1, DSH_SYNC_AREA, DSH_SYNC_AREA + DSH_SYNC_AREA_SIZE - 1);
+				 "0x%" PRIx32 "-0x%" PRIx32 " used by barrier/signal/waitfor (%s); add 'force' to "
+				 "write it anyway, or move the area (set sync_area)", off, off + len - 1, a,
+				 a + DSH_SYNC_AREA_SIZE - 1,
+				 d->size > 1 ? "this run has several ranks" : "this shell synchronised");
+	return 0;
+}
+
+int dsh_sync_area_set(struct dsh *d, const char *v)
+{
+	uint64_t a;
+	if (dsh_num_str(d, v, DNET_LLCM_SIZE - DSH_SYNC_AREA_SIZE, "sync_area", &a) < 0)
+		return -1;
+	if (a % 8)
+		return dsh_error(d, "set sync_area: 0x%" PRIx64 " is not 8-byte aligned", a);
+	if (d->sync_gen && a != d->sync_area)
+		return dsh_error(d, "set sync_area: this rank has joined the run with its flags at LLCM 0x%" PRIx32
+				 " already (every rank sets the same area before its first barrier, signal or "
+				 "waitfor)", d->sync_area);
+	d->sync_area = (uint32_t)a;
 	return 0;
 }
 
@@ -229,14 +255,26 @@ static int own_word(struct dsh *d, uint32_t off, uint64_t *v)
 }
 
 /* Between two polls: the device keeps working (a little virtual time on
- * the emulator), then a short real-time sleep once polling has gone on. */
+ * the emulator), then a real-time sleep once polling has gone on.  Every
+ * rank polls at once and they share one device (one dnetd on the
+ * emulator): the more ranks, the sooner and the longer each sleeps, so
+ * that the pollers leave the device to the ranks with work to do (rank 0
+ * admitting the others one by one; the stores of a barrier round) --
+ * without it 480 ranks could not even join a run within 30 s. */
 static int poll_pause(struct dsh *d, unsigned spin)
 {
 	struct dnet_err e = { 0 };
 	if (dnet_delay(d->dev, d->caps & DNET_CAP_VIRTUAL_TIME ? 1000 : 0, &e) < 0)
 		return dsh_derr(d, &e);
-	if (spin > 100) {
-		struct timespec ts = { 0, spin > 10000 ? 1000000 : 20000 };
+	unsigned free_spins = d->size <= 16 ? 100 : 1600 / d->size;
+	if (spin >= free_spins) {
+		/* 20 us, doubling every 2 polls up to size x 100 us (at least 1 ms) */
+		uint64_t cap = d->size > 10 ? 100000ull * d->size : 1000000ull;
+		unsigned sh = (spin - free_spins) / 2;
+		uint64_t ns = sh < 20 ? 20000ull << sh : cap;
+		if (ns > cap)
+			ns = cap;
+		struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 		nanosleep(&ts, NULL);
 	}
 	return 0;
@@ -251,7 +289,7 @@ static int admit(struct dsh *d)
 	uint64_t *w = malloc(8u * d->size);
 	if (!w)
 		return dsh_error(d, "out of memory");
-	if (dnet_region_addr(DNET_REG_LLCM, d->wid, DSH_SYNC_SIGNAL, 8 * d->size, &addr, &e) < 0 ||
+	if (dnet_region_addr(DNET_REG_LLCM, d->wid, d->sync_area + DSH_SYNC_SIGNAL, 8 * d->size, &addr, &e) < 0 ||
 	    dnet_read_block(d->dev, addr, w, 8u * d->size, &e) < 0) {
 		free(w);
 		return dsh_derr(d, &e);
@@ -261,7 +299,7 @@ static int admit(struct dsh *d)
 		uint32_t nonce = (uint32_t)(w[r] >> 32);
 		if (d->joined[r] || (uint32_t)w[r] != d->sync_gen || nonce == d->sync_gen || nonce == 0)
 			continue;
-		rc = dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, DSH_SYNC_OPEN,
+		rc = dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, d->sync_area + DSH_SYNC_OPEN,
 				     (uint64_t)nonce << 32 | d->sync_gen, SYNC_WW);
 		if (rc == 0) {
 			d->joined[r] = true;
@@ -288,7 +326,7 @@ static int sync_join(struct dsh *d, uint64_t deadline, bool *ok)
 			d->sync_gen = fresh32(d->run_id, 0);
 		}
 		for (unsigned r = 1; !d->sync_offered && r < d->size; r++)
-			if (dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, DSH_SYNC_OPEN,
+			if (dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, d->sync_area + DSH_SYNC_OPEN,
 					    (uint64_t)d->run_id << 32 | d->sync_gen, SYNC_WW) < 0)
 				return -1;
 		d->sync_offered = true;
@@ -312,7 +350,7 @@ static int sync_join(struct dsh *d, uint64_t deadline, bool *ok)
 		d->sync_nonce = fresh32(d->run_id, 0);
 	for (unsigned spin = 0;; spin++) {
 		uint64_t v;
-		if (own_word(d, DSH_SYNC_OPEN, &v) < 0)
+		if (own_word(d, d->sync_area + DSH_SYNC_OPEN, &v) < 0)
 			return -1;
 		uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
 		if (hi == d->sync_nonce && lo) { /* rank 0's answer: joined */
@@ -322,7 +360,8 @@ static int sync_join(struct dsh *d, uint64_t deadline, bool *ok)
 		if (hi == d->run_id && lo && lo != d->sync_echo) { /* an offer: ask to join */
 			if (d->sync_nonce == lo) /* a request must not read as a signal {G, count} */
 				d->sync_nonce = fresh32(d->run_id, lo);
-			if (dsh_rllcm_store(d, d->peer[0].clid, d->peer[0].wid, DSH_SYNC_SIGNAL + 8 * d->rank,
+			if (dsh_rllcm_store(d, d->peer[0].clid, d->peer[0].wid,
+					    d->sync_area + DSH_SYNC_SIGNAL + 8 * d->rank,
 					    (uint64_t)d->sync_nonce << 32 | lo, SYNC_WW) < 0)
 				return -1;
 			d->sync_echo = lo;
@@ -416,6 +455,7 @@ static int rank_arg(struct dsh *d, struct dsh_args *a, unsigned *r)
  * into its own word k; log2(N) rounds.  The first joins the run. */
 int cmd_barrier(struct dsh *d, struct dsh_args *a)
 {
+	d->sync_used = true;
 	uint64_t tmo;
 	if (sync_timeout(d, a, 1, &tmo) < 0)
 		return -1;
@@ -432,7 +472,7 @@ int cmd_barrier(struct dsh *d, struct dsh_args *a)
 	unsigned rounds = 0;
 	for (unsigned dist = 1; dist < d->size; dist <<= 1, rounds++) {
 		unsigned to = (d->rank + dist) % d->size, from = (d->rank + d->size - dist) % d->size;
-		uint32_t off = DSH_SYNC_BARRIER + 8 * rounds;
+		uint32_t off = d->sync_area + DSH_SYNC_BARRIER + 8 * rounds;
 		if (dsh_rllcm_store(d, d->peer[to].clid, d->peer[to].wid, off, flag_value(d, gen), SYNC_WW) < 0)
 			return -1;
 		bool ok;
@@ -456,6 +496,7 @@ int cmd_barrier(struct dsh *d, struct dsh_args *a)
 
 int cmd_signal(struct dsh *d, struct dsh_args *a)
 {
+	d->sync_used = true;
 	unsigned r;
 	uint64_t tmo;
 	if (rank_arg(d, a, &r) < 0 || sync_timeout(d, a, 2, &tmo) < 0)
@@ -469,7 +510,7 @@ int cmd_signal(struct dsh *d, struct dsh_args *a)
 		return join_error(d, what, (int)r, tmo);
 	}
 	uint32_t n = ++d->sent[r];
-	uint32_t off = DSH_SYNC_SIGNAL + 8 * d->rank;
+	uint32_t off = d->sync_area + DSH_SYNC_SIGNAL + 8 * d->rank;
 	if (dsh_rllcm_store(d, d->peer[r].clid, d->peer[r].wid, off, flag_value(d, n), SYNC_WW) < 0) {
 		d->sent[r]--;
 		return -1;
@@ -481,6 +522,7 @@ int cmd_signal(struct dsh *d, struct dsh_args *a)
 
 int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 {
+	d->sync_used = true;
 	unsigned r;
 	uint64_t tmo;
 	if (rank_arg(d, a, &r) < 0 || sync_timeout(d, a, 2, &tmo) < 0)
@@ -499,7 +541,7 @@ int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 		snprintf(what, sizeof what, "waitfor %u", r);
 		return join_error(d, what, (int)r, tmo);
 	}
-	if (wait_flag(d, DSH_SYNC_SIGNAL + 8 * r, n, t0 + tmo, &ok) < 0)
+	if (wait_flag(d, d->sync_area + DSH_SYNC_SIGNAL + 8 * r, n, t0 + tmo, &ok) < 0)
 		return -1;
 	if (!ok && dsh_interrupted(d))
 		return dsh_error(d, "interrupted while waiting for signal %" PRIu32 " from rank %u", n, r);

@@ -23,7 +23,8 @@ static const struct dsh_cmd cmds[] = {
 	{ "llcm_write", { 0 }, cmd_llcm_write, "llcm_write from=[Offset] it=[Iteration] val=[Value] inc=[Increment]",
 	  "LLCM Write", "llcm_write from=0 it=10 val=0xaaaa0000 inc=1", "from= it= val= inc=", DSH_C_POSTED,
 	  "Write the 32-bit Value Iteration times to consecutive 4-byte addresses from Offset, adding\n"
-	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted." },
+	  "Increment after each write (mod 2^32). Keys in any order; from=0 it=1 inc=0 when omitted.\n"
+	  "Into the synchronisation area where it is reserved only with 'force' (see barrier)." },
 	{ "prim", { 0 }, cmd_prim,
 	  "prim PRIM [dt=] [it=] [dw=] [dl=] [ef=] [size=] [src=] [dst=] [rf=0|1] [xot= xdt= xit= xsize=] [wwsize= wwaddr=] [timeout=] [allow=FLAG,...] [force] [wait]",
 	  "Issue a primitive", "prim VS dt=0 it=0 dw=0 dl=0 ef=0 size=0x200 src=0x400 dst=0x600",
@@ -60,7 +61,8 @@ static const struct dsh_cmd cmds[] = {
 	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
 	  "Write the 64-bit Value into the LLCM of process dw= (default 0) on the node with CLID Dclid, at\n"
 	  "Offset (multiple of 8). Sent as a BOTF packet image from Write Window ww= (default 0): an RVS\n"
-	  "header with lflag = 1 and 8 bytes of data. ef=1 asks for a receive status." },
+	  "header with lflag = 1 and 8 bytes of data. ef=1 asks for a receive status. Into the\n"
+	  "synchronisation area where it is reserved only with 'force' (see barrier)." },
 	{ "sreg_read", { 0 }, cmd_sreg_read, "sreg_read [Option]",
 	  "System Register Read", "sreg_read sma_lid", NULL, DSH_C_SREG,
 	  "Options: sma_lid (the only readable System Register). Reading ctl_reset would reset the\n"
@@ -148,7 +150,8 @@ static const struct dsh_cmd cmds[] = {
 	  "(rank 0's waits until every rank has joined; see dsh(1), RANKS AND SYNCHRONISATION). A timeout\n"
 	  "(default 30 s of real time) names the rank that did not arrive.\n"
 	  "Rank and size come from dsh-run or the launcher (mpirun, srun, pdsh); $rank and $size hold them.\n"
-	  "The flag area LLCM 0x7000-0x7fff is reserved." },
+	  "The flags live in the synchronisation area, LLCM 0x7000-0x7fff unless set sync_area moves it;\n"
+	  "in a run of several ranks, or once barrier, signal or waitfor ran, writes into it need 'force'." },
 	{ "signal", { 0 }, cmd_signal, "signal RANK [timeout=DURATION]",
 	  "Signal rank RANK (point to point)", "signal 1", "timeout=", 0,
 	  "Store the next count of signals to RANK into its LLCM flag word for this rank; RANK's\n"
@@ -177,7 +180,7 @@ static const struct dsh_cmd cmds[] = {
 	  "Show and set AMT entries and the AMT Address Table", "amt map 1 0 256", "head= tail=", 0,
 	  "amt INDEX shows AMT entry INDEX, the LLCM word at 8 x INDEX: Head [31:0], Tail [63:32] and, when\n"
 	  "this shell set ivs_area_size, the ring's bytes in use. amt INDEX head=H tail=T writes either half\n"
-	  "(force: also inside the barrier flag area LLCM 0x7000-0x7fff).\n"
+	  "(force: also inside the synchronisation area where it is reserved, see barrier).\n"
 	  "amt map CLID WID INDEX writes the AMT Address Table (System Register, App. B): IPUSH packets from\n"
 	  "sender {CLID, WID} use entry INDEX. The table is write-only: amt alone lists what this shell\n"
 	  "mapped." },
@@ -209,8 +212,8 @@ static const struct dsh_cmd cmds[] = {
 	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, DSH_C_POSTED,
 	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
 	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
-	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM flag area\n"
-	  "0x7000-0x7fff needs 'force'." },
+	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM\n"
+	  "synchronisation area needs 'force' where it is reserved (see barrier)." },
 	{ "probe", { 0 }, cmd_probe, "probe [sysfs=PATH] [dump=FILE] [id=VVVV:DDDD,...]",
 	  "Where a board can be: chipset, DIMM decode, PCI BARs", "probe", "sysfs= dump= id=", NODEV,
 	  "With libpci: names the host bridge and memory controllers (vendor, device, names from the PCI ID\n"
@@ -258,14 +261,17 @@ static const struct dsh_cmd cmds[] = {
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,
 	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
 	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s." },
-	{ "set", { 0 }, cmd_set, "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W | posted on|off]",
+	{ "set", { 0 }, cmd_set,
+	  "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W | posted on|off | sync_area A]",
 	  "Variables and settings", "set n 16", NULL, NODEV,
 	  "set NAME VALUE defines $NAME. set -e / +e: stop (or not) at the first failure. set gap DUR:\n"
 	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
 	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
 	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set posted on|off:\n"
 	  "through dnetd, commands that only write (llcm_write, ww_write, poke) go posted, without a round\n"
-	  "trip each; a failure is still reported at its own line (default on). set alone lists all." },
+	  "trip each; a failure is still reported at its own line (default on). set sync_area A: the 4 KB\n"
+	  "of LLCM from A (8-byte aligned, up to 0x7000, the default) that barrier, signal and waitfor\n"
+	  "use; every rank sets the same before its first one. set alone lists all." },
 	{ "unset", { 0 }, cmd_unset, "unset NAME", "Remove a variable", "unset n", NULL, NODEV,
 	  "Removing a variable that is not defined is an error." },
 	{ "assert", { "expect" }, cmd_assert, "assert TARGET [& MASK] OP VALUE",

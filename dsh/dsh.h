@@ -129,6 +129,8 @@ struct dsh {
 	uint32_t *sent, *got;        /* signals per peer */
 	uint32_t barrier_gen;
 	/* joining the run (D-SYNC-RUN) */
+	uint32_t sync_area;          /* LLCM offset of the synchronisation area */
+	bool sync_used;              /* barrier, signal or waitfor ran: the area is reserved */
 	uint32_t sync_gen;           /* the run's generation, 0 until known (rank 0: opened) */
 	uint32_t sync_nonce;         /* rank > 0: this process's join nonce */
 	uint32_t sync_echo;          /* rank > 0: the offer answered last */
@@ -383,12 +385,14 @@ bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
 /* ---- cmd_sync.c: ranks, barrier, signal/waitfor ---- */
-#define DSH_SYNC_AREA       0x7000u  /* LLCM flag area of every process */
+/* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
+ * sync_area ADDR) of every process's LLCM, offsets within it below. */
+#define DSH_SYNC_AREA       0x7000u  /* default: the last 4 KB of LLCM */
 #define DSH_SYNC_AREA_SIZE  0x1000u
-#define DSH_SYNC_BARRIER    0x7000u  /* + 8 x round */
-#define DSH_SYNC_SIGNAL     0x7100u  /* + 8 x source rank */
-#define DSH_SYNC_OPEN       0x70f8u  /* barrier word 31 (rounds end at 9): rank 0's offer/answer */
-#define DSH_SYNC_MAX_RANKS  480      /* (0x8000 - 0x7100) / 8 signal words */
+#define DSH_SYNC_BARRIER    0x000u   /* + 8 x round */
+#define DSH_SYNC_OPEN       0x0f8u   /* barrier word 31 (rounds end at 9): rank 0's offer/answer */
+#define DSH_SYNC_SIGNAL     0x100u   /* + 8 x source rank */
+#define DSH_SYNC_MAX_RANKS  480      /* (0x1000 - 0x100) / 8 signal words */
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
@@ -396,8 +400,13 @@ void dsh_sync_free(struct dsh *d);
 void dsh_msg_free(struct dsh *d);
 /* cmd_amt.c */
 void dsh_amt_free(void);
-/* -1 (message set) if [off, off+len) of LLCM touches the flag area. */
+/* The area is reserved where ranks synchronise: a run of more than one
+ * rank, or once barrier, signal or waitfor was used (D-SYNC-AREA). */
+bool dsh_sync_reserved(const struct dsh *d);
+/* -1 (message set) if [off, off+len) of LLCM touches the reserved area. */
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
+/* set sync_area ADDR */
+int dsh_sync_area_set(struct dsh *d, const char *v);
 
 /* ---- cmd_prim.c ---- */
 /* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet

@@ -172,6 +172,7 @@ int main(int argc, char **argv)
 	d->gap_ns = DSH_DEFAULT_GAP_NS;
 	d->base = DSH_DEFAULT_BASE;
 	d->timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
+	d->sync_area = DSH_SYNC_AREA;
 	d->nprocs = 1;
 	d->quit_code = -1;
 	static char specbuf[512];

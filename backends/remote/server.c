@@ -364,9 +364,17 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	s->maxcl = cfg->max_clients ? cfg->max_clients : DNET_SRV_DEFAULT_MAX_CLIENTS;
 	/* Every client holds one descriptor: --max-clients must fit the
 	 * process's limit (ulimit -n) beside the listening socket, the standard
-	 * streams, the backend's and the spare one. */
+	 * streams, the backend's and the spare one.  The soft limit is raised
+	 * as far as needed, up to the hard limit (a common soft limit of 1024
+	 * would otherwise cap a dnetd sized for hundreds of ranks). */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		rlim_t need = (rlim_t)s->maxcl + FD_RESERVE;
+		if (need > rl.rlim_cur && rl.rlim_cur < rl.rlim_max) {
+			struct rlimit up = { need < rl.rlim_max ? need : rl.rlim_max, rl.rlim_max };
+			if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+				rl.rlim_cur = up.rlim_cur;
+		}
 		uint64_t room = rl.rlim_cur > FD_RESERVE ? rl.rlim_cur - FD_RESERVE : 0;
 		if (room < 1) {
 			free(s);
@@ -378,7 +386,7 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 				free(s);
 				return dnet_seterr(err, DNET_EINVAL,
 						   "--max-clients %u needs %u file descriptors, but the limit is %llu "
-						   "(raise ulimit -n or lower --max-clients to %llu)",
+						   "(the hard limit, ulimit -Hn: raise it, or lower --max-clients to %llu)",
 						   cfg->max_clients, cfg->max_clients + FD_RESERVE,
 						   (unsigned long long)rl.rlim_cur, (unsigned long long)room);
 			}

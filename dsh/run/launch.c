@@ -142,15 +142,32 @@ void kill_all(struct run *r)
 	dnetd_stop(r);
 }
 
+/* Clients the private dnetd must admit at once: every rank, and as many
+ * again for the one-per-rank dsh processes dsh-run itself starts (PGID
+ * set-up, checks before a script) and for connections of ended processes
+ * dnetd has not yet seen close; a few for dsh-run's own probes.  dnetd
+ * raises its descriptor limit to fit (up to the hard limit) or says why
+ * it cannot. */
+static void first_line(const char *path, char *buf, size_t n);
+
+static unsigned dnetd_clients(const struct run *r)
+{
+	return 2 * r->n + 8;
+}
+
 int dnetd_start(struct run *r)
 {
 	snprintf(r->sock, sizeof r->sock, "%s/dnetd.sock", r->tmp);
-	char nodes[16], listen[4300], log[4200];
+	char nodes[16], listen[4300], log[4200], clients[16];
 	snprintf(nodes, sizeof nodes, "%u", r->n);
+	snprintf(clients, sizeof clients, "%u", dnetd_clients(r));
 	snprintf(listen, sizeof listen, "unix:%s", r->sock);
 	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
-	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen,
-			 r->lockstep ? "--lockstep" : NULL, nodes, NULL };
+	/* --max-unauth too: hundreds of ranks connect in one burst, and on a
+	 * busy machine a HELLO may wait its turn for over a second (the
+	 * private socket admits nobody else). */
+	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen, "--max-clients", clients,
+			 "--max-unauth", clients, r->lockstep ? "--lockstep" : NULL, nodes, NULL };
 	r->dnetd_pid = spawn(argv, log, log, NULL, 0);
 	if (r->dnetd_pid < 0) {
 		fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dnetd, strerror(errno));
@@ -162,7 +179,10 @@ int dnetd_start(struct run *r)
 			return 0;
 		if (waitpid(r->dnetd_pid, NULL, WNOHANG) == r->dnetd_pid) {
 			r->dnetd_pid = 0;
-			fprintf(stderr, "dsh-run: %s exited at start (log: %s)\n", r->dnetd, log);
+			char why[300];
+			first_line(log, why, sizeof why);
+			fprintf(stderr, "dsh-run: %s exited at start%s%s (log: %s)\n", r->dnetd, why[0] ? ": " : "",
+				why, log);
 			return -1;
 		}
 		nap(10);

@@ -231,8 +231,14 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "n:b:l:t:vhV", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n':
-			if (dnet_parse_u64(optarg, RUN_MAX_RANKS, &v, "-n", &e) < 0 || v == 0)
+			if (dnet_parse_u64(optarg, UINT32_MAX, &v, "-n", &e) < 0 || v == 0)
 				return usage_error("%s", e.msg[0] ? e.msg : "-n: at least 1 rank");
+			if (v > RUN_MAX_RANKS) {
+				fprintf(stderr, "dsh-run: -n %s: at most %d ranks (dsh's synchronisation area, 4 KB of "
+					"every node's LLCM, holds one signal word per rank; dsh-run(1), LIMITS)\n", optarg,
+					RUN_MAX_RANKS);
+				return 2;
+			}
 			r->n = (unsigned)v;
 			break;
 		case 'b': r->backend = optarg; break;

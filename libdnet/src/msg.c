@@ -18,7 +18,6 @@
 #define WW_CHUNK    512u    /* VS staging: one Write Window at a time */
 #define ENV_WW_OFF  0x600u  /* LHSv2: the envelope sits in Write Window 3 */
 #define PW_CHUNK    512u    /* one Prefetch Window */
-#define LLCM_WORDS_FREE 3584u /* LLCM words 0x7000-0x7fff are dsh's flag area */
 /* The envelope's 16-bit Context: [15:14] what the entry is, [13:12] the
  * eager transport, [11:0] the application's context (communicator). */
 #define CTX_KIND_SHIFT 14
@@ -301,9 +300,16 @@ static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct
 		return dnet_seterr(err, DNET_EINVAL, "msg: staging area 0x%x-0x%llx overlaps the rings 0x%x-0x%llx "
 				   "or is not 8-byte aligned", p->stage_base, (unsigned long long)send, p->ring_base,
 				   (unsigned long long)rend);
-	if (p->amt_base + nranks > LLCM_WORDS_FREE)
-		return dnet_seterr(err, DNET_ERANGE, "msg: AMT entries %u-%u pass LLCM word %u (dsh's flag area)",
-				   p->amt_base, p->amt_base + nranks - 1, LLCM_WORDS_FREE - 1);
+	/* AMT entry i is LLCM word i (8 bytes at 8 x i) */
+	uint64_t alo = 8ull * p->amt_base, ahi = 8ull * ((uint64_t)p->amt_base + nranks);
+	if (ahi > DNET_LLCM_SIZE)
+		return dnet_seterr(err, DNET_ERANGE, "msg: AMT entries %u-%llu pass the LLCM (%u words)", p->amt_base,
+				   (unsigned long long)(ahi / 8 - 1), DNET_LLCM_SIZE / 8);
+	if (p->llcm_reserved_len && alo < (uint64_t)p->llcm_reserved + p->llcm_reserved_len && ahi > p->llcm_reserved)
+		return dnet_seterr(err, DNET_ERANGE, "msg: AMT entries %u-%llu (LLCM 0x%llx-0x%llx) overlap the reserved "
+				   "LLCM 0x%x-0x%llx (llcm_reserved: dsh's synchronisation area)", p->amt_base,
+				   (unsigned long long)(ahi / 8 - 1), (unsigned long long)alo, (unsigned long long)ahi - 1,
+				   p->llcm_reserved, (unsigned long long)p->llcm_reserved + p->llcm_reserved_len - 1);
 	if (p->context > CTX_APP_MASK)
 		return dnet_seterr(err, DNET_EINVAL, "msg: context 0x%x wider than 12 bits", p->context);
 	return 0;

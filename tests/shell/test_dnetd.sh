@@ -362,6 +362,18 @@ kill -TERM "$TKPID"; wait_gone "$TKPID" 50
 out=$( (ulimit -n 100; "$DNETD" --sim --max-clients 1000 --listen "unix:$T_TMP/f1.sock") 2>&1); rc=$?
 expect_eq "max-clients over the fd limit refused" 1 "$rc"
 expect_match "refusal says why" "--max-clients 1000 needs 1016 file descriptors, but the limit is 100" "$out"
+# a soft limit below what --max-clients needs is raised up to the hard limit (issue 22)
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1016 ]; then
+	( ulimit -Sn 100; exec "$DNETD" --sim --max-clients 1000 --listen "unix:$T_TMP/f0.sock" ) >"$T_TMP/f0.out" 2>&1 &
+	F0PID=$!
+	T_PIDS+=("$F0PID")
+	wait_for_line "$T_TMP/f0.out" "serving" 50
+	expect_match "soft fd limit raised for --max-clients 1000" "^1016$" \
+		"$(awk '/Max open files/ {print $4}' "/proc/$F0PID/limits" 2>/dev/null)"
+	kill -TERM "$F0PID"; wait_gone "$F0PID" 50
+else
+	skip "soft fd limit raised (the hard limit, $(ulimit -Hn), is below 1016)"
+fi
 ( ulimit -n 40; exec "$DNETD" --sim --listen "unix:$T_TMP/f2.sock" ) >"$T_TMP/f2.out" 2>&1 &
 FPID=$!
 T_PIDS+=("$FPID")

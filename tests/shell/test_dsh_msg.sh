@@ -77,7 +77,8 @@ expect_match "Tail advanced by 104" "amt\[200\] LLCM 0x640: Head 0x00100000 Tail
 expect_match "mapping listed" "^sender CLID 1 WID 0 -> entry 200 \(LLCM 0x640\)$" "$(tail -1 "$S/out")"
 expect_eq "AMT word computed here" "0x40c8" "$(printf '0x%x' $(( 200 | 0 << 12 | 1 << 14 )))"
 expect_match "AMT word printed" "word 0x40c8" "$(cat "$S/out")"
-expect_status "amt in the flag area refused" 1 tmo "$DSH" -c 'amt 3700 head=1'
+expect_status "amt in the flag area refused (after a barrier)" 1 tmo "$DSH" -c 'barrier
+amt 3700 head=1'
 expect_match "flag area named" "synchronisation area" "$(cat "$S/err")"
 expect_status "amt multicast sender refused" 1 tmo "$DSH" -c 'amt map 0xc00 0 1'
 expect_status "amt bad index" 1 tmo "$DSH" -c 'amt 4096'

@@ -153,9 +153,10 @@ expect_eq "signal/waitfor rank 1" "r1 ok" "$(cat "$S/p1")"
 expect_status "waitfor times out naming the rank" 1 env DSH_RUN_ID=42 DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$SOCK" -c 'waitfor 1 timeout=200ms'
 expect_match "waitfor message" "rank 1 did not signal within 0.200 s" "$(cat "$T_TMP/err")"
 expect_status "signal to self refused" 1 env DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$SOCK" -c 'signal 0'
-expect_status "flag area protected" 1 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1 val=1'
-expect_status "flag area with force" 0 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1 val=1 force'
-expect_status "rllcm into the flag area" 1 "$BIN/dsh" -c 'rllcm_write 2 0x7ff8 1'
+# the flag area is reserved where ranks synchronise (D-SYNC-AREA; test_dsh_sync_area.sh)
+expect_status "flag area protected" 1 env DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1 val=1'
+expect_status "flag area with force" 0 env DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -c 'llcm_write from=0x7000 it=1 val=1 force'
+expect_status "rllcm into the flag area" 1 env DSH_RANK=0 DSH_SIZE=2 "$BIN/dsh" -c 'rllcm_write 2 0x7ff8 1'
 
 # ---- every option of --help is in dsh-run(1) ---------------------------------------------
 for opt in $("$RUN" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do

@@ -12,9 +12,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 out=$T_TMP/bench.txt
 bash "$ROOT/scripts/bench.sh" >"$out" 2>&1
 expect_eq "scripts/bench.sh exit status" 0 "$?"
-for b in bench-sim-rss bench-sim-speed bench-thesis bench-toolkit; do
+for b in bench-barrier bench-sim-rss bench-sim-speed bench-thesis bench-toolkit; do
 	expect_match "section $b" "== $b" "$(cat "$out")"
 done
+# bench-barrier: a row per rank count up to the limit, and the limit said
+bar=$(sed -n '/^== bench-barrier/,/^== /p' "$out")
+expect_match "barrier bench: 16 ranks" "^ +16 +4 +[0-9.]+ +[0-9.]+ " "$bar"
+expect_match "barrier bench: 480 ranks (the limit)" "^ +480 +9 +[0-9.]+ +[0-9.]+ " "$bar"
+expect_match "barrier bench: its limit" "limit: at most 480 ranks" "$bar"
 expect_eq "no script needs an argument" "" "$(grep -E 'unbound variable|usage:' "$out")"
 # bench-toolkit: every figure line ends in a verdict
 figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|dsh|QEMU)' | grep -v 'not installed')

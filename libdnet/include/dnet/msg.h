@@ -62,6 +62,9 @@ struct dnet_msg_params {
 	unsigned context;     /* communicator, 12 bits (default 0) */
 	uint64_t timeout_ns;  /* of every wait (default 10 s) */
 	uint64_t poll_ns;     /* time let pass between polls (default 1 us) */
+	uint32_t llcm_reserved;     /* an LLCM byte range the AMT entries keep out of: its offset */
+	uint32_t llcm_reserved_len; /* and length (default 0: none; dsh passes its synchronisation
+	                               area where ranks synchronise, D-SYNC-AREA) */
 };
 void dnet_msg_params_default(struct dnet_msg_params *p);
 
