@@ -2,14 +2,14 @@
 # dsh's barrier against the number of ranks (issue 22, item 4): dsh-run -n N
 # on its private dnetd (one emulated cluster on this machine), N from 16 to
 # the most dsh-run takes (480: the signal words of the synchronisation
-# area).  Per N, medians of RUNS runs: the first barrier (the ranks join the
+# area).  Per N, medians of BARRIER_RUNS (3) runs: the first barrier (the ranks join the
 # run, D-SYNC-RUN: rank 0 offers and admits every rank one by one) and a
 # barrier once joined (median of the 10 that follow, rank 0's elapsed_ns),
 # with rounds and ratios.  A benchmark, not a test: the machine is shared.
 #   usage: bench-barrier.sh [N...]   (default 16 32 64 128 256 480)
 set -eu
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-3}
+RUNS=${BARRIER_RUNS:-3} # make test runs it once (test_make_bench.sh)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'barrier\nrepeat 10; barrier; end\n' >"$tmp/b.dsh"
