@@ -17,8 +17,10 @@
 # rcmd (dsh-run --rcmd ssh); it reaches a host by `ip netns exec`, with an
 # empty environment as ssh would (so nothing depends on what a launcher
 # forwards) and a TMPDIR per host (Open MPI's session directories).  Its
-# host map, MAP, is the "name service": swapped, every name reaches the
-# other host, and the ranks must then fail as placed elsewhere.
+# host map, MAP, is the "name service": swapped (as a wrong /etc/hosts or
+# ssh config would), every name of the table reaches the other host, and
+# the ranks must then fail as placed elsewhere; so must ranks that pdsh's
+# exec rcmd keeps on ctl.
 #
 # Every process is ended by PID, and every namespace (with its veths and
 # the bridge) and the blackhole route are removed at exit.  Plain build
@@ -40,8 +42,19 @@ for t in ip unshare; do
 	fi
 done
 P=dmh$$ # namespace and veth prefix: unique per run
-if [ "$(id -u)" -ne 0 ] || ! ip netns add "${P}probe" 2>"$T_TMP/probe.err"; then
-	skip "multi-host cells: cannot make network namespaces: $(id -u | sed 's/^[1-9].*/not root/;s/^0$//')$(head -c 200 "$T_TMP/probe.err")"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "multi-host cells: cannot make network namespaces: not root"
+	finish
+	exit
+fi
+if ! ip netns add "${P}probe" 2>"$T_TMP/probe.err"; then
+	skip "multi-host cells: cannot make network namespaces: $(head -c 200 "$T_TMP/probe.err")"
+	finish
+	exit
+fi
+if ! ip netns exec "${P}probe" unshare --uts hostname probe 2>"$T_TMP/probe.err"; then
+	ip netns del "${P}probe"
+	skip "multi-host cells: cannot give a namespace its own host name: $(head -c 200 "$T_TMP/probe.err")"
 	finish
 	exit
 fi
@@ -228,5 +241,15 @@ elif ! pdsh -V 2>&1 | grep -q 'rcmd modules:.*ssh'; then
 else
 	placed pdsh --rcmd ssh
 	misplaced pdsh --rcmd ssh
+	# an rcmd that never leaves this machine (pdsh's exec runs the command
+	# here): every rank ran on ctl, and fails
+	map_right
+	run pdsh.exec --nodes "$TABLE" -l pdsh --rcmd exec
+	expect_eq "pdsh --rcmd exec: exit status" 1 "$RC"
+	expect_eq "pdsh --rcmd exec: where the ranks ran" "ctl ctl ctl ctl" "$(where 0 1 2 3)"
+	expect_match "pdsh --rcmd exec: terminal names rank 3's hosts" \
+		"FAIL rank 3 ran on host ctl, but the node table \(.*\) puts it on h2" "$(grep -a "FAIL rank 3 " "$T_TMP/pdsh.exec.err")"
+	expect_eq "pdsh --rcmd exec: CTRF statuses" "failed failed failed failed" \
+		"$(jq -r '[.results.tests | sort_by(.extra.rank)[] | .status] | join(" ")' "$T_TMP/pdsh.exec.json")"
 fi
 finish
