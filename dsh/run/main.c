@@ -181,6 +181,20 @@ static int pdsh_hosts_check(const struct run *r)
 	return 0;
 }
 
+/* A row "-" is the private dnetd, on a UNIX socket here: a rank the
+ * launcher starts on another host could never reach it. */
+static int private_rows_check(const struct run *r)
+{
+	for (unsigned k = 0; k < r->n; k++)
+		if (!r->table[k].backend[0] && !host_same(r->self_host, rank_host(r, k))) {
+			fprintf(stderr, "dsh-run: %s: rank %u runs on %s, but its backend '-' is dsh-run's private "
+					"dnetd, a UNIX socket on this machine (%s): give it a backend that host reaches\n",
+				r->table_path, k, rank_host(r, k), r->self_host);
+			return -1;
+		}
+	return 0;
+}
+
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
@@ -309,6 +323,8 @@ int main(int argc, char **argv)
 	struct utsname un;
 	if (uname(&un) == 0)
 		snprintf(r->self_host, sizeof r->self_host, "%s", un.nodename);
+	if (r->table && r->launcher != L_LOCAL && private_rows_check(r) < 0)
+		return 2;
 	for (unsigned s = 0; s < r->nscripts; s++)
 		if (access(r->scripts[s], R_OK) != 0) {
 			fprintf(stderr, "dsh-run: cannot read script '%s': %s\n", r->scripts[s], strerror(errno));
