@@ -399,7 +399,8 @@ int run_script(struct run *r, unsigned s)
 	} else {
 		/* One launcher process starts every rank; dsh takes its rank from
 		 * the launcher's environment (OMPI_COMM_WORLD_RANK, SLURM_PROCID) or,
-		 * for pdsh -R exec, from DSH_RANK=%n on its command line. */
+		 * for pdsh, from DSH_RANK=%n on its command line; with a node table,
+		 * rank k is placed on the table's host for k (hosts.c). */
 		char np[16], wlist[64], fan[16], sz[32], hfile[4300];
 		char *lenv[12], *hlist = NULL;
 		unsigned ln = 0;
