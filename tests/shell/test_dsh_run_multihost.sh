@@ -74,6 +74,11 @@ mh_cleanup() {
 	[ "$ROUTED" = 1 ] && { ip route del blackhole "$NET.0/24" 2>/dev/null || echo "$T_SUITE: could not remove the blackhole route $NET.0/24" >&2; }
 }
 trap 'mh_cleanup; cleanup' EXIT
+# a signal ends the test through exit, so the EXIT trap removes everything
+# (bash runs it once the command in the foreground has ended)
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 setup_net() {
 	# first: nothing for the range may leave the outer namespace
 	ip route add blackhole "$NET.0/24" || return 1
