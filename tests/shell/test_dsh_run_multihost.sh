@@ -106,7 +106,10 @@ fi
 echo "$T_SUITE: hosts ${P}{dn,ctl,h1,h2} on $NET.0/24 (blackholed outside)"
 
 # ---- the token: the one place to switch to another mechanism ----
-# Today the ranks' backend carries it (",token=T"); dnetd reads it from a file.
+# Today the ranks' backend carries it (",token=T", in the node table and on
+# the readiness probe's command line); dnetd reads it from a file.  AGENT
+# starts every rank with an empty environment, as ssh does: a token given
+# as DNET_TOKEN must reach the ranks through dsh-run itself.
 TOKEN=mh$RANDOM$RANDOM$RANDOM
 printf '%s\n' "$TOKEN" >"$T_TMP/token" && chmod 600 "$T_TMP/token"
 BACKEND="remote:tcp:$NET.1:7321,token=$TOKEN"
