@@ -2,7 +2,7 @@
 # Install the Debian packages the build and the tests need, if missing.
 # Used by `make run` and `make test`; says what it installs.
 set -eu
-PKGS="gcc make pkg-config libreadline-dev libcjson-dev libpci-dev jq tmux openmpi-bin pdsh slurm-wlm munge python3-jsonschema libxml2-utils"
+PKGS="gcc make pkg-config libreadline-dev libcjson-dev libpci-dev jq tmux openmpi-bin pdsh slurm-wlm munge python3-jsonschema libxml2-utils iproute2 util-linux"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

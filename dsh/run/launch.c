@@ -425,9 +425,22 @@ int run_script(struct run *r, unsigned s)
 	} else {
 		/* One launcher process starts every rank; dsh takes its rank from
 		 * the launcher's environment (OMPI_COMM_WORLD_RANK, SLURM_PROCID) or,
-		 * for pdsh -R exec, from DSH_RANK=%n on its command line. */
-		char np[16], wlist[64], fan[16], sz[32];
+		 * for pdsh, from DSH_RANK=%n on its command line; with a node table,
+		 * rank k is placed on the table's host for k (hosts.c). */
+		char np[16], wlist[64], fan[16], sz[32], hfile[4300];
+		char *lenv[12], *hlist = NULL;
+		unsigned ln = 0;
+		for (unsigned i = 0; i < nenv; i++)
+			lenv[ln++] = env[i];
 		snprintf(np, sizeof np, "%u", n);
+		snprintf(hfile, sizeof hfile, "%s/hosts", r->tmp);
+		/* the table's hosts, rank 0 first (hosts.c, D-RUN-HOSTS) */
+		if (r->table && r->launcher != L_PDSH && hosts_file(r, hfile) < 0) {
+			fprintf(stderr, "dsh-run: cannot write %s: %s\n", hfile, strerror(errno));
+			for (unsigned i = 0; i < nenv; i++)
+				free(env[i]);
+			return -1;
+		}
 		unsigned a = 0;
 		if (r->launcher == L_MPIRUN) {
 			argv[a++] = (char *)"mpirun";
@@ -436,22 +449,42 @@ int run_script(struct run *r, unsigned s)
 			if (geteuid() == 0)
 				argv[a++] = (char *)"--allow-run-as-root";
 			argv[a++] = (char *)"--oversubscribe";
+			if (r->table) { /* the sequential mapper: rank k on line k */
+				argv[a++] = (char *)"--hostfile";
+				argv[a++] = hfile;
+				argv[a++] = (char *)"--map-by";
+				argv[a++] = (char *)"seq";
+			}
 		} else if (r->launcher == L_SRUN) {
 			argv[a++] = (char *)"srun";
 			argv[a++] = (char *)"-n";
 			argv[a++] = np;
 			argv[a++] = (char *)"--kill-on-bad-exit=0";
+			if (r->table) { /* task k on line k of SLURM_HOSTFILE */
+				argv[a++] = (char *)"--distribution=arbitrary";
+				lenv[ln++] = envf("SLURM_HOSTFILE=%s", hfile, 0);
+			}
 		} else {
-			snprintf(wlist, sizeof wlist, "rank[0-%u]", n - 1);
 			snprintf(fan, sizeof fan, "%u", n);
 			snprintf(sz, sizeof sz, "DSH_SIZE=%u", n);
 			argv[a++] = (char *)"pdsh";
-			argv[a++] = (char *)"-R";
-			argv[a++] = (char *)"exec";
+			if (!r->table || r->rcmd) {
+				argv[a++] = (char *)"-R";
+				argv[a++] = (char *)(r->table ? r->rcmd : "exec");
+			}
 			argv[a++] = (char *)"-f";
 			argv[a++] = fan;
 			argv[a++] = (char *)"-w";
-			argv[a++] = wlist;
+			if (r->table) { /* pdsh keeps -w's order: %n is the rank */
+				if (!(hlist = hosts_list(r))) {
+					fprintf(stderr, "dsh-run: out of memory\n");
+					exit(2);
+				}
+				argv[a++] = hlist;
+			} else {
+				snprintf(wlist, sizeof wlist, "rank[0-%u]", n - 1);
+				argv[a++] = wlist;
+			}
 			argv[a++] = (char *)"env";
 			argv[a++] = (char *)"DSH_RANK=%n";
 			argv[a++] = sz;
@@ -465,7 +498,10 @@ int run_script(struct run *r, unsigned s)
 		dsh_argv(r, r->table ? NULL : backend, r->scripts[s], out_pat, argv + a);
 		for (unsigned k = 0; k < n; k++)
 			res[k].start_ms = start;
-		g_pids[0] = spawn(argv, NULL, lerr, env, nenv);
+		g_pids[0] = spawn(argv, NULL, lerr, lenv, ln);
+		for (unsigned i = nenv; i < ln; i++)
+			free(lenv[i]);
+		free(hlist);
 	}
 	for (unsigned i = 0; i < nenv; i++)
 		free(env[i]);
@@ -526,6 +562,11 @@ int run_script(struct run *r, unsigned s)
 	char why[300];
 	first_line(lerr, why, sizeof why);
 	for (unsigned k = 0; k < n; k++) {
+		/* where it ran: its own word under a launcher, here for local ranks */
+		if (r->launcher != L_LOCAL)
+			rank_host_read(rdir, k, res[k].ran_on, sizeof res[k].ran_on);
+		else
+			snprintf(res[k].ran_on, sizeof res[k].ran_on, "%s", r->self_host);
 		result_read(&res[k]);
 		/* what only dsh-run sees: a rank that never started or vanished */
 		if (res[k].never_started || res[k].vanished) {
@@ -542,5 +583,6 @@ int run_script(struct run *r, unsigned s)
 				 r->scripts[s], sig, strsignal(sig), res[k].have_summary ? " after writing its summary" : "");
 		}
 	}
+	hosts_check(r, s);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "dnet/parse.h"
 #include "run.h"
@@ -38,7 +39,11 @@ static void usage(FILE *f)
 		"      --no-reset         scripts share the device state: one private dnetd for the\n"
 		"                         run, no Controller Reset of -b/--nodes backends before each\n"
 		"                         script (default: every script starts from a reset device)\n"
-		"  -l, --launcher NAME    local (default), mpirun, srun or pdsh\n"
+		"  -l, --launcher NAME    local (default), mpirun, srun or pdsh; with --nodes, rank r is\n"
+		"                         started on the table's HOST for r and must report that it ran\n"
+		"                         there\n"
+		"      --rcmd NAME        pdsh's rcmd module (e.g. ssh) to reach the table's hosts\n"
+		"                         (default: pdsh's own default); only with -l pdsh --nodes\n"
 		"  -t, --timeout DUR      per script and rank (default 60s); a rank still running is\n"
 		"                         killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
@@ -163,6 +168,33 @@ static int read_table(struct run *r, const char *path)
 	return 0;
 }
 
+/* pdsh reads -w as a host list: a comma or brackets in a HOST would make
+ * other hosts of it, and the ranks' order (%n) would be lost. */
+static int pdsh_hosts_check(const struct run *r)
+{
+	for (unsigned k = 0; k < r->n; k++)
+		if (r->table[k].host[strcspn(r->table[k].host, ",[]")]) {
+			fprintf(stderr, "dsh-run: %s: rank %u: host '%s' has a character pdsh's -w reads as a host list (',' '[' ']')\n",
+				r->table_path, k, r->table[k].host);
+			return -1;
+		}
+	return 0;
+}
+
+/* A row "-" is the private dnetd, on a UNIX socket here: a rank the
+ * launcher starts on another host could never reach it. */
+static int private_rows_check(const struct run *r)
+{
+	for (unsigned k = 0; k < r->n; k++)
+		if (!r->table[k].backend[0] && !host_same(r->self_host, rank_host(r, k))) {
+			fprintf(stderr, "dsh-run: %s: rank %u runs on %s, but its backend '-' is dsh-run's private "
+					"dnetd, a UNIX socket on this machine (%s): give it a backend that host reaches\n",
+				r->table_path, k, rank_host(r, k), r->self_host);
+			return -1;
+		}
+	return 0;
+}
+
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
@@ -212,7 +244,7 @@ int main(int argc, char **argv)
 	size_t cl = 0;
 	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
 		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
-	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET };
+	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD };
 	static const struct option lo[] = {
 		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
 		{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
@@ -221,6 +253,7 @@ int main(int argc, char **argv)
 		{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
 		{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
 		{ "lockstep", no_argument, NULL, O_LOCKSTEP }, { "no-reset", no_argument, NULL, O_NO_RESET },
+		{ "rcmd", required_argument, NULL, O_RCMD },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -265,6 +298,11 @@ int main(int argc, char **argv)
 		case O_KEEP: keep = true; break;
 		case O_LOCKSTEP: r->lockstep = true; break;
 		case O_NO_RESET: r->no_reset = true; break;
+		case O_RCMD:
+			if (!*optarg || optarg[strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")])
+				return usage_error("--rcmd '%s': the name of a pdsh rcmd module (ssh, rsh, exec...)", optarg);
+			r->rcmd = optarg;
+			break;
 		case 'v': r->verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dsh-run 0.1.0\n"); return 0;
@@ -284,6 +322,15 @@ int main(int argc, char **argv)
 		return 2;
 	if (!r->n)
 		return usage_error("%s", "-n N is needed (or a node table)");
+	if (r->rcmd && (r->launcher != L_PDSH || !r->table))
+		return usage_error("%s", "--rcmd goes with -l pdsh and --nodes (pdsh reaches the table's hosts with it)");
+	if (r->table && r->launcher == L_PDSH && pdsh_hosts_check(r) < 0)
+		return 2;
+	struct utsname un;
+	if (uname(&un) == 0)
+		snprintf(r->self_host, sizeof r->self_host, "%s", un.nodename);
+	if (r->table && r->launcher != L_LOCAL && private_rows_check(r) < 0)
+		return 2;
 	for (unsigned s = 0; s < r->nscripts; s++)
 		if (access(r->scripts[s], R_OK) != 0) {
 			fprintf(stderr, "dsh-run: cannot read script '%s': %s\n", r->scripts[s], strerror(errno));

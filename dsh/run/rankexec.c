@@ -12,6 +12,8 @@
  *                   "-b SPEC" (a node table under a launcher)
  *   DIR/rankK.status  written here: "started PID" before CMD runs, then
  *                   "exit N" or "signal N" when it ended
+ *   DIR/rankK.host  written here before CMD runs: uname's nodename, where
+ *                   the rank ran, checked against the node table (hosts.c)
  * dsh-run reads them (launch.c): no file, the rank never started; "started"
  * only, it hung (killed at the timeout) or this process was killed; else
  * the rank's own status, also for a crash of dsh or of a --dsh wrapper.
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "run.h"
@@ -45,20 +48,48 @@ static int env_rank(unsigned *rank)
 	return -1;
 }
 
-/* Write DIR/rankK.status whole (a new file renamed over the old one), so a
+/* Write DIR/rankK.WHAT whole (a new file renamed over the old one), so a
  * reader never sees half a line. */
-static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
+static void put_whole(const char *dir, unsigned rank, const char *what, const char *line)
 {
 	char path[4300], tmp[4400];
-	snprintf(path, sizeof path, "%s/rank%u.status", dir, rank);
+	snprintf(path, sizeof path, "%s/rank%u.%s", dir, rank, what);
 	snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return;
-	fprintf(f, fmt, v);
-	fputc('\n', f);
+	fprintf(f, "%s\n", line);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)
 		unlink(tmp);
+}
+
+static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
+{
+	char line[64];
+	snprintf(line, sizeof line, fmt, v);
+	put_whole(dir, rank, "status", line);
+}
+
+/* DIR/rankK.host: the nodename this rank runs on. */
+static void put_host(const char *dir, unsigned rank)
+{
+	struct utsname u;
+	if (uname(&u) == 0)
+		put_whole(dir, rank, "host", u.nodename);
+}
+
+void rank_host_read(const char *dir, unsigned rank, char *buf, size_t n)
+{
+	char path[4300];
+	buf[0] = 0;
+	snprintf(path, sizeof path, "%s/rank%u.host", dir, rank);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
 }
 
 static int set_env_file(const char *dir)
@@ -158,6 +189,7 @@ int rank_exec(int argc, char **argv)
 		cmd[a++] = argv[i];
 	cmd[a] = NULL;
 
+	put_host(dir, rank);
 	put_status(dir, rank, "started %ld", (long)getpid());
 	struct sigaction sa = { .sa_handler = forward };
 	sigemptyset(&sa.sa_mask);

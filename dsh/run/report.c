@@ -414,6 +414,8 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 	}
 	cJSON *x = cJSON_AddObjectToObject(o, "extra");
 	cJSON_AddNumberToObject(x, "rank", t->rank);
+	if (t->ran_on[0]) /* where it ran (hosts.c, D-RUN-HOSTS) */
+		cJSON_AddStringToObject(x, "host", t->ran_on);
 	cJSON_AddNumberToObject(x, "exit_code", t->exit_code);
 	cJSON_AddBoolToObject(x, "timed_out", t->timed_out);
 	cJSON_AddBoolToObject(x, "finished", t->have_summary);
@@ -581,11 +583,21 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	fprintf(f, "\" file=\"");
 	xml_put(f, file, true);
 	fprintf(f, "\" line=\"%d\" time=\"%.3f\"", line, (double)dur / 1000.0);
-	if (k == J_PASSED) {
+	if (k == J_PASSED && !t->ran_on[0]) {
 		fprintf(f, "/>\n");
 		return;
 	}
-	fprintf(f, ">\n      <%s message=\"", jelem[k]);
+	fprintf(f, ">\n");
+	if (t->ran_on[0]) { /* where it ran (hosts.c, D-RUN-HOSTS) */
+		fprintf(f, "      <properties>\n        <property name=\"host\" value=\"");
+		xml_put(f, t->ran_on, true);
+		fprintf(f, "\"/>\n      </properties>\n");
+	}
+	if (k == J_PASSED) {
+		fprintf(f, "    </testcase>\n");
+		return;
+	}
+	fprintf(f, "      <%s message=\"", jelem[k]);
 	xml_put(f, t->message, true);
 	fprintf(f, "\" type=\"%s\">",
 		t->timed_out ? "timeout" : t->nfail ? "dsh" : k == J_SKIPPED ? "not run" : "run");

@@ -9,6 +9,8 @@
  *   result.c  reading each rank's JSON Lines output into a test result
  *   report.c  CTRF JSON (libcjson) and JUnit XML
  *   isolate.c the device state every script starts from (D-RUN-STATE)
+ *   hosts.c   the node table's hosts given to the launchers, and checked
+ *             against where each rank reports it ran (D-RUN-HOSTS)
  */
 #ifndef DSH_RUN_H
 #define DSH_RUN_H
@@ -63,6 +65,7 @@ struct result {
 	unsigned nfail;
 	unsigned nasserts;     /* assertions seen */
 	char out_path[4400], err_path[4400];
+	char ran_on[128];      /* the host the rank reported (uname's nodename), "" unknown */
 };
 
 struct run {
@@ -71,6 +74,8 @@ struct run {
 	const char *backend;            /* -b for every rank, NULL = private dnetd */
 	struct rank_node *table;        /* [n] or NULL */
 	const char *table_path;
+	const char *rcmd;               /* --rcmd: pdsh's rcmd module, NULL = pdsh's default */
+	char self_host[128];            /* our uname nodename: "localhost" in a table, local ranks */
 	uint64_t timeout_ms;            /* per script */
 	uint64_t total_timeout_ms;      /* 0 = none */
 	const char *report, *junit;
@@ -92,6 +97,20 @@ struct run {
 	int signal;                     /* caught */
 };
 
+/* hosts.c: where ranks run (D-RUN-HOSTS) */
+/* The host a launcher is asked to start rank k on: the table's HOST, with
+ * "localhost" meaning this machine (r->self_host). */
+const char *rank_host(const struct run *r, unsigned k);
+/* Whether a rank that reported nodename ran_on ran on table host want. */
+bool host_same(const char *ran_on, const char *want);
+/* Write PATH with one host per line, rank 0 first (mpirun's sequential
+ * mapper, Slurm's arbitrary distribution); -1 with errno on failure. */
+int hosts_file(const struct run *r, const char *path);
+/* "h0,h1,..." (malloc'd), pdsh's -w in rank order. */
+char *hosts_list(const struct run *r);
+/* Fail every result of script s whose rank ran elsewhere than the table says. */
+void hosts_check(const struct run *r, unsigned s);
+
 /* launch.c */
 uint64_t now_ms(void);
 void run_signals_install(void);
@@ -107,6 +126,8 @@ void kill_all(struct run *r);
 
 /* rankexec.c */
 int rank_exec(int argc, char **argv);
+/* What DIR/rankK.host says (the nodename the rank ran on) into buf, "" if none. */
+void rank_host_read(const char *dir, unsigned rank, char *buf, size_t n);
 /* What DIR/rankK.status says: *code set when RANK_ENDED (128+N: signal N). */
 enum { RANK_NEVER_STARTED, RANK_RUNNING, RANK_ENDED };
 int rank_status_read(const char *dir, unsigned rank, int *code);

@@ -83,6 +83,20 @@ expect_status "missing script" 2 "$RUN" -n 2 "$S/none.dsh"
 printf '0 localhost - 1 0\n0 localhost - 2 0\n' >"$S/dup.nodes"
 expect_status "node table: duplicate rank" 2 "$RUN" --nodes "$S/dup.nodes" "$S/ok.dsh"
 expect_match "node table: file:line" "dup.nodes:2: rank 0 given twice" "$(cat "$T_TMP/err")"
+# hosts (D-RUN-HOSTS): --rcmd is pdsh's, for a table's hosts; a row "-" (the
+# private dnetd's UNIX socket) cannot serve a rank a launcher starts elsewhere;
+# pdsh would read a host with a comma as two
+printf '0 localhost - 1 0\n1 elsewhere.example - 2 0\n' >"$S/far.nodes"
+expect_status "--rcmd without pdsh" 2 "$RUN" --nodes "$S/far.nodes" -l mpirun --rcmd ssh "$S/ok.dsh"
+expect_match "--rcmd without pdsh: says" "--rcmd goes with -l pdsh and --nodes" "$(cat "$T_TMP/err")"
+expect_status "--rcmd without a table" 2 "$RUN" -n 2 -l pdsh --rcmd ssh "$S/ok.dsh"
+expect_status "--rcmd: not a module name" 2 "$RUN" --nodes "$S/far.nodes" -l pdsh --rcmd 'ssh -x' "$S/ok.dsh"
+expect_match "--rcmd: not a module name: says" "--rcmd 'ssh -x': the name of a pdsh rcmd module" "$(cat "$T_TMP/err")"
+expect_status "row '-' on another host" 2 "$RUN" --nodes "$S/far.nodes" -l mpirun "$S/ok.dsh"
+expect_match "row '-' on another host: says" "far.nodes: rank 1 runs on elsewhere.example, but its backend '-' is dsh-run's private dnetd" "$(cat "$T_TMP/err")"
+printf '0 a,b - 1 0\n' >"$S/comma.nodes"
+expect_status "pdsh: a host with a comma" 2 "$RUN" --nodes "$S/comma.nodes" -l pdsh --rcmd exec "$S/ok.dsh"
+expect_match "pdsh: a host with a comma: says" "rank 0: host 'a,b' has a character pdsh's -w reads as a host list" "$(cat "$T_TMP/err")"
 
 # ---- a node table: ranks on other CLIDs/WIDs and a PGID, served by one dnetd -------------
 SOCK=$T_TMP/d.sock

@@ -228,7 +228,10 @@ run_nodes() {
 	"$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'llcm_write from=0x100 it=1 val=0x55; @2 llcm_write from=0x100 it=1 val=0x55; llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0' ||
 		fail "$l nodes: could not prepare the table's dnetd"
 	cell_begin
-	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/nt.table" "$M/nodes.dsh" \
+	# the table's HOST is localhost: pdsh's exec rcmd runs there (its
+	# default, rsh, would need an rsh server)
+	local rcmd=(); [ "$l" = pdsh ] && rcmd=(--rcmd exec)
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" "${rcmd[@]}" -t "$TMO" --nodes "$T_TMP/nt.table" "$M/nodes.dsh" \
 		--report "$T_TMP/$l.nodes.json" >"$T_TMP/$l.nodes.out" 2>"$T_TMP/$l.nodes.err"
 	rc=$?
 	expect_eq "$l nodes: exit status (stderr: $(head -c 300 "$T_TMP/$l.nodes.err"))" 0 "$rc"
@@ -236,7 +239,9 @@ run_nodes() {
 		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "$l nodes: the report names the table's backend" "remote:unix:$NT_SOCK remote:unix:$NT_SOCK" \
 		"$(jq -r '[.results.extra.nodes[].backend] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
-	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/ntp.table" "$M/nodes-private.dsh" "$M/nodes-private2.dsh" \
+	expect_eq "$l nodes: each rank reports where it ran (this host)" "$(uname -n) $(uname -n)" \
+		"$(jq -r '[.results.tests[].extra.host] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" "${rcmd[@]}" -t "$TMO" --nodes "$T_TMP/ntp.table" "$M/nodes-private.dsh" "$M/nodes-private2.dsh" \
 		--report "$T_TMP/$l.ntp.json" >"$T_TMP/$l.ntp.out" 2>"$T_TMP/$l.ntp.err"
 	rc=$?
 	expect_eq "$l nodes -: one private cluster, the barrier met, each script from a fresh one (stderr: $(head -c 300 "$T_TMP/$l.ntp.err"))" 0 "$rc"
