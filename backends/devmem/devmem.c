@@ -10,7 +10,8 @@
  *   - for /dev/mem the window is checked against /proc/iomem (iomem.h):
  *     System RAM is refused with no override; the window must lie wholly
  *     inside a Reserved entry or outside every entry; a list that cannot be
- *     read or shows no addresses refuses unless ,known-machine;
+ *     read or shows no addresses refuses unless ,known-machine; iomem=PATH
+ *     (another list) is for stand-in files only, refused for /dev/mem;
  *   - the System Register (privileged process only, §4.5) is reachable only
  *     with ,privileged (DNET_CAP_PRIVILEGED);
  *   - before the first write, a read-only presence check (mmio.h).
@@ -121,6 +122,12 @@ static int devmem_check(const char *args, struct devmem_cfg *c, struct dnet_err 
 					   "for a board behind a PCI BAR use pci:SLOT", c->path,
 					   major(c->st.st_rdev), minor(c->st.st_rdev));
 		c->is_devmem = true;
+		/* The kernel's own list decides for the real device: a list of
+		 * the user's could call System RAM Reserved. */
+		if (c->iomem_given)
+			return dnet_seterr(err, DNET_EINVAL,
+					   "devmem: iomem=%s is for a stand-in file only; %s is /dev/mem "
+					   "(1:1), always checked against /proc/iomem", c->iomem, c->path);
 	} else if (!S_ISREG(c->st.st_mode)) {
 		return dnet_seterr(err, DNET_EINVAL,
 				   "devmem: %s is neither /dev/mem (character device 1:1) nor a regular "

@@ -35,6 +35,7 @@
 #include "dnet/map.h"
 #include "dnet/parse.h"
 #include "mmio/mmio.h"
+#include "pci/bars.h"
 
 /* libpci reports fatal errors through a callback that must not return; we
  * turn them into an error value with longjmp (one open at a time). */
@@ -176,34 +177,32 @@ static int find_device(const struct pci_args *a, bool dry, struct pci_found *out
 		 found->dev, found->func);
 	snprintf(out->devdir, sizeof out->devdir, "%s/devices/%s", a->sysfs, out->slot);
 	out->size = a->dump[0] ? 0 : found->size[a->bar];
-	unsigned htype = pci_read_byte(found, PCI_HEADER_TYPE) & 0x7f;
-	unsigned nbars = htype == PCI_HEADER_TYPE_NORMAL ? 6 : htype == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
+	unsigned htype;
+	unsigned nbars = dnet_pci_nbars(found, &htype);
 	int rc = 0;
 	if (a->bar >= nbars) {
 		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s has header type %u with %u BARs; there is no BAR%u",
 				 out->slot, htype, nbars, a->bar);
 		goto done;
 	}
-	out->bar_raw = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)a->bar);
-	if (a->bar > 0) {
-		uint32_t prev = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar - 1));
-		if (!(prev & PCI_BASE_ADDRESS_SPACE_IO) &&
-		    (prev & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64) {
-			rc = dnet_seterr(err, DNET_EINVAL,
-					 "pci: %s BAR%u is the upper half of the 64-bit BAR%u; use bar=%u",
-					 out->slot, a->bar, a->bar - 1, a->bar - 1);
-			goto done;
-		}
+	/* The same walk as probe: BAR0 up, a 64-bit BAR taking the next register. */
+	struct dnet_pci_bar bars[6];
+	dnet_pci_bars(found, nbars, bars);
+	const struct dnet_pci_bar *bar = &bars[a->bar];
+	out->bar_raw = bar->raw;
+	if (bar->upper) {
+		rc = dnet_seterr(err, DNET_EINVAL,
+				 "pci: %s BAR%u is the upper half of the 64-bit BAR%u; use bar=%u",
+				 out->slot, a->bar, a->bar - 1, a->bar - 1);
+		goto done;
 	}
-	if (out->bar_raw & PCI_BASE_ADDRESS_SPACE_IO) {
+	if (bar->io) {
 		rc = dnet_seterr(err, DNET_EINVAL,
 				 "pci: %s BAR%u (0x%08x) is an I/O BAR; the DIMMnet-2 map needs a memory BAR",
 				 out->slot, a->bar, out->bar_raw);
 		goto done;
 	}
-	if ((out->bar_raw & PCI_BASE_ADDRESS_MEM_MASK) == 0 &&
-	    !((out->bar_raw & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64 &&
-	      pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar + 1)))) {
+	if (bar->addr == 0) {
 		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s BAR%u is not assigned (address 0)", out->slot,
 				 a->bar);
 		goto done;

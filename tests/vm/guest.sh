@@ -55,6 +55,10 @@ has "RAM through a symlink: named" "overlaps System RAM"
 mknod /tmp/mem2 c 1 1
 run "RAM through a second 1:1 node" 3 dsh -b "devmem:0x1000000@/tmp/mem2,known-machine" -c 'reg ctl_status'
 has "RAM through a second 1:1 node: named" "overlaps System RAM"
+# iomem= is for stand-in files: a list calling low RAM Reserved opens nothing
+echo '00000000-ffffffff : Reserved' >/tmp/fake-iomem
+run "RAM with a fake iomem=" 3 dsh -b "devmem:0x1000000,iomem=/tmp/fake-iomem" -c 'reg ctl_status'
+has "RAM with a fake iomem=: named" "for a stand-in file only"
 
 # ---- devmem: what /proc/iomem does not make a Reserved window ----
 run "past the Reserved entry" 3 dsh -b "devmem:0x100b0000" -c 'reg ctl_status'
@@ -97,6 +101,12 @@ run "pci: ,enable" 0 dsh -b "pci:$IVS,bar=2,enable" -c 'reg ctl_status'
 has "pci: ,enable: the read" "0x0*12\b"
 cmd=$(setpci -s $IVS COMMAND)
 if [ $((0x$cmd & 2)) -ne 0 ]; then ok "pci: ,enable set bit 1"; else ko "pci: ,enable set bit 1" "Command $cmd"; fi
+# BARs walked from BAR0: BAR2 at 16 GiB up (its upper half, BAR3, reads 4:
+# alone it looks like a 64-bit BAR); BAR4 is then unassigned, not an upper half
+setpci -s $IVS BASE_ADDRESS_3=4
+run "pci: BAR walk" 3 dsh -b "pci:$IVS,bar=4" -c 'reg ctl_status'
+has "pci: BAR walk: BAR4 unassigned" "BAR4 is not assigned"
+setpci -s $IVS BASE_ADDRESS_3=0
 # ---- probe ----
 run "probe" 0 dsh -c 'probe id=1af4:1110'
 has "probe: the ivshmem BAR2" "memory BAR2 at $IVSBAR, 0x100000 bytes: -b pci:$IVS,bar=2"
