@@ -47,6 +47,27 @@ head -c 4096 /dev/zero | tr '\0' '\377' | dd of="$MEM" bs=1 seek=$((0x40000)) co
 expect_status "nothing answers" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
 expect_match "presence message" "no DIMMnet-2 answers.*Controller Status.*all ones" "$(cat "$T_TMP/err")"
 expect_eq "nothing written" "0000000000000000" "$(od -An -tx8 -j $((0x20000)) -N 8 "$MEM" | tr -d ' ')"
+# A register read with reserved bits set (all ones here) is not the
+# register: the raw value beside the decode, the command fails naming the
+# bits; peek stays raw and passes.
+"$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status' >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "all ones: reg fails" 1 $?
+expect_match "all ones: the raw value beside the decode" "= 0xffffffffffffffff  \[raw: reserved bits set\]" "$(cat "$T_TMP/out")"
+expect_match "all ones: the decode still shown" "rc_state +\[19:18\] += 0x3" "$(cat "$T_TMP/out")"
+expect_match "all ones: the bits named" "'ctl_status' read 0xffffffffffffffff: its reserved bits 63:20 are set.*all ones" "$(cat "$T_TMP/err")"
+"$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status.rc_state' >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "all ones: a field read fails" 1 $?
+expect_match "all ones: the field with the raw value" "rc_state = 0x3 .*\[raw 0xffffffffffffffff: reserved bits set\]" "$(cat "$T_TMP/out")"
+expect_status "all ones: peek stays raw" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200'
+expect_match "all ones: peek's value" "0xffffffffffffffff" "$(cat "$T_TMP/out")"
+# One reserved bit is enough (bit 40 of Controller Status,
+# a value that is not all ones).
+fresh
+put 0x40200 '\x12\x00\x00\x00\x00\x01'
+expect_status "one reserved bit: reg fails" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status'
+expect_match "one reserved bit: named" "read 0x0000010000000012: its reserved bits 40 are set" "$(cat "$T_TMP/err")"
+expect_status "one reserved bit: no write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
+expect_match "one reserved bit: the presence check" "no DIMMnet-2 answers.*0x0000010000000012.*63:20" "$(cat "$T_TMP/err")"
 fresh
 
 # ---- access rules named ----

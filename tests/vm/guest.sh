@@ -113,6 +113,9 @@ has "probe: the ivshmem BAR2" "memory BAR2 at $IVSBAR, 0x100000 bytes: -b pci:$I
 # ---- edu: nothing answers like a board ----
 run "edu: peek stays raw" 0 dsh -b "pci:$EDU,bar=0" -c 'peek ureg 0x200'
 has "edu: peek shows all ones" "0xffffffffffffffff"
+run "edu: reg fails" 1 dsh -b "pci:$EDU,bar=0" -c 'reg ctl_status'
+has "edu: reg shows the raw value" "= 0xffffffffffffffff  \[raw: reserved bits set\]"
+has "edu: reg names the bits" "reserved bits 63:20 are set"
 run "edu: no write where nothing answers" 1 dsh -b "pci:$EDU,bar=0" -c 'llcm_write from=0 it=1 val=5'
 has "edu: presence message" "no DIMMnet-2 answers.*all ones"
 
