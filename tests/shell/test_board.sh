@@ -142,19 +142,19 @@ cp "$T_TMP/real.j" "$T_TMP/pc.j"
 sed -i 's/^\(read_block node=1 off=0x20000 len=32 data=\)11/\1ee/' "$T_TMP/real.j"
 line=$(grep -n '^read_block node=1 off=0x20000' "$T_TMP/real.j" | cut -d: -f1)
 expect_status "divergence" 1 "$DSH" replay "$T_TMP/real.j"
-expect_match "divergence message" "real.j:$line: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
+expect_match "divergence message" "real.j:$line: replay: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
 # The stand-in does not run the VS the emulator runs: the verdict's read of
 # Controller Status after it (the window's write-complete bit) diverges, and
 # so would a read of the Primitive Counter.
 expect_status "status divergence" 1 "$DSH" replay "$T_TMP/pc.j"
-expect_match "status divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40200 \(ureg0\+0x200 ctl_status\): journal 0x12, emulator 0x32" "$(cat "$T_TMP/err")"
+expect_match "status divergence message" "pc.j:18: replay: first divergence after 15 records: read of 64 bits at 0x40200 \(ureg0\+0x200 ctl_status\): journal 0x12, emulator 0x32" "$(cat "$T_TMP/err")"
 # (the end record, then that read, replaced; the end record's count stays 16)
 sed -i '$d' "$T_TMP/pc.j"
 sed -i '$d' "$T_TMP/pc.j"
 echo 'read node=1 off=0x40300 width=8 val=0x0000000000000000 rc=0' >>"$T_TMP/pc.j"
 echo '# end 16 records' >>"$T_TMP/pc.j"
 expect_status "counter divergence" 1 "$DSH" replay "$T_TMP/pc.j"
-expect_match "counter divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
+expect_match "counter divergence message" "pc.j:18: replay: first divergence after 15 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
 # A session on the emulator replays on the emulator (reads of live registers too).
 "$DSH" --journal "$T_TMP/sim.j" -c 'prim VS size=8 src=0 dst=0x100 wait; reg ctl_status; reg prim_counter; reg ctl_reset confirm' >/dev/null 2>&1
 expect_status "sim journal replays" 0 "$DSH" -c "replay '$T_TMP/sim.j'"
@@ -164,17 +164,17 @@ expect_match "confirmed read recorded" "read node=1 off=0x50a00 width=8 .* confi
 expect_match "node switch recorded" "^node node=2 val=2 rc=0" "$(cat "$T_TMP/n.j")"
 expect_status "two-node journal replays" 0 "$DSH" replay "$T_TMP/n.j"
 expect_status "one node is not enough" 1 "$DSH" -N 1 replay "$T_TMP/n.j"
-expect_match "one node message" "n.j:3: first divergence after 0 records: node: .*node 2 does not exist" "$(cat "$T_TMP/err")"
+expect_match "one node message" "n.j:3: replay: first divergence after 0 records: node: .*node 2 does not exist" "$(cat "$T_TMP/err")"
 # Bad journals: clear errors naming file and line.
 printf 'hello\n' >"$T_TMP/bad.j"
 expect_status "not a journal" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "not a journal message" "bad.j:1: not a dsh journal" "$(cat "$T_TMP/err")"
+expect_match "not a journal message" "bad.j:1: replay: not a dsh journal" "$(cat "$T_TMP/err")"
 printf '# dsh journal 1\nwrite node=1 off=0x20000 width=3 val=0x1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "bad width" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "bad width message" "bad.j:2: bad value '3' for width" "$(cat "$T_TMP/err")"
+expect_match "bad width message" "bad.j:2: replay: bad value '3' for width" "$(cat "$T_TMP/err")"
 printf '# dsh journal 1\nfrob node=1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "unknown record" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "unknown record message" "bad.j:2: unknown record 'frob'" "$(cat "$T_TMP/err")"
+expect_match "unknown record message" "bad.j:2: replay: unknown record 'frob'" "$(cat "$T_TMP/err")"
 expect_status "missing journal" 1 "$DSH" replay "$T_TMP/none.j"
 expect_match "missing journal message" "cannot open '.*none.j'" "$(cat "$T_TMP/err")"
 expect_status "replay usage" 2 "$DSH" replay
