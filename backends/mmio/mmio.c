@@ -161,8 +161,10 @@ int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const cha
 				   "%s: mmap of %s at 0x%llx failed: %s%s", who, path,
 				   (unsigned long long)offset, strerror(e),
 				   e == EPERM || e == EACCES
-					   ? " (needs root; CONFIG_STRICT_DEVMEM allows only ranges that are "
-					     "not System RAM: see 'Running on a board' in dsh(1))" : "");
+					   ? " (the file opened, so not a question of root: the kernel refused "
+					     "the range -- CONFIG_STRICT_DEVMEM refuses System RAM and, with "
+					     "CONFIG_IO_STRICT_DEVMEM, a range a driver has claimed; see "
+					     "/proc/iomem and 'Running on a board' in dsh(1))" : "");
 	}
 	struct dnet_mmio *p = calloc(1, sizeof *p);
 	if (!p) {

@@ -60,6 +60,11 @@ expect_eq "all ones: a field read fails" 1 $?
 expect_match "all ones: the field with the raw value" "rc_state = 0x3 .*\[raw 0xffffffffffffffff: reserved bits set\]" "$(cat "$T_TMP/out")"
 expect_status "all ones: peek stays raw" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200'
 expect_match "all ones: peek's value" "0xffffffffffffffff" "$(cat "$T_TMP/out")"
+# That reserved bits read 0 is a bring-up check: assert and wait may name
+# them (a whole register's mask), and here they fail on the raw value.
+expect_status "all ones: assert on reserved bits fails" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'assert ctl_status & 0xfffffffffff00000 == 0'
+expect_match "all ones: assert's raw value" "assertion failed: ctl_status & 0xfffffffffff00000 == 0x0 \(got 0xfffffffffff00000\)" "$(cat "$T_TMP/err")"
+expect_status "all ones: wait on reserved bits times out" 1 "$DSH" -b "devmem:0x0@$MEM" --timeout 10ms -c 'wait ctl_status & 0xfffffffffff00000 == 0'
 # One reserved bit is enough (bit 40 of Controller Status,
 # a value that is not all ones).
 fresh
@@ -68,6 +73,19 @@ expect_status "one reserved bit: reg fails" 1 "$DSH" -b "devmem:0x0@$MEM" -c 're
 expect_match "one reserved bit: named" "read 0x0000010000000012: its reserved bits 40 are set" "$(cat "$T_TMP/err")"
 expect_status "one reserved bit: no write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
 expect_match "one reserved bit: the presence check" "no DIMMnet-2 answers.*0x0000010000000012.*63:20" "$(cat "$T_TMP/err")"
+fresh
+# ... and hold where they read 0 (the stand-in, the emulator, through dnetd);
+# a zero mask and a condition constant over the 64-bit word stay refused.
+put 0x40200 '\x12'
+expect_status "reserved bits 0: assert and wait hold" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0'
+expect_status "reserved bits: emulator" 0 "$DSH" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0; assert prim_counter & 0xf000000000000000 == 0'
+start_dnetd "$T_TMP/d.sock" --sim
+expect_status "reserved bits: through dnetd" 0 "$DSH" -b "remote:unix:$T_TMP/d.sock" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0'
+expect_status "reserved bits: mask 0 refused" 2 "$DSH" -c 'assert ctl_status & 0 == 0'
+expect_status "reserved bits: constant over 64 bits refused" 2 "$DSH" -c 'assert ctl_status & 0xfffffffffff00000 <= 0xfffffffffff00000'
+expect_match "reserved bits: constant message" "holds for every value.*the condition is constant" "$(cat "$T_TMP/err")"
+expect_status "a field's mask stays inside it" 2 "$DSH" -c 'wait ctl_status.rc_state & 0x10 == 0'
+expect_match "a field's mask message" "mask 0x10 has bits outside ctl_status.rc_state" "$(cat "$T_TMP/err")"
 fresh
 
 # ---- access rules named ----
