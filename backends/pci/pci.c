@@ -12,9 +12,12 @@
  * is a memory BAR (not I/O, not the upper half of a 64-bit BAR), assigned,
  * at least DNET_MAP_SIZE bytes, and memory decoding is on in the Command
  * register (with it off every read is all ones); ,enable turns decoding on.
- * The window is mapped from <sysfs>/devices/<slot>/resource<N> (uncached);
- * the Write Window (offsets below 0x10000) from resource<N>_wc, write
- * combining, where the kernel offers it (prefetchable BARs), unless ,nowc.
+ * The Write Window (offsets below 0x10000) is mapped from
+ * <sysfs>/devices/<slot>/resource<N>_wc, write-combining, where the kernel
+ * offers it (prefetchable BARs), unless ,nowc; the rest (all of it without
+ * _wc) from resource<N>, uncached-minus.  The two do not overlap: PAT gives a
+ * physical range one memory type, and a WC mapping over a range already
+ * mapped uncached is silently made uncached-minus.
  * sysfs=PATH points libpci and the mapping at another tree; dump=FILE makes
  * libpci read configuration spaces from an "lspci -x" dump (its dump access
  * method), as pciutils' own tests do -- the mapping still comes from sysfs.
@@ -276,16 +279,17 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 				   "pci: BAR%u is 0x%llx bytes (%s); the DIMMnet-2 window needs 0x%x", a.bar,
 				   (unsigned long long)st.st_size, res, DNET_MAP_SIZE);
 	}
-	if ((rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err)))
-		return rc;
 	/* The Write Window write-combining where the kernel offers it
-	 * (decision D-CACHE); the rest stays uncached. */
+	 * (decision D-CACHE), from its own file, not overlapping the uncached
+	 * rest (PAT: one memory type per physical range). */
 	char wc[sizeof res + 4];
 	snprintf(wc, sizeof wc, "%s_wc", res);
-	if (!a.nowc && access(wc, F_OK) == 0 && (rc = dnet_mmio_map_wc(dev, wc, DNET_PW_BASE, err))) {
-		dnet_mmio_op_close(dev);
+	if (!a.nowc && access(wc, F_OK) == 0)
+		rc = dnet_mmio_map_split(dev, fdn, &st, res, wc, DNET_PW_BASE, "pci", err);
+	else
+		rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err);
+	if (rc)
 		return rc;
-	}
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
