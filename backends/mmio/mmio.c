@@ -267,6 +267,26 @@ int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
 					   v == ~0ull ? " (all ones: nothing decodes the address, or PCI "
 							"memory decoding is off)" : "");
 	}
+	if (p->reset_check) {
+		/* Primitive Counter Reset (write, any value clears the six
+		 * counters) and the Primitive Counter (read) share 0x300 (§4.5.5.2,
+		 * Tab. A.2): memory echoes the pattern, the controller reads 0
+		 * (or a count that completed since, never bits 63:60). */
+		const uint64_t pattern = 0xd5e7c0de5a5a0023ull;
+		volatile uint8_t *pc = p->map + DNET_UREG_BASE + DNET_UR_PRIM_COUNTER;
+		uint64_t old, back;
+		dnet_mmio_read(pc, &old, 8);
+		dnet_mmio_write(pc, &pattern, 8);
+		dnet_mmio_read(pc, &back, 8);
+		if (back == pattern) {
+			dnet_mmio_write(pc, &old, 8);
+			return dnet_seterr(err, DNET_EIO,
+					   "%s: %s is plain memory, not a DIMMnet-2: 0x%x read back what was "
+					   "written to Primitive Counter Reset (a DIMMnet-2 clears it); old "
+					   "word restored, nothing else written (,no-reset-check skips this)",
+					   p->who, p->where, DNET_UREG_BASE + DNET_UR_PRIM_COUNTER);
+		}
+	}
 	p->checked = true;
 	return 0;
 }

@@ -40,6 +40,7 @@ struct dnet_mmio {
 	size_t len;
 	int wc_fd;               /* -1, or the file of the write-combining Write Window */
 	bool checked;            /* presence check done (before the first write) */
+	bool reset_check;        /* the presence check also writes Primitive Counter Reset */
 	const char *who;         /* "devmem", "pci" */
 	char where[96];          /* "0x80000000 in /dev/mem", for messages */
 };
@@ -68,7 +69,12 @@ int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, con
  * bits must read 0 (Controller Status [63:20], Prefetch Window Flag [63:16]
  * of WID 0) are read; bits set there (all ones when nothing decodes the
  * address, or PCI memory decoding is off) refuse with a message naming the
- * register and the value.  Reads only. */
+ * register and the value.  With reset_check (a real device, decision
+ * D-PRESENCE-RESET), plain memory is told from the controller by behaviour:
+ * a pattern written to WID 0's Primitive Counter Reset must not read back
+ * from the Primitive Counter at the same offset (the controller clears the
+ * counters, and bits 63:60 are unused); where it does, the old word is
+ * written back and the check refuses. */
 int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */

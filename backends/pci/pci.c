@@ -5,7 +5,8 @@
  * backend is the project's own extension, for boards or FPGA set-ups that
  * expose the same map (hardware.md section 1) behind a memory BAR.
  *
- *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]    SLOT = [[domain:]bus:]dev.func
+ *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]
+ *                                           SLOT = [[domain:]bus:]dev.func
  *   pci:id=VVVV:DDDD[,index=K][,...]
  *
  * Checked before anything is mapped, from the configuration space: the BAR
@@ -21,7 +22,8 @@
  * sysfs=PATH points libpci and the mapping at another tree; dump=FILE makes
  * libpci read configuration spaces from an "lspci -x" dump (its dump access
  * method), as pciutils' own tests do -- the mapping still comes from sysfs.
- * Before the first write the presence check of mmio.h runs.
+ * Before the first write the presence check of mmio.h runs, on a real BAR
+ * (sysfs) with the Primitive Counter Reset check unless ,no-reset-check.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -29,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <pci/pci.h>
@@ -66,7 +70,7 @@ struct pci_args {
 	unsigned index;
 	char sysfs[DNET_SPEC_MAX];
 	char dump[DNET_SPEC_MAX];
-	bool enable, nowc;
+	bool enable, nowc, no_reset_check;
 };
 
 /* What the configuration space says about the device and its BAR. */
@@ -82,9 +86,9 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 {
 	memset(a, 0, sizeof *a);
 	snprintf(a->sysfs, sizeof a->sysfs, "/sys/bus/pci");
-	struct dnet_kv kv[9];
+	struct dnet_kv kv[10];
 	unsigned n;
-	int rc = dnet_kv_split(args, kv, 9, &n, err);
+	int rc = dnet_kv_split(args, kv, 10, &n, err);
 	if (rc)
 		return rc;
 	if (n == 0)
@@ -116,10 +120,12 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 			a->enable = true;
 		} else if (strcmp(kv[i].key, "nowc") == 0 && !kv[i].has_val) {
 			a->nowc = true;
+		} else if (strcmp(kv[i].key, "no-reset-check") == 0 && !kv[i].has_val) {
+			a->no_reset_check = true;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
 					   "pci: unknown option '%s' (known: SLOT, id=, bar=, index=, sysfs=, "
-					   "dump=, enable, nowc)", kv[i].key);
+					   "dump=, enable, nowc, no-reset-check)", kv[i].key);
 		}
 	}
 	if (!a->slot[0] && !a->id[0])
@@ -290,13 +296,19 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 		rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err);
 	if (rc)
 		return rc;
+	/* Behaviour tells a board from plain memory on a real BAR (a sysfs
+	 * resource file), not on a stand-in tree of regular files. */
+	struct statfs sfs;
+	((struct dnet_mmio *)dev->priv)->reset_check =
+		!a.no_reset_check && fstatfs(((struct dnet_mmio *)dev->priv)->fd, &sfs) == 0 &&
+		sfs.f_type == SYSFS_MAGIC;
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
 
 const struct dnet_backend_ops dnet_backend_pci = {
 	.name = "pci",
-	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]",
+	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]",
 	.help = "a board exposing the window through a PCI BAR, found with libpci",
 	.open = pci_open_dev,
 	.dry_open = pci_dry_open,

@@ -88,6 +88,8 @@ if grep -q '^VMCHECK END' "$CON.txt"; then pass; else
 # ---- what the guest wrote into the ivshmem BAR ----
 expect_eq "LLCM words written through BAR2" "00000011000000120000001300000014" \
 	"$(od -An -tx4 -j $((0x20000)) -N 16 "$SHM" | tr -d ' \n')"
+expect_eq "refused on plain memory: the LLCM untouched" "0000000000000000" "$(od -An -tx8 -j $((0x20100)) -N 8 "$SHM" | tr -d ' \n')"
+expect_eq "refused on plain memory: the counter word put back" "0000000000000000" "$(od -An -tx8 -j $((0x40300)) -N 8 "$SHM" | tr -d ' \n')"
 expect_eq "Status Area Size written" "0000000000000040" "$(od -An -tx8 -j $((0x40a00)) -N 8 "$SHM" | tr -d ' \n')"
 
 # ---- the guest's journal replayed on the emulator and on the stand-in ----

@@ -83,6 +83,13 @@ has "a FIFO: named" "neither /dev/mem"
 run "Reserved: a first read" 0 dsh -b "devmem:$RES" -c 'reg ctl_status'
 has "Reserved: the read" "0x0+\b"
 
+# Plain memory is not a board: Primitive Counter Reset read back
+# (D-PRESENCE-RESET); ,no-reset-check skips the check, and the write echoes.
+run "Reserved RAM: plain memory refused" 1 dsh -b "devmem:$RES" -c 'ureg_write prim_counter_reset 1; reg prim_counter'
+has "Reserved RAM: plain memory named" "is plain memory, not a DIMMnet-2: 0x40300 read back .* Primitive Counter Reset.*no-reset-check"
+run "Reserved RAM: ,no-reset-check" 0 dsh -b "devmem:$RES,no-reset-check" -c 'ureg_write prim_counter_reset 1; reg prim_counter'
+has "Reserved RAM: the write echoes" "prim_counter .*= 0x0*1\b"
+
 # ---- pci: the ivshmem BAR standing in for a board ----
 run "pci: ivshmem BAR2" 0 dsh -b "pci:$IVS,bar=2" -c 'reg ctl_status'
 has "pci: Controller Status" "0x0*12\b"
@@ -149,8 +156,12 @@ has "edu: reg names the bits" "reserved bits 63:20 are set"
 run "edu: no write where nothing answers" 1 dsh -b "pci:$EDU,bar=0" -c 'llcm_write from=0 it=1 val=5'
 has "edu: presence message" "no DIMMnet-2 answers.*all ones"
 
+run "ivshmem: plain memory refused" 1 dsh -b "pci:$IVS,bar=2" -c 'llcm_write from=0x100 it=1 val=0x77'
+has "ivshmem: plain memory named" "0x0 in /sys/bus/pci/devices/$IVS/resource2 is plain memory, not a DIMMnet-2"
+has "ivshmem: the message whole" "nothing else written \(,no-reset-check skips this\)$"
+
 # ---- a session on the ivshmem BAR, journalled, for the host to replay ----
-run "journal session" 0 dsh -b "pci:$IVS,bar=2" --journal /tmp/j \
+run "journal session" 0 dsh -b "pci:$IVS,bar=2,no-reset-check" --journal /tmp/j \
 	-c 'llcm_write from=0 it=4 val=0x11 inc=1; llcm_read 0 32; reg ctl_status; ureg_write status_area_size 0x40'
 echo "VMJOURNAL BEGIN"
 cat /tmp/j
