@@ -46,6 +46,16 @@ done | sort -u | while read -r lib; do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
+# The README's steps, as written: its MTRR line and its first-read commands,
+# BASE the Reserved megabyte of the kernel line below.
+README=$ROOT/README.md
+sed -n '/^## Running on a board/,/^## /p' "$README" >"$T_TMP/readme.sec"
+grep -o 'echo "base=0xBASE[^`]*/proc/mtrr' "$T_TMP/readme.sec" >"$T_TMP/readme.cmds"
+grep -E '^ *bin/dsh ' "$T_TMP/readme.sec" | sed -E 's/^ *bin\/dsh /dsh /' >>"$T_TMP/readme.cmds"
+sed -i 's/0xBASE/0x10000000/g' "$T_TMP/readme.cmds"
+expect_eq "README: the MTRR line and three commands" 4 "$(wc -l <"$T_TMP/readme.cmds" | tr -d ' ')"
+expect_match "README: memmap=SIZE\$BASE, as the guest boots" 'memmap=SIZE\$BASE' "$(cat "$T_TMP/readme.sec")"
+cp "$T_TMP/readme.cmds" "$R/readme.cmds"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$T_TMP/initrd.gz" ||
 	{ fail "cannot build the initramfs"; finish; exit 1; }
 
@@ -62,7 +72,7 @@ CON=$T_TMP/console
 t0=$(date +%s)
 qemu-system-x86_64 -accel tcg -smp 1 -m 512 -nographic -no-reboot -net none \
 	-kernel "$KERNEL" -initrd "$T_TMP/initrd.gz" \
-	-append 'console=ttyS0 panic=-1 quiet memmap=1M$0x10000000 memmap=1M#0x11000000' \
+	-append 'console=ttyS0 panic=-1 quiet memmap=0x100000$0x10000000 memmap=0x100000#0x11000000' \
 	-object "memory-backend-file,id=shm,share=on,mem-path=$SHM,size=1M" \
 	-device ivshmem-plain,memdev=shm,addr=04.0 -device edu,addr=05.0 -device pci-testdev,addr=06.0 \
 	</dev/null >"$CON" 2>&1 &
@@ -84,6 +94,19 @@ while IFS= read -r l; do fail "guest: ${l#VMCHECK FAIL }"; done < <(grep '^VMCHE
 T_PASS=$((T_PASS + np))
 if grep -q '^VMCHECK END' "$CON.txt"; then pass; else
 	fail "the guest did not finish its checks; console: $(tail -c 1500 "$CON.txt")"; fi
+
+# ---- the README's steps: the MTRR line takes, the dry run and the first
+# read pass, the privileged write is refused on plain memory ----
+rd() { grep "^VMREADME $1 rc=" "$CON.txt" | sed -E 's/^VMREADME [0-9]+ rc=([0-9]+) .*/\1/'; }
+rout() { grep "^VMREADME $1 | " "$CON.txt" | sed "s/^VMREADME $1 | //"; }
+expect_eq "README: the MTRR line" 0 "$(rd 1)"
+expect_match "README: the MTRR entry" "base=0x010000000 .*size= *64K.*write-combining" "$(rout mtrr)"
+expect_eq "README: dry run" 0 "$(rd 2)"
+expect_match "README: dry run lists the read" "dry: read node=1 off=0x40200 width=8" "$(rout 2)"
+expect_eq "README: first read" 0 "$(rd 3)"
+expect_match "README: bits 63:20 read 0" "ctl_status .*= 0x0000000000000000" "$(rout 3)"
+expect_eq "README: the privileged write on plain memory" 1 "$(rd 4)"
+expect_match "README: refused as plain memory" "is plain memory, not a DIMMnet-2" "$(rout 4)"
 
 # ---- what the guest wrote into the ivshmem BAR ----
 expect_eq "LLCM words written through BAR2" "00000011000000120000001300000014" \

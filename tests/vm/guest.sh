@@ -167,5 +167,16 @@ echo "VMJOURNAL BEGIN"
 cat /tmp/j
 echo "VMJOURNAL END"
 
+# ---- the README's "Running on a board" steps as written (/readme.cmds:
+# the host took them from README.md, BASE the Reserved megabyte) ----
+n=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	sh -c "$line" >/tmp/r 2>&1
+	echo "VMREADME $n rc=$? $line"
+	sed "s/^/VMREADME $n | /" /tmp/r
+done </readme.cmds
+sed "s/^/VMREADME mtrr | /" /proc/mtrr
+
 echo "VMCHECK END"
 poweroff -f
