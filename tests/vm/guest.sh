@@ -13,7 +13,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
-export PATH=/bin:/usr/bin:/sbin:/usr/sbin HOME=/tmp
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/tmp # pciutils before busybox applets
 exec </dev/null 2>&1
 cd /tmp || exit 1
 
@@ -108,34 +108,30 @@ run "pci: ,enable" 0 dsh -b "pci:$IVS,bar=2,enable" -c 'reg ctl_status'
 has "pci: ,enable: the read" "0x0*12\b"
 cmd=$(setpci -s $IVS COMMAND)
 if [ $((0x$cmd & 2)) -ne 0 ]; then ok "pci: ,enable set bit 1"; else ko "pci: ,enable set bit 1" "Command $cmd"; fi
-# The memory types PAT recorded while dsh holds BAR2: the Write Window
-# [0, 0x10000) write-combining, the rest uncached-minus, not overlapping.
-dsh -b "pci:$IVS,bar=2" -c 'sleep 60s' >/tmp/o 2>&1 &
-DPID=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q "$(printf '%x' $((IVSBAR + 0x51000)))\]" /sys/kernel/debug/x86/pat_memtype_list; do
-	sleep 0.1
-	i=$((i + 1))
-done
-grep "$(printf '%x' $((IVSBAR)))\|$(printf '%x' $((IVSBAR + 0x10000)))" /sys/kernel/debug/x86/pat_memtype_list >/tmp/pat
-kill -9 $DPID # a sleeping dsh finishes its sleep on SIGTERM
-wait $DPID
-cp /tmp/pat /tmp/o
-has "PAT: the Write Window write-combining" "$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x10000)))\] write-combining"
-has "PAT: the rest uncached-minus" "$(printf '%x' $((IVSBAR + 0x10000)))-0x0*$(printf '%x' $((IVSBAR + 0x51000)))\] uncached-minus"
-hasnt "PAT: nothing downgraded" "$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x10000)))\] uncached-minus"
+# The memory types PAT recorded while dsh holds BAR2 (SPEC): the kernel's
+# list in /tmp/o once the window's end appears in it.
+pat_held() {
+	dsh -b "$1" -c 'sleep 60s' >/dev/null 2>&1 &
+	dpid=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "$(printf '%x' $((IVSBAR + 0x51000)))\]" /sys/kernel/debug/x86/pat_memtype_list; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cp /sys/kernel/debug/x86/pat_memtype_list /tmp/o
+	kill -9 $dpid # SIGKILL: dsh ends a sleep on SIGTERM only when it is over
+	wait $dpid
+}
+WW="$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x10000)))\]"
+REST="$(printf '%x' $((IVSBAR + 0x10000)))-0x0*$(printf '%x' $((IVSBAR + 0x51000)))\]"
+# The Write Window [0, 0x10000) write-combining, the rest uncached-minus,
+# not overlapping.
+pat_held "pci:$IVS,bar=2"
+has "PAT: the Write Window write-combining" "$WW write-combining"
+has "PAT: the rest uncached-minus" "$REST uncached-minus"
+hasnt "PAT: nothing downgraded" "$WW uncached-minus"
 # ,nowc: one uncached-minus mapping
-dsh -b "pci:$IVS,bar=2,nowc" -c 'sleep 60s' >/tmp/o 2>&1 &
-DPID=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q "$(printf '%x' $((IVSBAR + 0x51000)))\]" /sys/kernel/debug/x86/pat_memtype_list; do
-	sleep 0.1
-	i=$((i + 1))
-done
-cp /sys/kernel/debug/x86/pat_memtype_list /tmp/pat
-kill -9 $DPID # a sleeping dsh finishes its sleep on SIGTERM
-wait $DPID
-cp /tmp/pat /tmp/o
+pat_held "pci:$IVS,bar=2,nowc"
 has "PAT: ,nowc uncached-minus" "$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x51000)))\] uncached-minus"
 
 # BARs walked from BAR0: BAR2 at 16 GiB up (its upper half, BAR3, reads 4:
