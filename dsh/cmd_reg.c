@@ -330,9 +330,12 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 	uint32_t addr = dnet_reg_addr(r, d->wid);
 
 	if (!val) {
-		uint64_t v;
-		bool sh;
-		if (dsh_reg_read(d, r, &v, &sh) < 0)
+		uint64_t v = 0;
+		bool sh = false;
+		/* Reserved bits set: the command fails (the error names them), and
+		 * the raw value is still shown beside its decode. */
+		bool bad = dsh_reg_read(d, r, &v, &sh) < 0;
+		if (bad && !(v & ~r->valid_mask))
 			return -1;
 		jhex(res, "value", v);
 		jbool(res, "shadow", sh);
@@ -347,14 +350,21 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 				jnum(res, "field_value", fv);
 			if (m)
 				jstr(res, "meaning", m);
+			char raw[64] = "";
+			if (bad)
+				snprintf(raw, sizeof raw, "  [raw 0x%016" PRIx64 ": reserved bits set]", v);
 			out_text(d, "%s.%s = 0x%" PRIx64 " (%" PRIu64 ")%s%s%s%s\n", r->name, f->name, fv, fv,
-				 m ? " " : "", m ? m : "", note, "");
+				 m ? " " : "", m ? m : "", note, raw);
+			if (bad)
+				return -1;
 			dsh_set_last(d, fv);
 			return 0;
 		}
-		out_text(d, "%s (%s) %s+0x%03" PRIx32 " @0x%05" PRIx32 " = 0x%016" PRIx64 "%s\n", r->name, r->title,
-			 block_name(r), r->offset, addr, v, note);
+		out_text(d, "%s (%s) %s+0x%03" PRIx32 " @0x%05" PRIx32 " = 0x%016" PRIx64 "%s%s\n", r->name, r->title,
+			 block_name(r), r->offset, addr, v, note, bad ? "  [raw: reserved bits set]" : "");
 		out_fields(d, r, v, NULL);
+		if (bad)
+			return -1;
 		dsh_set_last(d, v);
 		return 0;
 	}

@@ -11,6 +11,7 @@
  * script to run on a board.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,24 @@ static void free_recs(struct jrec *v, size_t n)
 /* The journal is read and checked whole before its first record runs: a
  * journal without records, without its end record (cut short, or still
  * being written) or whose count disagrees replays nothing and fails. */
+/* An error at LINE of the journal (0: the whole file): "PATH:LINE: msg";
+ * for dsh replay FILE the report itself is at PATH:LINE. */
+static int __attribute__((format(printf, 4, 5)))
+jerr(struct dsh *d, const char *path, unsigned line, const char *fmt, ...)
+{
+	char m[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	if (d->replay_file && strcmp(path, d->replay_file) == 0) {
+		d->cur_file = line ? d->replay_file : NULL;
+		d->cur_line = (int)line;
+		return line ? dsh_error(d, "%s", m) : dsh_error(d, "%s: %s", path, m);
+	}
+	return line ? dsh_error(d, "%s:%u: %s", path, line, m) : dsh_error(d, "%s: %s", path, m);
+}
+
 int cmd_replay(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc != 2)
@@ -292,6 +311,8 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "replay runs a journal on the emulator (or a stand-in), not on real "
 				 "hardware ('%s')", dnet_dev_spec(d->dev));
 	const char *path = a->argv[1];
+	if (d->replay_file && strcmp(path, d->replay_file) == 0)
+		d->cur_file = NULL; /* not at the -c line main made of the arguments */
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
@@ -308,8 +329,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		bool nl = got > 0 && line[got - 1] == '\n';
 		line[strcspn(line, "\r\n")] = '\0';
 		if (lineno == 1 && strcmp(line, DSH_JOURNAL_MAGIC) != 0) {
-			rc = dsh_error(d, "%s:1: not a dsh journal (the first line must be '%s')", path,
-				       DSH_JOURNAL_MAGIC);
+			rc = jerr(d, path, 1, "not a dsh journal (the first line must be '%s')", DSH_JOURNAL_MAGIC);
 			break;
 		}
 		if (!nl) {
@@ -319,11 +339,10 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		size_t el = strlen(DSH_JOURNAL_END);
 		if (strncmp(line, DSH_JOURNAL_END, el) == 0 && (line[el] == ' ' || line[el] == '\0')) {
 			if (end_line)
-				rc = dsh_error(d, "%s:%u: a second end record (the first is at line %u)", path,
-					       lineno, end_line);
+				rc = jerr(d, path, lineno, "a second end record (the first is at line %u)", end_line);
 			else if (!parse_end(line, &end_count))
-				rc = dsh_error(d, "%s:%u: bad end record '%.60s' (the form is '%s N records')", path,
-					       lineno, line, DSH_JOURNAL_END);
+				rc = jerr(d, path, lineno, "bad end record '%.60s' (the form is '%s N records')", line,
+					  DSH_JOURNAL_END);
 			end_line = lineno;
 			continue;
 		}
@@ -333,7 +352,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		if (line[strspn(line, " \t")] == '\0')
 			continue;
 		if (end_line) {
-			rc = dsh_error(d, "%s:%u: a record after the end record (line %u)", path, lineno, end_line);
+			rc = jerr(d, path, lineno, "a record after the end record (line %u)", end_line);
 			break;
 		}
 		if (nrec == rcap) {
@@ -349,7 +368,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		char msg[512];
 		if (parse_line(line, &recs[nrec].r, msg, sizeof msg) < 0) {
 			free(recs[nrec].r.data);
-			rc = dsh_error(d, "%s:%u: %s", path, lineno, msg);
+			rc = jerr(d, path, lineno, "%s", msg);
 			break;
 		}
 		recs[nrec++].line = lineno;
@@ -363,18 +382,18 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		if (lineno == 0)
 			rc = dsh_error(d, "%s is empty (not a dsh journal)", path);
 		else if (nrec == 0)
-			rc = dsh_error(d, "%s: nothing to replay: no records%s", path,
+			rc = jerr(d, path, 0, "nothing to replay: no records%s",
 				       end_line ? "" : " (and the journal ends without its end record: cut short or "
 				       "still being written)");
 		else if (cut)
-			rc = dsh_error(d, "%s:%u: the journal ends without its end record, in the middle of a "
-				       "line: %s", path, lineno, why);
+			rc = jerr(d, path, lineno, "the journal ends without its end record, in the middle of a "
+				  "line: %s", why);
 		else if (!end_line)
-			rc = dsh_error(d, "%s: the journal ends without its end record ('%s N records'): %s", path,
-				       DSH_JOURNAL_END, why);
+			rc = jerr(d, path, 0, "the journal ends without its end record ('%s N records'): %s",
+				  DSH_JOURNAL_END, why);
 		else if (end_count != nrec)
-			rc = dsh_error(d, "%s:%u: the end record says %lu record%s, the journal holds %zu: records "
-				       "are missing or were added; nothing was replayed", path, end_line, end_count,
+			rc = jerr(d, path, end_line, "the end record says %lu record%s, the journal holds %zu: records "
+				       "are missing or were added; nothing was replayed", end_count,
 				       end_count == 1 ? "" : "s", nrec);
 	}
 	unsigned done = 0;
@@ -386,8 +405,8 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 			jnum(o, "records", done);
 			jnum(o, "line", recs[i].line);
 			jstr(o, "divergence", msg);
-			rc = dsh_error(d, "%s:%u: first divergence after %u record%s: %s", path, recs[i].line,
-				       done, done == 1 ? "" : "s", msg);
+			rc = jerr(d, path, recs[i].line, "first divergence after %u record%s: %s",
+				  done, done == 1 ? "" : "s", msg);
 			break;
 		}
 		done++;

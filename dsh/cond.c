@@ -6,7 +6,7 @@
  * masked.  A condition whose verdict is the same for every value the target
  * can hold checks nothing, so it is refused when the line is read (and a
  * script's lines are all read before the first runs, check.c): a mask
- * outside the field or the register's implemented bits, a zero mask, for
+ * outside the field, a zero mask, for
  * == and != a value with bits outside the mask (naming the width), and for
  * < > <= >= a bound every value is on the same side of.  The values
  * (target & M) can take are the submasks of M -- with M = 0x6: 0, 2, 4, 6 --
@@ -21,7 +21,9 @@
  * < 5 holds for 0, 2, 4 and not for 6).  What remains has V <= M, so wait
  * hands the same condition to the backend in register coordinates
  * (dsh_cond_device) without overflow, and assert and wait judge every
- * condition alike.
+ * condition alike.  A register's mask may name its reserved bits (they
+ * read 0 on a DIMMnet-2: a bring-up check on hardware); the target is then
+ * the 64-bit word.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -106,9 +108,17 @@ int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct
 			return -1;
 		if (c->mask == 0)
 			return dsh_error(d, "argument %d: mask 0 makes the condition constant", i + 1);
-		if (c->mask & ~bits)
+		if ((c->mask & ~bits) && c->kind == DSH_COND_REG && !c->field) {
+			/* Reserved bits read 0 on a DIMMnet-2: checking that they
+			 * do is a bring-up test on hardware (on the emulator it
+			 * holds), so a register's mask may name them; what is
+			 * constant is then judged over the 64-bit word. */
+			bits = UINT64_MAX;
+			snprintf(what, sizeof what, "%s (64 bits)", c->reg->name);
+		} else if (c->mask & ~bits) {
 			return dsh_error(d, "argument %d: mask 0x%" PRIx64 " has bits outside %s",
 					 i + 1, c->mask, what);
+		}
 		size_t l = strlen(c->desc);
 		snprintf(c->desc + l, sizeof(c->desc) - l, " & 0x%" PRIx64, c->mask);
 		i += 2;
@@ -169,8 +179,15 @@ int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
 		return 0;
 	case DSH_COND_REG: {
 		bool sh;
-		if (dsh_reg_read(d, c->reg, v, &sh) < 0)
-			return -1;
+		*v = 0;
+		if (dsh_reg_read(d, c->reg, v, &sh) < 0) {
+			/* reserved bits set: not an error when the condition is
+			 * about them (the read gave the raw value) */
+			if (c->field || !(*v & ~c->reg->valid_mask) || !(c->mask & ~c->reg->valid_mask))
+				return -1;
+			d->have_err = false;
+			d->errmsg[0] = '\0';
+		}
 		if (c->field)
 			*v = dnet_field_get(c->field, *v);
 		*v &= c->mask;

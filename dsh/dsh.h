@@ -175,6 +175,10 @@ struct dsh {
 	uint64_t post_base; /* posted commands resolved before the open slots */
 	bool no_post;       /* set posted off: a round trip per command */
 
+	/* dsh replay FILE: the journal named on the command line; replay's
+	 * errors in it are reported at FILE:LINE, not at the -c line */
+	const char *replay_file;
+
 	/* current command */
 	const char *cur_file;
 	int cur_line;

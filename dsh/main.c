@@ -270,6 +270,7 @@ int main(int argc, char **argv)
 		if (nsrc == DSH_MAX_SOURCES)
 			return usage_error("more than %s -c and -f options", "64");
 		snprintf(replay_cmd, sizeof replay_cmd, "replay '%s'", argv[optind + 1]);
+		d->replay_file = argv[optind + 1];
 		src[nsrc].file = false;
 		src[nsrc++].arg = replay_cmd;
 		optind = argc;

@@ -1,7 +1,7 @@
 /* The devmem backend: the DIMMnet-2 host interface mapped from /dev/mem (or
  * a file standing in for it) at a physical base given by the user.
  *
- *   devmem:0xBASE[@PATH][,privileged][,known-machine][,iomem=PATH]
+ *   devmem:0xBASE[@PATH][,privileged][,known-machine][,no-reset-check][,iomem=PATH]
  *
  * Safety, before anything is mapped (dsh(1), "Running on a board"):
  *   - PATH is identified with stat/fstat, not by its name: a character
@@ -10,10 +10,13 @@
  *   - for /dev/mem the window is checked against /proc/iomem (iomem.h):
  *     System RAM is refused with no override; the window must lie wholly
  *     inside a Reserved entry or outside every entry; a list that cannot be
- *     read or shows no addresses refuses unless ,known-machine;
+ *     read or shows no addresses refuses unless ,known-machine; iomem=PATH
+ *     (another list) is for stand-in files only, refused for /dev/mem;
  *   - the System Register (privileged process only, §4.5) is reachable only
  *     with ,privileged (DNET_CAP_PRIVILEGED);
- *   - before the first write, a read-only presence check (mmio.h).
+ *   - before the first write, the presence check (mmio.h): reserved bits
+ *     read 0, and on /dev/mem, unless ,no-reset-check, a write of Primitive
+ *     Counter Reset does not read back (plain memory would).
  *
  * Accesses are single volatile loads/stores of the requested width, like
  * rdma-core's util/mmio.h.  The mapping is opened with O_SYNC and is
@@ -37,14 +40,14 @@
 #include "devmem/iomem.h"
 #include "mmio/mmio.h"
 
-#define SYNOPSIS "devmem:0xBASE[@PATH][,privileged][,known-machine][,iomem=PATH]"
+#define SYNOPSIS "devmem:0xBASE[@PATH][,privileged][,known-machine][,no-reset-check][,iomem=PATH]"
 
 struct devmem_cfg {
 	char path[DNET_SPEC_MAX];
 	char iomem[DNET_SPEC_MAX];
 	bool iomem_given;
 	uint64_t base;
-	bool privileged, known_machine;
+	bool privileged, known_machine, no_reset_check;
 	bool is_devmem;     /* PATH is the character device 1:1 */
 	struct stat st;
 };
@@ -69,15 +72,17 @@ static int parse_args(const char *args, struct devmem_cfg *c, struct dnet_err *e
 	if (rc)
 		return rc;
 	snprintf(c->iomem, sizeof c->iomem, "/proc/iomem");
-	struct dnet_kv kv[4];
+	struct dnet_kv kv[5];
 	unsigned n;
-	if (comma && (rc = dnet_kv_split(comma + 1, kv, 4, &n, err)))
+	if (comma && (rc = dnet_kv_split(comma + 1, kv, 5, &n, err)))
 		return rc;
 	for (unsigned i = 0; comma && i < n; i++) {
 		if (strcmp(kv[i].key, "privileged") == 0 && !kv[i].has_val) {
 			c->privileged = true;
 		} else if (strcmp(kv[i].key, "known-machine") == 0 && !kv[i].has_val) {
 			c->known_machine = true;
+		} else if (strcmp(kv[i].key, "no-reset-check") == 0 && !kv[i].has_val) {
+			c->no_reset_check = true;
 		} else if (strcmp(kv[i].key, "iomem") == 0 && kv[i].has_val && kv[i].val[0]) {
 			snprintf(c->iomem, sizeof c->iomem, "%s", kv[i].val);
 			c->iomem_given = true;
@@ -90,7 +95,7 @@ static int parse_args(const char *args, struct devmem_cfg *c, struct dnet_err *e
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
 					   "devmem: unknown option '%s' (known: privileged, known-machine, "
-					   "iomem=PATH)", kv[i].key);
+					   "no-reset-check, iomem=PATH)", kv[i].key);
 		}
 	}
 	return 0;
@@ -121,6 +126,12 @@ static int devmem_check(const char *args, struct devmem_cfg *c, struct dnet_err 
 					   "for a board behind a PCI BAR use pci:SLOT", c->path,
 					   major(c->st.st_rdev), minor(c->st.st_rdev));
 		c->is_devmem = true;
+		/* The kernel's own list decides for the real device: a list of
+		 * the user's could call System RAM Reserved. */
+		if (c->iomem_given)
+			return dnet_seterr(err, DNET_EINVAL,
+					   "devmem: iomem=%s is for a stand-in file only; %s is /dev/mem "
+					   "(1:1), always checked against /proc/iomem", c->iomem, c->path);
 	} else if (!S_ISREG(c->st.st_mode)) {
 		return dnet_seterr(err, DNET_EINVAL,
 				   "devmem: %s is neither /dev/mem (character device 1:1) nor a regular "
@@ -172,6 +183,9 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	}
 	if ((rc = dnet_mmio_map(dev, fd, &st, c.path, c.base, "devmem", err)))
 		return rc;
+	/* Behaviour tells a board from plain memory on the device only: a
+	 * stand-in file is plain memory by design. */
+	((struct dnet_mmio *)dev->priv)->reset_check = c.is_devmem && !c.no_reset_check;
 	dev->caps = devmem_caps(&c);
 	return 0;
 }

@@ -143,37 +143,22 @@ int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, i
 	return 0;
 }
 
-int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
-		  uint64_t offset, const char *who, struct dnet_err *err)
+/* dev->priv for a window mapped at m (fd and wc_fd taken over). */
+static int adopt(struct dnet_dev *dev, void *m, int fd, int wc_fd, uint64_t offset, const char *path,
+		 const char *who, struct dnet_err *err)
 {
-	/* Mapping past a regular file's end would fault on first access. */
-	if (S_ISREG(st->st_mode) && (uint64_t)st->st_size < offset + DNET_MAP_SIZE) {
-		close(fd);
-		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; it must hold 0x%llx + 0x%x bytes",
-				   who, path, (long long)st->st_size, (unsigned long long)offset,
-				   DNET_MAP_SIZE);
-	}
-	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
-	if (m == MAP_FAILED) {
-		int e = errno;
-		close(fd);
-		return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
-				   "%s: mmap of %s at 0x%llx failed: %s%s", who, path,
-				   (unsigned long long)offset, strerror(e),
-				   e == EPERM || e == EACCES
-					   ? " (needs root; CONFIG_STRICT_DEVMEM allows only ranges that are "
-					     "not System RAM: see 'Running on a board' in dsh(1))" : "");
-	}
 	struct dnet_mmio *p = calloc(1, sizeof *p);
 	if (!p) {
 		munmap(m, DNET_MAP_SIZE);
 		close(fd);
+		if (wc_fd >= 0)
+			close(wc_fd);
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	}
 	p->fd = fd;
 	p->map = m;
 	p->len = DNET_MAP_SIZE;
-	p->wc_fd = -1;
+	p->wc_fd = wc_fd;
 	p->who = who;
 	snprintf(p->where, sizeof p->where, "0x%llx in %.70s", (unsigned long long)offset, path);
 	dev->priv = p;
@@ -181,34 +166,87 @@ int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const cha
 	return 0;
 }
 
-int dnet_mmio_map_wc(struct dnet_dev *dev, const char *path, size_t len, struct dnet_err *err)
+/* A regular file (a stand-in for the device) must hold what is mapped:
+ * mapping past its end would fault on first access. */
+static int holds(const struct stat *st, uint64_t need, const char *path, const char *who,
+		 struct dnet_err *err)
 {
-	struct dnet_mmio *p = dev->priv;
-	int fd;
-	struct stat st;
-	int rc = dnet_mmio_openfd(path, p->who, "needs root", &fd, &st, err);
-	if (rc)
-		return rc;
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < len) {
-		close(fd);
-		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; the Write Window needs 0x%zx",
-				   p->who, path, (long long)st.st_size, len);
-	}
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED) {
-		int e = errno;
-		close(fd);
-		return dnet_seterr(err, DNET_EIO, "%s: mmap of %s failed: %s", p->who, path, strerror(e));
-	}
-	p->wc_fd = fd;
-	p->wc = m;
-	p->wc_len = len;
+	if (S_ISREG(st->st_mode) && (uint64_t)st->st_size < need)
+		return dnet_seterr(err, DNET_ERANGE, "%s: %s is %lld bytes; it must hold 0x%llx bytes", who,
+				   path, (long long)st->st_size, (unsigned long long)need);
 	return 0;
+}
+
+static int mmap_failed(const char *who, const char *path, uint64_t offset, struct dnet_err *err)
+{
+	int e = errno;
+	return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
+			   "%s: mmap of %s at 0x%llx failed: %s%s", who, path, (unsigned long long)offset,
+			   strerror(e),
+			   e == EPERM || e == EACCES
+				   ? " (the file opened, so not a question of root: the kernel refused "
+				     "the range -- CONFIG_STRICT_DEVMEM refuses System RAM and, with "
+				     "CONFIG_IO_STRICT_DEVMEM, a range a driver has claimed; see "
+				     "/proc/iomem and 'Running on a board' in dsh(1))" : "");
+}
+
+int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+		  uint64_t offset, const char *who, struct dnet_err *err)
+{
+	int rc = holds(st, offset + DNET_MAP_SIZE, path, who, err);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	void *m = mmap(NULL, DNET_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	if (m == MAP_FAILED) {
+		rc = mmap_failed(who, path, offset, err);
+		close(fd);
+		return rc;
+	}
+	return adopt(dev, m, fd, -1, offset, path, who, err);
+}
+
+int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+			const char *wc_path, size_t wc_len, const char *who, struct dnet_err *err)
+{
+	int wfd = -1, rc;
+	struct stat wst;
+	uint8_t *base = MAP_FAILED;
+	if ((rc = holds(st, DNET_MAP_SIZE, path, who, err)) ||
+	    (rc = dnet_mmio_openfd(wc_path, who, "check the file's permissions", &wfd, &wst, err)) ||
+	    (rc = holds(&wst, wc_len, wc_path, who, err)))
+		goto fail;
+	/* One address range for the window, then both files into it side by
+	 * side (MAP_FIXED replaces the reservation). */
+	base = mmap(NULL, DNET_MAP_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		rc = dnet_seterr(err, DNET_ENOMEM, "%s: no address range for the window: %s", who,
+				 strerror(errno));
+		goto fail;
+	}
+	if (mmap(base, wc_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, wfd, 0) == MAP_FAILED) {
+		rc = mmap_failed(who, wc_path, 0, err);
+		goto fail;
+	}
+	if (mmap(base + wc_len, DNET_MAP_SIZE - wc_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 (off_t)wc_len) == MAP_FAILED) {
+		rc = mmap_failed(who, path, wc_len, err);
+		goto fail;
+	}
+	return adopt(dev, base, fd, wfd, 0, path, who, err);
+fail:
+	if (base != MAP_FAILED)
+		munmap(base, DNET_MAP_SIZE);
+	close(fd);
+	if (wfd >= 0)
+		close(wfd);
+	return rc;
 }
 
 static volatile uint8_t *at(struct dnet_mmio *p, uint32_t off)
 {
-	return p->wc && off < p->wc_len ? p->wc + off : p->map + off;
+	return p->map + off;
 }
 
 int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
@@ -229,6 +267,26 @@ int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
 					   v == ~0ull ? " (all ones: nothing decodes the address, or PCI "
 							"memory decoding is off)" : "");
 	}
+	if (p->reset_check) {
+		/* Primitive Counter Reset (write, any value clears the six
+		 * counters) and the Primitive Counter (read) share 0x300 (§4.5.5.2,
+		 * Tab. A.2): memory echoes the pattern, the controller reads 0
+		 * (or a count that completed since, never bits 63:60). */
+		const uint64_t pattern = 0xd5e7c0de5a5a0023ull;
+		volatile uint8_t *pc = p->map + DNET_UREG_BASE + DNET_UR_PRIM_COUNTER;
+		uint64_t old, back;
+		dnet_mmio_read(pc, &old, 8);
+		dnet_mmio_write(pc, &pattern, 8);
+		dnet_mmio_read(pc, &back, 8);
+		if (back == pattern) {
+			dnet_mmio_write(pc, &old, 8);
+			return dnet_seterr(err, DNET_EIO,
+					   "%s: %s is plain memory, not a DIMMnet-2: 0x%x read back what was "
+					   "written to Primitive Counter Reset (a DIMMnet-2 clears it); old "
+					   "word restored, nothing else written (,no-reset-check skips this)",
+					   p->who, p->where, DNET_UREG_BASE + DNET_UR_PRIM_COUNTER);
+		}
+	}
 	p->checked = true;
 	return 0;
 }
@@ -236,11 +294,9 @@ int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
 void dnet_mmio_op_close(struct dnet_dev *dev)
 {
 	struct dnet_mmio *p = dev->priv;
-	if (p->wc) {
-		munmap((void *)p->wc, p->wc_len);
+	munmap((void *)p->map, p->len); /* both files' mappings, when split */
+	if (p->wc_fd >= 0)
 		close(p->wc_fd);
-	}
-	munmap((void *)p->map, p->len);
 	close(p->fd);
 	free(p);
 }

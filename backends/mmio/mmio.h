@@ -36,12 +36,11 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len);
 /* A mapped window; dev->priv of the devmem and pci backends. */
 struct dnet_mmio {
 	int fd;
-	volatile uint8_t *map;   /* the whole window, uncached(-minus) */
+	volatile uint8_t *map;   /* the whole window: one file, or two side by side */
 	size_t len;
-	int wc_fd;               /* -1, or the write-combining mapping of the */
-	volatile uint8_t *wc;    /* Write Window (offsets below wc_len) */
-	size_t wc_len;
+	int wc_fd;               /* -1, or the file of the write-combining Write Window */
 	bool checked;            /* presence check done (before the first write) */
+	bool reset_check;        /* the presence check also writes Primitive Counter Reset */
 	const char *who;         /* "devmem", "pci" */
 	char where[96];          /* "0x80000000 in /dev/mem", for messages */
 };
@@ -57,15 +56,25 @@ int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, i
 int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 		  uint64_t offset, const char *who, struct dnet_err *err);
 
-/* Map len bytes of path (opened like dnet_mmio_openfd) as the Write
- * Window's write-combining view: accesses to offsets below len use it. */
-int dnet_mmio_map_wc(struct dnet_dev *dev, const char *path, size_t len, struct dnet_err *err);
+/* Map the window from two files that do not overlap: [0, wc_len) from
+ * wc_path (the kernel's write-combining view, PCI resourceN_wc) and
+ * [wc_len, DNET_MAP_SIZE) from fd at the same offsets, side by side in one
+ * address range.  PAT gives a physical range one memory type: a WC mapping
+ * over a range already mapped uncached would silently become
+ * uncached-minus.  Takes fd over (closed on failure). */
+int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+			const char *wc_path, size_t wc_len, const char *who, struct dnet_err *err);
 
 /* The presence check run before the first write: registers whose reserved
  * bits must read 0 (Controller Status [63:20], Prefetch Window Flag [63:16]
  * of WID 0) are read; bits set there (all ones when nothing decodes the
  * address, or PCI memory decoding is off) refuse with a message naming the
- * register and the value.  Reads only. */
+ * register and the value.  With reset_check (a real device, decision
+ * D-PRESENCE-RESET), plain memory is told from the controller by behaviour:
+ * a pattern written to WID 0's Primitive Counter Reset must not read back
+ * from the Primitive Counter at the same offset (the controller clears the
+ * counters, and bits 63:60 are unused); where it does, the old word is
+ * written back and the check refuses. */
 int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */

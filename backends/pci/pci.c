@@ -5,20 +5,25 @@
  * backend is the project's own extension, for boards or FPGA set-ups that
  * expose the same map (hardware.md section 1) behind a memory BAR.
  *
- *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]    SLOT = [[domain:]bus:]dev.func
+ *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]
+ *                                           SLOT = [[domain:]bus:]dev.func
  *   pci:id=VVVV:DDDD[,index=K][,...]
  *
  * Checked before anything is mapped, from the configuration space: the BAR
  * is a memory BAR (not I/O, not the upper half of a 64-bit BAR), assigned,
  * at least DNET_MAP_SIZE bytes, and memory decoding is on in the Command
  * register (with it off every read is all ones); ,enable turns decoding on.
- * The window is mapped from <sysfs>/devices/<slot>/resource<N> (uncached);
- * the Write Window (offsets below 0x10000) from resource<N>_wc, write
- * combining, where the kernel offers it (prefetchable BARs), unless ,nowc.
+ * The Write Window (offsets below 0x10000) is mapped from
+ * <sysfs>/devices/<slot>/resource<N>_wc, write-combining, where the kernel
+ * offers it (prefetchable BARs), unless ,nowc; the rest (all of it without
+ * _wc) from resource<N>, uncached-minus.  The two do not overlap: PAT gives a
+ * physical range one memory type, and a WC mapping over a range already
+ * mapped uncached is silently made uncached-minus.
  * sysfs=PATH points libpci and the mapping at another tree; dump=FILE makes
  * libpci read configuration spaces from an "lspci -x" dump (its dump access
  * method), as pciutils' own tests do -- the mapping still comes from sysfs.
- * Before the first write the presence check of mmio.h runs.
+ * Before the first write the presence check of mmio.h runs, on a real BAR
+ * (sysfs) with the Primitive Counter Reset check unless ,no-reset-check.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -26,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <pci/pci.h>
@@ -35,6 +42,7 @@
 #include "dnet/map.h"
 #include "dnet/parse.h"
 #include "mmio/mmio.h"
+#include "pci/bars.h"
 
 /* libpci reports fatal errors through a callback that must not return; we
  * turn them into an error value with longjmp (one open at a time). */
@@ -62,7 +70,7 @@ struct pci_args {
 	unsigned index;
 	char sysfs[DNET_SPEC_MAX];
 	char dump[DNET_SPEC_MAX];
-	bool enable, nowc;
+	bool enable, nowc, no_reset_check;
 };
 
 /* What the configuration space says about the device and its BAR. */
@@ -78,9 +86,9 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 {
 	memset(a, 0, sizeof *a);
 	snprintf(a->sysfs, sizeof a->sysfs, "/sys/bus/pci");
-	struct dnet_kv kv[9];
+	struct dnet_kv kv[10];
 	unsigned n;
-	int rc = dnet_kv_split(args, kv, 9, &n, err);
+	int rc = dnet_kv_split(args, kv, 10, &n, err);
 	if (rc)
 		return rc;
 	if (n == 0)
@@ -112,10 +120,12 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 			a->enable = true;
 		} else if (strcmp(kv[i].key, "nowc") == 0 && !kv[i].has_val) {
 			a->nowc = true;
+		} else if (strcmp(kv[i].key, "no-reset-check") == 0 && !kv[i].has_val) {
+			a->no_reset_check = true;
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
 					   "pci: unknown option '%s' (known: SLOT, id=, bar=, index=, sysfs=, "
-					   "dump=, enable, nowc)", kv[i].key);
+					   "dump=, enable, nowc, no-reset-check)", kv[i].key);
 		}
 	}
 	if (!a->slot[0] && !a->id[0])
@@ -176,34 +186,32 @@ static int find_device(const struct pci_args *a, bool dry, struct pci_found *out
 		 found->dev, found->func);
 	snprintf(out->devdir, sizeof out->devdir, "%s/devices/%s", a->sysfs, out->slot);
 	out->size = a->dump[0] ? 0 : found->size[a->bar];
-	unsigned htype = pci_read_byte(found, PCI_HEADER_TYPE) & 0x7f;
-	unsigned nbars = htype == PCI_HEADER_TYPE_NORMAL ? 6 : htype == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
+	unsigned htype;
+	unsigned nbars = dnet_pci_nbars(found, &htype);
 	int rc = 0;
 	if (a->bar >= nbars) {
 		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s has header type %u with %u BARs; there is no BAR%u",
 				 out->slot, htype, nbars, a->bar);
 		goto done;
 	}
-	out->bar_raw = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)a->bar);
-	if (a->bar > 0) {
-		uint32_t prev = pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar - 1));
-		if (!(prev & PCI_BASE_ADDRESS_SPACE_IO) &&
-		    (prev & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64) {
-			rc = dnet_seterr(err, DNET_EINVAL,
-					 "pci: %s BAR%u is the upper half of the 64-bit BAR%u; use bar=%u",
-					 out->slot, a->bar, a->bar - 1, a->bar - 1);
-			goto done;
-		}
+	/* The same walk as probe: BAR0 up, a 64-bit BAR taking the next register. */
+	struct dnet_pci_bar bars[6];
+	dnet_pci_bars(found, nbars, bars);
+	const struct dnet_pci_bar *bar = &bars[a->bar];
+	out->bar_raw = bar->raw;
+	if (bar->upper) {
+		rc = dnet_seterr(err, DNET_EINVAL,
+				 "pci: %s BAR%u is the upper half of the 64-bit BAR%u; use bar=%u",
+				 out->slot, a->bar, a->bar - 1, a->bar - 1);
+		goto done;
 	}
-	if (out->bar_raw & PCI_BASE_ADDRESS_SPACE_IO) {
+	if (bar->io) {
 		rc = dnet_seterr(err, DNET_EINVAL,
 				 "pci: %s BAR%u (0x%08x) is an I/O BAR; the DIMMnet-2 map needs a memory BAR",
 				 out->slot, a->bar, out->bar_raw);
 		goto done;
 	}
-	if ((out->bar_raw & PCI_BASE_ADDRESS_MEM_MASK) == 0 &&
-	    !((out->bar_raw & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64 &&
-	      pci_read_long(found, PCI_BASE_ADDRESS_0 + 4 * (int)(a->bar + 1)))) {
+	if (bar->addr == 0) {
 		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s BAR%u is not assigned (address 0)", out->slot,
 				 a->bar);
 		goto done;
@@ -277,23 +285,30 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 				   "pci: BAR%u is 0x%llx bytes (%s); the DIMMnet-2 window needs 0x%x", a.bar,
 				   (unsigned long long)st.st_size, res, DNET_MAP_SIZE);
 	}
-	if ((rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err)))
-		return rc;
 	/* The Write Window write-combining where the kernel offers it
-	 * (decision D-CACHE); the rest stays uncached. */
+	 * (decision D-CACHE), from its own file, not overlapping the uncached
+	 * rest (PAT: one memory type per physical range). */
 	char wc[sizeof res + 4];
 	snprintf(wc, sizeof wc, "%s_wc", res);
-	if (!a.nowc && access(wc, F_OK) == 0 && (rc = dnet_mmio_map_wc(dev, wc, DNET_PW_BASE, err))) {
-		dnet_mmio_op_close(dev);
+	if (!a.nowc && access(wc, F_OK) == 0)
+		rc = dnet_mmio_map_split(dev, fdn, &st, res, wc, DNET_PW_BASE, "pci", err);
+	else
+		rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err);
+	if (rc)
 		return rc;
-	}
+	/* Behaviour tells a board from plain memory on a real BAR (a sysfs
+	 * resource file), not on a stand-in tree of regular files. */
+	struct statfs sfs;
+	((struct dnet_mmio *)dev->priv)->reset_check =
+		!a.no_reset_check && fstatfs(((struct dnet_mmio *)dev->priv)->fd, &sfs) == 0 &&
+		sfs.f_type == SYSFS_MAGIC;
 	dev->caps = DNET_CAP_PRIVILEGED | DNET_CAP_REAL_HW;
 	return 0;
 }
 
 const struct dnet_backend_ops dnet_backend_pci = {
 	.name = "pci",
-	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc]",
+	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]",
 	.help = "a board exposing the window through a PCI BAR, found with libpci",
 	.open = pci_open_dev,
 	.dry_open = pci_dry_open,

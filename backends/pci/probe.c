@@ -9,6 +9,7 @@
 #include <pci/pci.h>
 
 #include "dnet/map.h"
+#include "pci/bars.h"
 #include "pci/probe.h"
 
 static jmp_buf probe_jmp;
@@ -105,24 +106,20 @@ int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 		bool listed = id_listed(ids, d->vendor_id, d->device_id);
 		bool maybe = listed || (!ids && (d->device_class == 0x0580 || base == 0x12));
 		bool found_bar = false;
-		unsigned htype = pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f;
-		for (unsigned b = 0; maybe && htype == PCI_HEADER_TYPE_NORMAL && b < 6 && !found_bar; b++) {
-			uint32_t raw = pci_read_long(d, PCI_BASE_ADDRESS_0 + 4 * (int)b);
-			if (raw & PCI_BASE_ADDRESS_SPACE_IO)
+		unsigned htype;
+		unsigned nbar = dnet_pci_nbars(d, &htype);
+		struct dnet_pci_bar bars[6];
+		dnet_pci_bars(d, nbar, bars);
+		for (unsigned b = 0; maybe && htype == PCI_HEADER_TYPE_NORMAL && b < nbar && !found_bar; b++) {
+			if (bars[b].io || bars[b].upper)
 				continue;
-			bool is64 = (raw & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64;
-			uint64_t addr = raw & ~0xfull;
-			if (is64 && b < 5)
-				addr |= (uint64_t)pci_read_long(d, PCI_BASE_ADDRESS_0 + 4 * (int)(b + 1)) << 32;
 			uint64_t size = dump ? 0 : d->size[b];
-			if (addr && (size == 0 || size >= DNET_MAP_SIZE)) {
+			if (bars[b].addr && (size == 0 || size >= DNET_MAP_SIZE)) {
 				found_bar = true;
 				e.bar = b;
-				e.bar_addr = addr;
+				e.bar_addr = bars[b].addr;
 				e.bar_size = size;
 			}
-			if (is64)
-				b++;
 		}
 		if (e.role == DNET_PROBE_CANDIDATE && !found_bar)
 			continue;

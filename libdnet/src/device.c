@@ -530,6 +530,24 @@ const char *const *dnet_stat_names(struct dnet_dev *dev)
 	return dev->ops->stat_names && !dev->dry ? dev->ops->stat_names(dev) : none;
 }
 
+/* "63:20", "63:20, 7" or "5": the runs of set bits of mask, highest first. */
+static void bit_runs(uint64_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int hi = 63; hi >= 0 && n < len; hi--) {
+		if (!(mask >> hi & 1))
+			continue;
+		int lo = hi;
+		while (lo > 0 && (mask >> (lo - 1) & 1))
+			lo--;
+		int w = lo == hi ? snprintf(buf + n, len - n, "%s%d", n ? ", " : "", hi)
+				 : snprintf(buf + n, len - n, "%s%d:%d", n ? ", " : "", hi, lo);
+		n += w > 0 ? (size_t)w : 0;
+		hi = lo;
+	}
+}
+
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		  uint64_t *v, struct dnet_err *err)
 {
@@ -542,8 +560,17 @@ int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg
 	if (wid >= DNET_NWID)
 		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
 	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
-	if (!rc)
-		*v &= reg->valid_mask;
+	/* Reserved bits read 0 on a DIMMnet-2: set, the value is not the
+	 * register's (all ones: nothing answers at the address).  *v keeps the
+	 * raw value for the caller to show. */
+	if (!rc && (*v & ~reg->valid_mask)) {
+		char bits[160];
+		bit_runs(*v & ~reg->valid_mask, bits, sizeof bits);
+		return dnet_seterr(err, DNET_EIO,
+				   "'%s' read 0x%016llx: its reserved bits %s are set, and they read 0 on a "
+				   "DIMMnet-2%s", reg->name, (unsigned long long)*v, bits,
+				   *v == ~0ull ? " (all ones: nothing answers at this address)" : "");
+	}
 	return rc;
 }
 

@@ -47,6 +47,45 @@ head -c 4096 /dev/zero | tr '\0' '\377' | dd of="$MEM" bs=1 seek=$((0x40000)) co
 expect_status "nothing answers" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
 expect_match "presence message" "no DIMMnet-2 answers.*Controller Status.*all ones" "$(cat "$T_TMP/err")"
 expect_eq "nothing written" "0000000000000000" "$(od -An -tx8 -j $((0x20000)) -N 8 "$MEM" | tr -d ' ')"
+# A register read with reserved bits set (all ones here) is not the
+# register: the raw value beside the decode, the command fails naming the
+# bits; peek stays raw and passes.
+"$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status' >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "all ones: reg fails" 1 $?
+expect_match "all ones: the raw value beside the decode" "= 0xffffffffffffffff  \[raw: reserved bits set\]" "$(cat "$T_TMP/out")"
+expect_match "all ones: the decode still shown" "rc_state +\[19:18\] += 0x3" "$(cat "$T_TMP/out")"
+expect_match "all ones: the bits named" "'ctl_status' read 0xffffffffffffffff: its reserved bits 63:20 are set.*all ones" "$(cat "$T_TMP/err")"
+"$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status.rc_state' >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "all ones: a field read fails" 1 $?
+expect_match "all ones: the field with the raw value" "rc_state = 0x3 .*\[raw 0xffffffffffffffff: reserved bits set\]" "$(cat "$T_TMP/out")"
+expect_status "all ones: peek stays raw" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200'
+expect_match "all ones: peek's value" "0xffffffffffffffff" "$(cat "$T_TMP/out")"
+# That reserved bits read 0 is a bring-up check: assert and wait may name
+# them (a whole register's mask), and here they fail on the raw value.
+expect_status "all ones: assert on reserved bits fails" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'assert ctl_status & 0xfffffffffff00000 == 0'
+expect_match "all ones: assert's raw value" "assertion failed: ctl_status & 0xfffffffffff00000 == 0x0 \(got 0xfffffffffff00000\)" "$(cat "$T_TMP/err")"
+expect_status "all ones: wait on reserved bits times out" 1 "$DSH" -b "devmem:0x0@$MEM" --timeout 10ms -c 'wait ctl_status & 0xfffffffffff00000 == 0'
+# One reserved bit is enough (bit 40 of Controller Status,
+# a value that is not all ones).
+fresh
+put 0x40200 '\x12\x00\x00\x00\x00\x01'
+expect_status "one reserved bit: reg fails" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'reg ctl_status'
+expect_match "one reserved bit: named" "read 0x0000010000000012: its reserved bits 40 are set" "$(cat "$T_TMP/err")"
+expect_status "one reserved bit: no write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
+expect_match "one reserved bit: the presence check" "no DIMMnet-2 answers.*0x0000010000000012.*63:20" "$(cat "$T_TMP/err")"
+fresh
+# ... and hold where they read 0 (the stand-in, the emulator, through dnetd);
+# a zero mask and a condition constant over the 64-bit word stay refused.
+put 0x40200 '\x12'
+expect_status "reserved bits 0: assert and wait hold" 0 "$DSH" -b "devmem:0x0@$MEM" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0'
+expect_status "reserved bits: emulator" 0 "$DSH" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0; assert prim_counter & 0xf000000000000000 == 0'
+start_dnetd "$T_TMP/d.sock" --sim
+expect_status "reserved bits: through dnetd" 0 "$DSH" -b "remote:unix:$T_TMP/d.sock" -c 'assert ctl_status & 0xfffffffffff00000 == 0; wait ctl_status & 0xfffffffffff00000 == 0'
+expect_status "reserved bits: mask 0 refused" 2 "$DSH" -c 'assert ctl_status & 0 == 0'
+expect_status "reserved bits: constant over 64 bits refused" 2 "$DSH" -c 'assert ctl_status & 0xfffffffffff00000 <= 0xfffffffffff00000'
+expect_match "reserved bits: constant message" "holds for every value.*the condition is constant" "$(cat "$T_TMP/err")"
+expect_status "a field's mask stays inside it" 2 "$DSH" -c 'wait ctl_status.rc_state & 0x10 == 0'
+expect_match "a field's mask message" "mask 0x10 has bits outside ctl_status.rc_state" "$(cat "$T_TMP/err")"
 fresh
 
 # ---- access rules named ----
@@ -121,19 +160,19 @@ cp "$T_TMP/real.j" "$T_TMP/pc.j"
 sed -i 's/^\(read_block node=1 off=0x20000 len=32 data=\)11/\1ee/' "$T_TMP/real.j"
 line=$(grep -n '^read_block node=1 off=0x20000' "$T_TMP/real.j" | cut -d: -f1)
 expect_status "divergence" 1 "$DSH" replay "$T_TMP/real.j"
-expect_match "divergence message" "real.j:$line: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
+expect_match "divergence message" "real.j:$line: replay: first divergence after 4 records: block read of 32 bytes at 0x20000 \(llcm0\+0x0\): first difference at byte 0 \(0x20000\): journal 0xee, emulator 0x11" "$(cat "$T_TMP/err")"
 # The stand-in does not run the VS the emulator runs: the verdict's read of
 # Controller Status after it (the window's write-complete bit) diverges, and
 # so would a read of the Primitive Counter.
 expect_status "status divergence" 1 "$DSH" replay "$T_TMP/pc.j"
-expect_match "status divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40200 \(ureg0\+0x200 ctl_status\): journal 0x12, emulator 0x32" "$(cat "$T_TMP/err")"
+expect_match "status divergence message" "pc.j:18: replay: first divergence after 15 records: read of 64 bits at 0x40200 \(ureg0\+0x200 ctl_status\): journal 0x12, emulator 0x32" "$(cat "$T_TMP/err")"
 # (the end record, then that read, replaced; the end record's count stays 16)
 sed -i '$d' "$T_TMP/pc.j"
 sed -i '$d' "$T_TMP/pc.j"
 echo 'read node=1 off=0x40300 width=8 val=0x0000000000000000 rc=0' >>"$T_TMP/pc.j"
 echo '# end 16 records' >>"$T_TMP/pc.j"
 expect_status "counter divergence" 1 "$DSH" replay "$T_TMP/pc.j"
-expect_match "counter divergence message" "pc.j:18: first divergence after 15 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
+expect_match "counter divergence message" "pc.j:18: replay: first divergence after 15 records: read of 64 bits at 0x40300 \(ureg0\+0x300 prim_counter\): journal 0x0, emulator 0x100000" "$(cat "$T_TMP/err")"
 # A session on the emulator replays on the emulator (reads of live registers too).
 "$DSH" --journal "$T_TMP/sim.j" -c 'prim VS size=8 src=0 dst=0x100 wait; reg ctl_status; reg prim_counter; reg ctl_reset confirm' >/dev/null 2>&1
 expect_status "sim journal replays" 0 "$DSH" -c "replay '$T_TMP/sim.j'"
@@ -143,17 +182,17 @@ expect_match "confirmed read recorded" "read node=1 off=0x50a00 width=8 .* confi
 expect_match "node switch recorded" "^node node=2 val=2 rc=0" "$(cat "$T_TMP/n.j")"
 expect_status "two-node journal replays" 0 "$DSH" replay "$T_TMP/n.j"
 expect_status "one node is not enough" 1 "$DSH" -N 1 replay "$T_TMP/n.j"
-expect_match "one node message" "n.j:3: first divergence after 0 records: node: .*node 2 does not exist" "$(cat "$T_TMP/err")"
+expect_match "one node message" "n.j:3: replay: first divergence after 0 records: node: .*node 2 does not exist" "$(cat "$T_TMP/err")"
 # Bad journals: clear errors naming file and line.
 printf 'hello\n' >"$T_TMP/bad.j"
 expect_status "not a journal" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "not a journal message" "bad.j:1: not a dsh journal" "$(cat "$T_TMP/err")"
+expect_match "not a journal message" "bad.j:1: replay: not a dsh journal" "$(cat "$T_TMP/err")"
 printf '# dsh journal 1\nwrite node=1 off=0x20000 width=3 val=0x1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "bad width" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "bad width message" "bad.j:2: bad value '3' for width" "$(cat "$T_TMP/err")"
+expect_match "bad width message" "bad.j:2: replay: bad value '3' for width" "$(cat "$T_TMP/err")"
 printf '# dsh journal 1\nfrob node=1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "unknown record" 1 "$DSH" replay "$T_TMP/bad.j"
-expect_match "unknown record message" "bad.j:2: unknown record 'frob'" "$(cat "$T_TMP/err")"
+expect_match "unknown record message" "bad.j:2: replay: unknown record 'frob'" "$(cat "$T_TMP/err")"
 expect_status "missing journal" 1 "$DSH" replay "$T_TMP/none.j"
 expect_match "missing journal message" "cannot open '.*none.j'" "$(cat "$T_TMP/err")"
 expect_status "replay usage" 2 "$DSH" replay

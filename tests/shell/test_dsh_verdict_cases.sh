@@ -222,10 +222,10 @@ for b in "${BACKENDS[@]}"; do
 		# A record missing, or one added after the end.
 		sed '0,/^read_block/{/^read_block/d}' "$jf" >"$T_TMP/less.j"
 		expect_status "$m: a record missing" 1 "$DSH" -b "$rb" replay "$T_TMP/less.j"
-		expect_match "$m: count message" "less.j:$((nrec + 2)): the end record says $nrec records, the journal holds $((nrec - 1))" "$(cat "$T_TMP/err")"
+		expect_match "$m: count message" "less.j:$((nrec + 2)): replay: the end record says $nrec records, the journal holds $((nrec - 1))" "$(cat "$T_TMP/err")"
 		{ cat "$jf"; echo 'delay node=1 ns=10 rc=0'; } >"$T_TMP/more.j"
 		expect_status "$m: a record after the end" 1 "$DSH" -b "$rb" replay "$T_TMP/more.j"
-		expect_match "$m: after the end message" "more.j:$((nrec + 4)): a record after the end record" "$(cat "$T_TMP/err")"
+		expect_match "$m: after the end message" "more.j:$((nrec + 4)): replay: a record after the end record" "$(cat "$T_TMP/err")"
 	done
 	# A session without device accesses: nothing to replay.
 	"$DSH" -b "$b" --gap 0 --journal "$T_TMP/none.j" -c 'echo hi' >/dev/null 2>&1

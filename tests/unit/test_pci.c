@@ -223,6 +223,19 @@ static void dumps(void)
 	snprintf(spec, sizeof spec, "pci:03:00.0,bar=4,dump=%s/board.dump,sysfs=%s", fixtures, root);
 	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "BAR4 is not assigned") != NULL);
+	/* A bridge (header type 1) has two BARs. */
+	snprintf(spec, sizeof spec, "pci:03:00.0,bar=2,dump=%s/bridge.dump,sysfs=%s", fixtures, root);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "header type 1 with 2 BARs; there is no BAR2") != NULL);
+	/* BARs walked from BAR0 (as probe does): a 64-bit BAR0 above 16 GiB
+	 * has the upper half 0x4, which BAR1 alone would read as a 64-bit
+	 * BAR whose upper half is BAR2. */
+	snprintf(spec, sizeof spec, "pci:03:00.0,bar=1,dump=%s/bar-walk.dump,sysfs=%s", fixtures, root);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "BAR1 is the upper half of the 64-bit BAR0") != NULL);
+	snprintf(spec, sizeof spec, "pci:03:00.0,bar=2,dump=%s/bar-walk.dump,sysfs=%s", fixtures, root);
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "BAR2 is not assigned") != NULL);
 	snprintf(spec, sizeof spec, "pci:03:00.0,bar=2,dump=%s/board.dump,sysfs=%s", fixtures, root);
 	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_ERANGE);
 	CHECK(strstr(e.msg, "BAR2 is 0x1000 bytes") != NULL);

@@ -166,7 +166,9 @@ const char *const *dnet_stat_names(struct dnet_dev *dev);
 /* ---- Register access by name (regs.h) ---- */
 
 /* Read a register; -DNET_EPERM if it is write-only or has a read side effect
- * (Controller Reset: App. B, any access resets the controller). */
+ * (Controller Reset: App. B, any access resets the controller); -DNET_EIO,
+ * naming the bits, if bits outside the register's valid mask (reserved, read
+ * 0 on a DIMMnet-2) are set: *v is then the raw value, for showing. */
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		  uint64_t *v, struct dnet_err *err);
 /* The confirmed read of a register whose read acts (Controller Reset: the

@@ -1,0 +1,178 @@
+#!/bin/busybox sh
+# /init of the VM test's guest (tests/shell/test_vm.sh): Debian's kernel with
+# memmap=1M$0x10000000 (Reserved) and memmap=1M#0x11000000 (ACPI), an
+# ivshmem-plain device at 00:04.0 whose BAR2 is a host file standing in for a
+# board (Controller Status reads 0x12), edu at 00:05.0 (nothing answers like
+# a board: unknown registers read all ones) and pci-testdev at 00:06.0 (a
+# 4 KB memory BAR0, an I/O BAR1).  Prints "VMCHECK PASS|FAIL NAME[: why]"
+# per check, the journal of a session between "VMJOURNAL BEGIN/END", then
+# "VMCHECK END" and powers off.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /usr/bin /usr/sbin /sbin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/tmp # pciutils before busybox applets
+exec </dev/null 2>&1
+cd /tmp || exit 1
+
+RES=0x10000000 # the Reserved megabyte
+ACPI=0x11000000
+IVS=0000:00:04.0
+EDU=0000:00:05.0
+TDEV=0000:00:06.0
+IVSBAR=$(printf "0x%x" "$(sed -n 3p /sys/bus/pci/devices/$IVS/resource | cut -d" " -f1)")
+# A window of the PCI bus that no device claims (the bus's first 16 MB).
+PCIWIN=$(awk -F'[- ]' '/^[0-9a-f]+-[0-9a-f]+ : PCI Bus 0000:00$/ && length($1) == 8 && $1 != "000a0000" {print "0x" $1; exit}' /proc/iomem)
+
+ok() { echo "VMCHECK PASS $1"; }
+ko() { echo "VMCHECK FAIL $1: $2"; }
+# run NAME WANT-EXIT CMD...: the command's output in /tmp/o, its status checked
+run() {
+	n=$1 want=$2
+	shift 2
+	"$@" >/tmp/o 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok "$n"; else ko "$n" "exit $rc, expected $want: $(head -c 600 /tmp/o | tr '\n' ' ')"; fi
+}
+# has NAME REGEX: /tmp/o (the last run's output) matches
+has() {
+	if grep -Eq -- "$2" /tmp/o; then ok "$1"; else ko "$1" "no /$2/ in: $(head -c 600 /tmp/o | tr '\n' ' ')"; fi
+}
+hasnt() {
+	if grep -Eq -- "$2" /tmp/o; then ko "$1" "/$2/ in: $(head -c 600 /tmp/o | tr '\n' ' ')"; else ok "$1"; fi
+}
+
+# ---- devmem: System RAM refused with every option and every path ----
+for opt in "" ,known-machine ,privileged ",privileged,known-machine"; do
+	run "RAM refused ($opt)" 3 dsh -b "devmem:0x1000000$opt" -c 'reg ctl_status'
+	has "RAM refused ($opt): named" "overlaps System RAM"
+done
+ln -s /dev/mem /tmp/memlink
+run "RAM through a symlink" 3 dsh -b "devmem:0x1000000@/tmp/memlink" -c 'reg ctl_status'
+has "RAM through a symlink: named" "overlaps System RAM"
+mknod /tmp/mem2 c 1 1
+run "RAM through a second 1:1 node" 3 dsh -b "devmem:0x1000000@/tmp/mem2,known-machine" -c 'reg ctl_status'
+has "RAM through a second 1:1 node: named" "overlaps System RAM"
+# iomem= is for stand-in files: a list calling low RAM Reserved opens nothing
+echo '00000000-ffffffff : Reserved' >/tmp/fake-iomem
+run "RAM with a fake iomem=" 3 dsh -b "devmem:0x1000000,iomem=/tmp/fake-iomem" -c 'reg ctl_status'
+has "RAM with a fake iomem=: named" "for a stand-in file only"
+
+# ---- devmem: what /proc/iomem does not make a Reserved window ----
+run "past the Reserved entry" 3 dsh -b "devmem:0x100b0000" -c 'reg ctl_status'
+has "past the Reserved entry: named" "10000000-100fffff|System RAM"
+run "ACPI Tables" 3 dsh -b "devmem:$ACPI" -c 'reg ctl_status'
+has "ACPI Tables: named" "ACPI Tables"
+run "a device BAR" 3 dsh -b "devmem:$IVSBAR" -c 'reg ctl_status'
+has "a device BAR: named" "$IVS"
+run "the PCI window ($PCIWIN)" 3 dsh -b "devmem:$PCIWIN" -c 'reg ctl_status'
+has "the PCI window: named" "PCI Bus 0000:00"
+run "unaligned base" 3 dsh -b "devmem:0x10000800" -c 'reg ctl_status'
+has "unaligned base: named" "not aligned"
+run "/dev/zero" 3 dsh -b "devmem:$RES@/dev/zero" -c 'reg ctl_status'
+has "/dev/zero: named" "1:5, not /dev/mem"
+run "/dev/port" 3 dsh -b "devmem:$RES@/dev/port" -c 'reg ctl_status'
+has "/dev/port: named" "1:4, not /dev/mem"
+mkfifo /tmp/fifo
+run "a FIFO" 3 dsh -b "devmem:$RES@/tmp/fifo" -c 'reg ctl_status'
+has "a FIFO: named" "neither /dev/mem"
+
+# ---- devmem: the Reserved megabyte ----
+run "Reserved: a first read" 0 dsh -b "devmem:$RES" -c 'reg ctl_status'
+has "Reserved: the read" "0x0+\b"
+
+# Plain memory is not a board: Primitive Counter Reset read back
+# (D-PRESENCE-RESET); ,no-reset-check skips the check, and the write echoes.
+run "Reserved RAM: plain memory refused" 1 dsh -b "devmem:$RES" -c 'ureg_write prim_counter_reset 1; reg prim_counter'
+has "Reserved RAM: plain memory named" "is plain memory, not a DIMMnet-2: 0x40300 read back .* Primitive Counter Reset.*no-reset-check"
+run "Reserved RAM: ,no-reset-check" 0 dsh -b "devmem:$RES,no-reset-check" -c 'ureg_write prim_counter_reset 1; reg prim_counter'
+has "Reserved RAM: the write echoes" "prim_counter .*= 0x0*1\b"
+
+# ---- pci: the ivshmem BAR standing in for a board ----
+run "pci: ivshmem BAR2" 0 dsh -b "pci:$IVS,bar=2" -c 'reg ctl_status'
+has "pci: Controller Status" "0x0*12\b"
+run "pci: BAR0 too small" 3 dsh -b "pci:$IVS,bar=0" -c 'reg ctl_status'
+has "pci: BAR0 too small: named" "BAR0 is 0x100 bytes"
+run "pci: upper half" 3 dsh -b "pci:$IVS,bar=3" -c 'reg ctl_status'
+has "pci: upper half: named" "upper half of the 64-bit BAR2"
+run "pci: I/O BAR" 3 dsh -b "pci:$TDEV,bar=1" -c 'reg ctl_status'
+has "pci: I/O BAR: named" "is an I/O BAR"
+run "pci: id=" 0 dsh -b "pci:id=1af4:1110,bar=2" -c 'reg ctl_status'
+# decoding off: refused; ,enable turns it on
+setpci -s $IVS COMMAND=0x0000
+run "pci: decoding off" 3 dsh -b "pci:$IVS,bar=2" -c 'reg ctl_status'
+has "pci: decoding off: named" "memory decoding off.*,enable"
+run "pci: ,enable" 0 dsh -b "pci:$IVS,bar=2,enable" -c 'reg ctl_status'
+has "pci: ,enable: the read" "0x0*12\b"
+cmd=$(setpci -s $IVS COMMAND)
+if [ $((0x$cmd & 2)) -ne 0 ]; then ok "pci: ,enable set bit 1"; else ko "pci: ,enable set bit 1" "Command $cmd"; fi
+# The memory types PAT recorded while dsh holds BAR2 (SPEC): the kernel's
+# list in /tmp/o once the window's end appears in it.
+pat_held() {
+	dsh -b "$1" -c 'sleep 60s' >/dev/null 2>&1 &
+	dpid=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "$(printf '%x' $((IVSBAR + 0x51000)))\]" /sys/kernel/debug/x86/pat_memtype_list; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cp /sys/kernel/debug/x86/pat_memtype_list /tmp/o
+	kill -9 $dpid # SIGKILL: dsh ends a sleep on SIGTERM only when it is over
+	wait $dpid
+}
+WW="$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x10000)))\]"
+REST="$(printf '%x' $((IVSBAR + 0x10000)))-0x0*$(printf '%x' $((IVSBAR + 0x51000)))\]"
+# The Write Window [0, 0x10000) write-combining, the rest uncached-minus,
+# not overlapping.
+pat_held "pci:$IVS,bar=2"
+has "PAT: the Write Window write-combining" "$WW write-combining"
+has "PAT: the rest uncached-minus" "$REST uncached-minus"
+hasnt "PAT: nothing downgraded" "$WW uncached-minus"
+# ,nowc: one uncached-minus mapping
+pat_held "pci:$IVS,bar=2,nowc"
+has "PAT: ,nowc uncached-minus" "$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x51000)))\] uncached-minus"
+
+# BARs walked from BAR0: BAR2 at 16 GiB up (its upper half, BAR3, reads 4:
+# alone it looks like a 64-bit BAR); BAR4 is then unassigned, not an upper half
+setpci -s $IVS BASE_ADDRESS_3=4
+run "pci: BAR walk" 3 dsh -b "pci:$IVS,bar=4" -c 'reg ctl_status'
+has "pci: BAR walk: BAR4 unassigned" "BAR4 is not assigned"
+setpci -s $IVS BASE_ADDRESS_3=0
+# ---- probe ----
+run "probe" 0 dsh -c 'probe id=1af4:1110'
+has "probe: the ivshmem BAR2" "memory BAR2 at $IVSBAR, 0x100000 bytes: -b pci:$IVS,bar=2"
+# ---- edu: nothing answers like a board ----
+run "edu: peek stays raw" 0 dsh -b "pci:$EDU,bar=0" -c 'peek ureg 0x200'
+has "edu: peek shows all ones" "0xffffffffffffffff"
+run "edu: reg fails" 1 dsh -b "pci:$EDU,bar=0" -c 'reg ctl_status'
+has "edu: reg shows the raw value" "= 0xffffffffffffffff  \[raw: reserved bits set\]"
+has "edu: reg names the bits" "reserved bits 63:20 are set"
+run "edu: no write where nothing answers" 1 dsh -b "pci:$EDU,bar=0" -c 'llcm_write from=0 it=1 val=5'
+has "edu: presence message" "no DIMMnet-2 answers.*all ones"
+
+run "ivshmem: plain memory refused" 1 dsh -b "pci:$IVS,bar=2" -c 'llcm_write from=0x100 it=1 val=0x77'
+has "ivshmem: plain memory named" "0x0 in /sys/bus/pci/devices/$IVS/resource2 is plain memory, not a DIMMnet-2"
+has "ivshmem: the message whole" "nothing else written \(,no-reset-check skips this\)$"
+
+# ---- a session on the ivshmem BAR, journalled, for the host to replay ----
+run "journal session" 0 dsh -b "pci:$IVS,bar=2,no-reset-check" --journal /tmp/j \
+	-c 'llcm_write from=0 it=4 val=0x11 inc=1; llcm_read 0 32; reg ctl_status; ureg_write status_area_size 0x40'
+echo "VMJOURNAL BEGIN"
+cat /tmp/j
+echo "VMJOURNAL END"
+
+# ---- the README's "Running on a board" steps as written (/readme.cmds:
+# the host took them from README.md, BASE the Reserved megabyte) ----
+n=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	sh -c "$line" >/tmp/r 2>&1
+	echo "VMREADME $n rc=$? $line"
+	sed "s/^/VMREADME $n | /" /tmp/r
+done </readme.cmds
+sed "s/^/VMREADME mtrr | /" /proc/mtrr
+
+echo "VMCHECK END"
+poweroff -f
