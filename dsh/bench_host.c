@@ -30,7 +30,7 @@ struct bench_host {
 	uint64_t w_mask, w_value, w_val;
 	enum dnet_cond w_cond;
 	int w_rc;
-	char w_msg[256];
+	char w_msg[DNET_ERR_MSG_MAX];
 	pthread_cond_t cv;
 	pthread_t th;
 	bench_prog prog;

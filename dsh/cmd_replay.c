@@ -365,7 +365,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 			recs = nv;
 			rcap = nc;
 		}
-		char msg[512];
+		char msg[DNET_ERR_MSG_MAX + 512];
 		if (parse_line(line, &recs[nrec].r, msg, sizeof msg) < 0) {
 			free(recs[nrec].r.data);
 			rc = jerr(d, path, lineno, "%s", msg);
@@ -398,7 +398,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 	}
 	unsigned done = 0;
 	for (size_t i = 0; rc == 0 && i < nrec; i++) {
-		char msg[512];
+		char msg[DNET_ERR_MSG_MAX + 512];
 		run_rec(d, &recs[i].r, msg, sizeof msg);
 		if (msg[0]) {
 			cJSON *o = out_res(d);

@@ -183,7 +183,7 @@ struct dsh {
 	const char *cur_file;
 	int cur_line;
 	const char *cur_cmd;
-	char errmsg[1024];
+	char errmsg[DNET_ERR_MSG_MAX + 256];
 	bool have_err;
 	cJSON *res;         /* result object of the current command (JSON mode) */
 	cJSON *extra;       /* top-level extras of the current command (JSON mode) */

@@ -41,7 +41,7 @@ struct perr { uint64_t tag; int code; char msg[DNET_PROTO_MSG_MAX + 1]; };
 struct remote {
 	int fd;
 	bool broken;
-	char broken_why[320];
+	char broken_why[DNET_ERR_MSG_MAX + 64]; /* a cause with its context */
 	uint64_t timeout_ns;   /* 0: none */
 	uint64_t rcvtimeo_ns;  /* the socket's SO_RCVTIMEO now (0: none) */
 	uint32_t next_id;

@@ -1,6 +1,7 @@
 /* Errors as values (error.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dnet/error.h"
 
@@ -10,8 +11,11 @@ int dnet_seterr(struct dnet_err *err, int code, const char *fmt, ...)
 		va_list ap;
 		err->code = code;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
+		/* a message that does not fit says so rather than end mid-word */
+		if (n >= (int)sizeof err->msg)
+			memcpy(err->msg + sizeof err->msg - 4, "...", 4);
 	}
 	return -code;
 }

@@ -46,6 +46,8 @@ fresh
 head -c 4096 /dev/zero | tr '\0' '\377' | dd of="$MEM" bs=1 seek=$((0x40000)) conv=notrunc status=none
 expect_status "nothing answers" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'llcm_write from=0 it=1 val=5'
 expect_match "presence message" "no DIMMnet-2 answers.*Controller Status.*all ones" "$(cat "$T_TMP/err")"
+# whole, however long (messages were cut at 255 characters: "; nothing was written" lost)
+expect_match "presence message: whole" "memory decoding is off\); nothing was written" "$(cat "$T_TMP/err")"
 expect_eq "nothing written" "0000000000000000" "$(od -An -tx8 -j $((0x20000)) -N 8 "$MEM" | tr -d ' ')"
 # A register read with reserved bits set (all ones here) is not the
 # register: the raw value beside the decode, the command fails naming the

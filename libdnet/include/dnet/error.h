@@ -28,7 +28,7 @@ enum dnet_errcode {
 	DNET_EALIGN = 11,   /* misaligned offset or size */
 };
 
-#define DNET_ERR_MSG_MAX 256
+#define DNET_ERR_MSG_MAX 1024
 
 struct dnet_err {
 	int code;                    /* enum dnet_errcode, positive */
