@@ -182,7 +182,10 @@ gen_case() {
 	hexv "$v"
 	cond="${TN[$t]}$mask $op $HEX"
 	local exp
-	if [ "$m" -eq 0 ] || [ $((m & ~bits)) -ne 0 ]; then exp=R
+	# a register's mask may name its reserved bits (they read 0; issue 23):
+	# only a field's mask outside it is refused; constant() judges over M
+	if [ "$m" -eq 0 ]; then exp=R
+	elif [ $((m & ~bits)) -ne 0 ] && [[ ${TN[$t]} == *.* ]]; then exp=R
 	elif constant "$m" "$op" "$v"; then exp=R
 	elif holds "$act" "$op" "$v"; then exp=P
 	else exp=F; fi
