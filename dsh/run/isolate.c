@@ -128,6 +128,7 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	}
 	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)backend_of(r, k), (char *)"-c",
 			 (char *)RESET_SCRIPT, NULL };
+	char *tok = rank_token_env(r, k); /* not on the command line (D-RUN-SECRETS) */
 	pid_t p = fork();
 	if (p == 0) {
 		setpgid(0, 0);
@@ -144,6 +145,8 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 		else
 			unsetenv("DSH_RANKMAP");
 		unsetenv("DSH_PGID");
+		if (tok)
+			putenv(tok);
 		execvp(argv[0], argv);
 		fprintf(stderr, "dsh-run: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -151,6 +154,7 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	if (p > 0)
 		setpgid(p, p);
 	free(map);
+	free(tok);
 	return p;
 }
 

@@ -180,6 +180,24 @@ static const char *rank_backend(const struct run *r, unsigned k)
 	return r->backend;
 }
 
+const char *rank_token(const struct run *r, unsigned k)
+{
+	if (r->table && r->table[k].backend[0])
+		return r->table[k].token[0] ? r->table[k].token : getenv("DNET_TOKEN");
+	if (r->backend && r->token[0])
+		return r->token;
+	return r->backend ? getenv("DNET_TOKEN") : NULL; /* the private dnetd needs none */
+}
+
+char *rank_token_env(const struct run *r, unsigned k)
+{
+	const char *t = rank_token(r, k);
+	char *e = NULL;
+	if (t && *t && asprintf(&e, "DNET_TOKEN=%s", t) < 0)
+		e = NULL;
+	return e;
+}
+
 /* "remote:unix:SOCK" for the private dnetd. */
 static const char *private_backend(const struct run *r, char *buf, size_t n)
 {
@@ -260,14 +278,21 @@ int pgid_setup(struct run *r)
 		char backend_buf[4400], errf[4400];
 		const char *b = rank_backend(r, k) ? rank_backend(r, k)
 						   : private_backend(r, backend_buf, sizeof backend_buf);
-		char *env[5] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
-				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), rm, NULL };
+		char *tok = rank_token_env(r, k);
+		char *env[6] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
+				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), tok, rm, NULL };
+		unsigned ne = 3;
+		if (tok)
+			env[ne++] = tok;
+		if (rm)
+			env[ne++] = rm;
 		snprintf(errf, sizeof errf, "%s/pgid.rank%u.err", r->tmp, k);
 		char *argv[] = { (char *)r->dsh, (char *)"-b", (char *)b, (char *)"-c", (char *)"info", NULL };
-		pid_t p = spawn(argv, "/dev/null", errf, env, rm ? 4 : 3);
+		pid_t p = spawn(argv, "/dev/null", errf, env, ne);
 		int st = 0;
 		for (unsigned i = 0; i < 3; i++)
 			free(env[i]);
+		free(tok);
 		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
 			fprintf(stderr, "dsh-run: could not set PGID %u of rank %u (CLID %u, WID %u); see %s\n",
 				r->table[k].pgid, k, r->table[k].clid, r->table[k].wid, errf);
@@ -297,6 +322,24 @@ static int rank_dir_setup(const struct run *r, unsigned s, const char *backend, 
 	fprintf(f, "DSH_SIZE=%u\n", r->n);
 	if (fclose(f) != 0)
 		return -1;
+	/* DIR/tokens: line k rank k's token (ssh and mpirun forward no
+	 * environment), readable by us only, removed when the script ends */
+	bool any = false;
+	for (unsigned k = 0; k < r->n; k++)
+		any |= rank_token(r, k) && *rank_token(r, k);
+	if (any) {
+		snprintf(path, sizeof path, "%s/tokens", dir);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || fchmod(fd, 0600) < 0 || !(f = fdopen(fd, "w"))) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		for (unsigned k = 0; k < r->n; k++)
+			fprintf(f, "%s\n", rank_token(r, k) ? rank_token(r, k) : "");
+		if (fclose(f) != 0)
+			return -1;
+	}
 	if (!r->table)
 		return 0;
 	snprintf(path, sizeof path, "%s/backends", dir);
@@ -389,6 +432,9 @@ int run_script(struct run *r, unsigned s)
 				renv[m++] = env[i];
 			renv[m++] = envf("DSH_RANK=%lu", NULL, k);
 			renv[m++] = envf("DSH_SIZE=%lu", NULL, n);
+			char *tok = rank_token_env(r, k);
+			if (tok)
+				renv[m++] = tok;
 			const char *b = rank_backend(r, k) ? rank_backend(r, k) : backend;
 			dsh_argv(r, b, r->scripts[s], out_pat, argv);
 			res[k].start_ms = start;
@@ -497,6 +543,11 @@ int run_script(struct run *r, unsigned s)
 		fprintf(stderr, "\r\033[K");
 	if (r->launcher != L_LOCAL && !run_signal_caught())
 		launcher_statuses(res, n, rdir, false);
+	if (rdir[0]) { /* the secret outlives no script, --keep or not */
+		char tp[4400];
+		snprintf(tp, sizeof tp, "%s/tokens", rdir);
+		unlink(tp);
+	}
 	char why[300];
 	first_line(lerr, why, sizeof why);
 	for (unsigned k = 0; k < n; k++) {

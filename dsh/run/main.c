@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "dnet/device.h"
 #include "dnet/parse.h"
 #include "run.h"
 
@@ -129,7 +130,10 @@ static int read_table(struct run *r, const char *path)
 		maxrank = rv > maxrank ? (unsigned)rv : maxrank;
 		struct rank_node *x = &t[rv];
 		snprintf(x->host, sizeof x->host, "%s", host);
-		snprintf(x->backend, sizeof x->backend, "%s", strcmp(be, "-") ? be : "");
+		if (strcmp(be, "-")) {
+			dnet_spec_take_token(be, x->backend, sizeof x->backend, x->token, sizeof x->token);
+			dnet_spec_redact(be, x->shown, sizeof x->shown);
+		}
 		x->clid = (unsigned)cv;
 		x->wid = (unsigned)wv;
 		x->pgid = (unsigned)pv;
@@ -210,8 +214,11 @@ int main(int argc, char **argv)
 	r->self = sibling(argv[0], "dsh-run", selfbuf, sizeof selfbuf);
 	bool keep = false;
 	size_t cl = 0;
-	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
-		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
+	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++) { /* for the report: no secrets */
+		char shown[1024];
+		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "",
+				       dnet_spec_redact(argv[i], shown, sizeof shown));
+	}
 	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET };
 	static const struct option lo[] = {
 		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
@@ -235,7 +242,14 @@ int main(int argc, char **argv)
 				return usage_error("%s", e.msg[0] ? e.msg : "-n: at least 1 rank");
 			r->n = (unsigned)v;
 			break;
-		case 'b': r->backend = optarg; break;
+		case 'b':
+			if (strlen(optarg) >= sizeof r->backend_buf)
+				return usage_error("%s", "-b: the backend spec is longer than 511 bytes");
+			/* the token is handed on by environment or file only */
+			dnet_spec_take_token(optarg, r->backend_buf, sizeof r->backend_buf, r->token, sizeof r->token);
+			dnet_spec_redact(optarg, r->backend_shown, sizeof r->backend_shown);
+			r->backend = r->backend_buf;
+			break;
 		case O_NODES: r->table_path = optarg; break;
 		case 'l':
 			if (!strcmp(optarg, "local")) r->launcher = L_LOCAL;

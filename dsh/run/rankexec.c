@@ -10,6 +10,9 @@
  *                   environment it forwards
  *   DIR/backends    optional: line k is rank k's backend, given to dsh as
  *                   "-b SPEC" (a node table under a launcher)
+ *   DIR/tokens      optional, mode 0600: line k is rank k's token, given to
+ *                   dsh as DNET_TOKEN (never on a command line; ssh and
+ *                   mpirun forward no environment); removed after the script
  *   DIR/rankK.status  written here: "started PID" before CMD runs, then
  *                   "exit N" or "signal N" when it ended
  * dsh-run reads them (launch.c): no file, the rank never started; "started"
@@ -82,13 +85,13 @@ static int set_env_file(const char *dir)
 	return 0;
 }
 
-/* Line rank of DIR/backends (malloc'd), NULL if there is no such file. */
-static char *backend_of(const char *dir, unsigned rank, int *err)
+/* Line rank of DIR/NAME (malloc'd), NULL if there is no such file. */
+static char *line_of(const char *dir, const char *name, unsigned rank, int *err)
 {
 	char path[4300], *line = NULL;
 	size_t cap = 0;
 	*err = 0;
-	snprintf(path, sizeof path, "%s/backends", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		*err = errno == ENOENT ? 0 : -1;
@@ -138,11 +141,23 @@ int rank_exec(int argc, char **argv)
 		return 2;
 	}
 	int berr;
-	char *backend = backend_of(dir, rank, &berr);
+	char *backend = line_of(dir, "backends", rank, &berr);
 	if (berr) {
 		fprintf(stderr, "dsh-run --exec-rank: no backend for rank %u in %s/backends\n", rank, dir);
 		return 2;
 	}
+	char *token = line_of(dir, "tokens", rank, &berr);
+	if (berr) {
+		fprintf(stderr, "dsh-run --exec-rank: no line for rank %u in %s/tokens\n", rank, dir);
+		free(backend);
+		return 2;
+	}
+	if (token && *token && setenv("DNET_TOKEN", token, 1) != 0) {
+		free(backend);
+		free(token);
+		return 2;
+	}
+	free(token);
 	/* CMD, with "-b SPEC" after its name when the table gives one */
 	int n = argc - 4;
 	char **cmd = calloc((size_t)n + 3, sizeof *cmd);

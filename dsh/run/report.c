@@ -339,7 +339,7 @@ static cJSON *run_extra(const struct run *r)
 	cJSON_AddStringToObject(x, "schema", "dsh-run/1");
 	cJSON_AddStringToObject(x, "tool_version", TOOL_VERSION);
 	cJSON_AddStringToObject(x, "libdnet_version", dnet_version());
-	cJSON_AddStringToObject(x, "backend", r->backend ? r->backend
+	cJSON_AddStringToObject(x, "backend", r->backend ? r->backend_shown
 					      : r->table ? "node table" : "sim (private dnetd)");
 	cJSON_AddNumberToObject(x, "ranks", r->n);
 	cJSON_AddStringToObject(x, "launcher", launcher_name(r->launcher));
@@ -355,7 +355,7 @@ static cJSON *run_extra(const struct run *r)
 		if (r->table) {
 			cJSON_AddStringToObject(o, "host", r->table[k].host);
 			if (r->table[k].backend[0])
-				cJSON_AddStringToObject(o, "backend", r->table[k].backend);
+				cJSON_AddStringToObject(o, "backend", r->table[k].shown);
 			if (r->table[k].has_pgid)
 				cJSON_AddNumberToObject(o, "pgid", r->table[k].pgid);
 		}
@@ -622,7 +622,7 @@ static void junit_suite(FILE *f, const struct run *r, unsigned s, const char *sc
 	xml_put(f, host, true);
 	fprintf(f, "\">\n    <properties>\n");
 	fprintf(f, "      <property name=\"backend\" value=\"");
-	xml_put(f, r->backend ? r->backend : r->table ? "node table" : "sim (private dnetd)", true);
+	xml_put(f, r->backend ? r->backend_shown : r->table ? "node table" : "sim (private dnetd)", true);
 	fprintf(f, "\"/>\n      <property name=\"launcher\" value=\"%s\"/>\n", launcher_name(r->launcher));
 	fprintf(f, "      <property name=\"ranks\" value=\"%u\"/>\n    </properties>\n", r->n);
 	for (unsigned k = 0; k < r->n; k++)

@@ -24,7 +24,9 @@ enum launcher { L_LOCAL, L_MPIRUN, L_SRUN, L_PDSH };
 /* One line of the node table. */
 struct rank_node {
 	char host[128];
-	char backend[512];     /* "" = the private dnetd */
+	char backend[512];     /* "" = the private dnetd; no token= (D-RUN-SECRETS) */
+	char shown[512];       /* the backend as given, token=*** */
+	char token[256];       /* its token= ("" none) */
 	unsigned clid, wid, pgid;
 	bool has_pgid;
 };
@@ -68,7 +70,8 @@ struct result {
 struct run {
 	unsigned n;                     /* ranks */
 	enum launcher launcher;
-	const char *backend;            /* -b for every rank, NULL = private dnetd */
+	const char *backend;            /* -b for every rank without token=, NULL = private dnetd */
+	char backend_buf[512], backend_shown[512], token[256]; /* -b's, token= taken out */
 	struct rank_node *table;        /* [n] or NULL */
 	const char *table_path;
 	uint64_t timeout_ms;            /* per script */
@@ -99,6 +102,12 @@ int run_signal_caught(void);
 int dnetd_start(struct run *r);
 void dnetd_stop(struct run *r);
 int pgid_setup(struct run *r);
+/* Rank k's token: its backend's token=, else $DNET_TOKEN, else NULL.  It
+ * reaches a rank only through its environment or a 0600 file, never a
+ * command line (D-RUN-SECRETS). */
+const char *rank_token(const struct run *r, unsigned k);
+/* "DNET_TOKEN=..." for a child's environment (malloc'd), NULL if none. */
+char *rank_token_env(const struct run *r, unsigned k);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 void kill_all(struct run *r);
