@@ -298,7 +298,7 @@ int run_isolate(struct run *r, unsigned s)
 				backend_of(r, k));
 			return -1;
 		}
-	if (s > 0 && r->dnetd_pid > 0 && restart_dnetd(r, s) < 0)
+	if (s > 0 && r->private_dnetd && restart_dnetd(r, s) < 0) /* also after it died */
 		return -1;
 	if (s == 0 && r->dnetd_pid > 0 && wait_listening(r) < 0)
 		return -1;

@@ -167,18 +167,41 @@ static int read_table(struct run *r, const char *path)
 	return 0;
 }
 
+/* One line per failed test; a cause shared by many (the private dnetd
+ * died, the preflight stopped the run) once, with the ranks it hit. */
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
+	unsigned notrun = 0;
 	for (size_t i = 0; i < nt; i++) {
 		const struct result *t = &r->res[i];
 		if (t->status == ST_PASSED)
 			continue;
+		if (t->status == ST_SKIPPED && r->abort_why[0]) {
+			notrun++;
+			continue;
+		}
+		if (t->dnetd_died) { /* one line for the script */
+			unsigned m = 0, first = r->n;
+			for (size_t j = i - t->rank; j < i - t->rank + r->n; j++)
+				if (r->res[j].dnetd_died && r->res[j].status == ST_FAILED) {
+					m++;
+					first = first < r->res[j].rank ? first : r->res[j].rank;
+				}
+			const char *cause = strstr(t->message, "the private dnetd");
+			if (t->rank == first)
+				fprintf(stderr, "dsh-run: FAIL %s: %u rank%s failed: %.*s\n", t->script, m,
+					m == 1 ? "" : "s", cause ? (int)strlen(cause) - (cause[-1] == '(') : 0,
+					cause ? cause : "");
+			continue;
+		}
 		fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
 		for (unsigned k = 1; r->verbose && k < t->nfail; k++)
 			fprintf(stderr, "dsh-run:      rank %u: %s:%d: %s: %s\n", t->rank, t->fail[k].file,
 				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
 	}
+	if (notrun)
+		fprintf(stderr, "dsh-run: %u test%s not run: %s\n", notrun, notrun == 1 ? "" : "s", r->abort_why);
 }
 
 /* Our private directory holds files (outputs, logs, the socket) and the
@@ -317,13 +340,24 @@ int main(int argc, char **argv)
 	if (r->lockstep && (!need_dnetd || r->table))
 		return usage_error("%s", "--lockstep goes with the private emulated cluster (no -b, no --nodes)");
 	int rc = 0;
+	r->private_dnetd = need_dnetd;
 	if (need_dnetd && dnetd_start(r) < 0)
 		rc = 2;
 	if (!rc && pgid_setup(r) < 0)
 		rc = 2;
-	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++)
+	/* every rank reaches its backend, one emulated cluster (D-RUN-PREFLIGHT);
+	 * a launcher's ranks check themselves as the first script starts */
+	if (!rc && r->launcher == L_LOCAL && preflight_local(r) < 0)
+		rc = 2;
+	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++) {
 		if (run_isolate(r, s) < 0 || run_script(r, s) < 0) /* isolate.c: D-RUN-STATE */
 			rc = 2;
+		if (r->dnetd_death[0] && r->no_reset) { /* nothing to run the rest on */
+			snprintf(r->abort_why, sizeof r->abort_why, "the private dnetd %s", r->dnetd_death);
+			break;
+		}
+		r->dnetd_death[0] = 0; /* a fresh one serves the next script (isolate.c) */
+	}
 	r->signal = run_signal_caught();
 	kill_all(r);
 	r->stop_ms = now_ms();
@@ -334,8 +368,8 @@ int main(int argc, char **argv)
 			r->res[i].rank = (unsigned)(i % r->n);
 			r->res[i].script = r->scripts[i / r->n];
 			r->res[i].status = ST_SKIPPED;
-			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run",
-				 r->res[i].rank, r->res[i].script);
+			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run%s%.900s",
+				 r->res[i].rank, r->res[i].script, r->abort_why[0] ? ": " : "", r->abort_why);
 			r->res[i].start_ms = r->res[i].stop_ms = r->stop_ms;
 		}
 		passed += r->res[i].status == ST_PASSED;

@@ -20,6 +20,7 @@
  * the rank's own status, also for a crash of dsh or of a --dsh wrapper.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,20 +49,26 @@ static int env_rank(unsigned *rank)
 	return -1;
 }
 
-/* Write DIR/rankK.status whole (a new file renamed over the old one), so a
+/* Write DIR/rankK.WHAT whole (a new file renamed over the old one), so a
  * reader never sees half a line. */
-static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
+static void put_file(const char *dir, unsigned rank, const char *what, const char *text)
 {
 	char path[4300], tmp[4400];
-	snprintf(path, sizeof path, "%s/rank%u.status", dir, rank);
+	snprintf(path, sizeof path, "%s/rank%u.%s", dir, rank, what);
 	snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return;
-	fprintf(f, fmt, v);
-	fputc('\n', f);
+	fprintf(f, "%s\n", text);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)
 		unlink(tmp);
+}
+
+static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
+{
+	char text[64];
+	snprintf(text, sizeof text, fmt, v);
+	put_file(dir, rank, "status", text);
 }
 
 static int set_env_file(const char *dir)
@@ -157,6 +164,22 @@ int rank_exec(int argc, char **argv)
 		free(token);
 		return 2;
 	}
+	/* the first script: say what this rank's backend is (preflight.c);
+	 * the token is in the environment now, as dsh will have it */
+	char path[4300];
+	snprintf(path, sizeof path, "%s/preflight", dir);
+	if (access(path, F_OK) == 0) {
+		char line[1200];
+		preflight_probe(backend ? backend : "", NULL, line, sizeof line);
+		put_file(dir, rank, "hello", line);
+		if (strncmp(line, "ok ", 3) != 0) {
+			fprintf(stderr, "dsh-run --exec-rank: rank %u cannot reach its backend: %s\n", rank, line + 6);
+			free(backend);
+			free(token);
+			put_status(dir, rank, "exit %ld", 2);
+			return 2;
+		}
+	}
 	free(token);
 	/* CMD, with "-b SPEC" after its name when the table gives one */
 	int n = argc - 4;
@@ -188,6 +211,15 @@ int rank_exec(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		/* the rank's stderr in DIR/rankK.err, for dsh-run's messages and
+		 * reports (else it stays in the launcher's merged stream) */
+		char ep[4300];
+		snprintf(ep, sizeof ep, "%s/rank%u.err", dir, rank);
+		int fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			close(fd);
+		}
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "dsh-run --exec-rank: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);

@@ -156,6 +156,11 @@ static char *excerpt(const char *path, size_t max)
 	return o;
 }
 
+char *run_excerpt(const char *path, size_t max)
+{
+	return excerpt(path, max);
+}
+
 /* ---- tests: names and places --------------------------------------------------------- */
 
 /* path made absolute (from the working directory) and lexically normal: no
@@ -382,6 +387,11 @@ static char *trace_of(const struct result *t)
 		fprintf(m.f, "-- stderr of rank %u --\n%s", t->rank, err);
 	free(ft);
 	free(err);
+	/* a rank that did not finish: what its launcher said too */
+	char *lerr = !t->have_summary && t->launcher_err[0] ? excerpt(t->launcher_err, TRACE_ERR_MAX) : NULL;
+	if (lerr && *lerr)
+		fprintf(m.f, "-- stderr of the launcher --\n%s", lerr);
+	free(lerr);
 	return mem_close(&m);
 }
 
@@ -594,12 +604,18 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	free(ft);
 	fprintf(f, "</%s>\n", jelem[k]);
 	char *err = excerpt(t->err_path, SYSTEM_ERR_MAX);
-	if (err && *err) {
+	char *lerr = !t->have_summary && t->launcher_err[0] ? excerpt(t->launcher_err, SYSTEM_ERR_MAX) : NULL;
+	if ((err && *err) || (lerr && *lerr)) {
 		fprintf(f, "      <system-err>");
 		xml_put(f, err, false);
+		if (lerr && *lerr) {
+			fprintf(f, "-- stderr of the launcher --\n");
+			xml_put(f, lerr, false);
+		}
 		fprintf(f, "</system-err>\n");
 	}
 	free(err);
+	free(lerr);
 	fprintf(f, "    </testcase>\n");
 }
 

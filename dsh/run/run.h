@@ -55,6 +55,7 @@ struct result {
 	bool timed_out;
 	bool never_started;    /* a launcher did not start it (no status file) */
 	bool vanished;         /* started, ended without an exit status (killed) */
+	bool dnetd_died;       /* the private dnetd died under it (said once) */
 	uint64_t start_ms, stop_ms;
 	/* from the rank's summary object */
 	int passed, failed, errors, commands;
@@ -65,6 +66,7 @@ struct result {
 	unsigned nfail;
 	unsigned nasserts;     /* assertions seen */
 	char out_path[4400], err_path[4400];
+	char launcher_err[4400]; /* the launcher's stderr ("" local) */
 };
 
 struct run {
@@ -93,6 +95,9 @@ struct run {
 	char cmdline[2048];
 	uint32_t run_base;              /* run ids: run_base + script index */
 	int signal;                     /* caught */
+	char abort_why[2048];           /* why no script ran (preflight), for the reports */
+	char dnetd_death[256];          /* how the private dnetd died, "" alive */
+	bool private_dnetd;             /* dsh-run serves the ranks a dnetd */
 };
 
 /* launch.c */
@@ -125,11 +130,22 @@ int run_isolate(struct run *r, unsigned s);
 /* For the report: "restart", "reset", "restart, reset", "process" or "none". */
 const char *run_isolation(const struct run *r);
 
+/* preflight.c (D-RUN-PREFLIGHT): a probe line of one rank's backend
+ * ("ok CLUSTER NODES CAPS HOST" or "error MESSAGE"); the judgement of every
+ * rank's line (NULL: not yet known), -1 with the reason in why; the probe of
+ * every local rank from here before the first script (-1: said). */
+void preflight_probe(const char *spec, const char *token, char *line, size_t n);
+int preflight_judge(const struct run *r, char *const *lines, char *why, size_t wn);
+int preflight_local(struct run *r);
+
 /* result.c */
 void result_read(struct result *res);
 void result_free(struct result *res);
 
 /* report.c */
+/* The start of a file, at most max bytes, cut between UTF-8 characters,
+ * what was left out said; NULL if there is no such file (malloc'd). */
+char *run_excerpt(const char *path, size_t max);
 int report_ctrf(const struct run *r, const char *path);
 int report_junit(const struct run *r, const char *path);
 

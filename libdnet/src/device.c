@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "dnet/access.h"
@@ -76,6 +77,9 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 	}
 	if (dev->nodes < 1)
 		dev->nodes = 1;
+	if (!dry && !dev->cluster && (dev->caps & DNET_CAP_VIRTUAL_TIME) && !(dev->caps & DNET_CAP_REMOTE) &&
+	    getrandom(&dev->cluster, sizeof dev->cluster, GRND_NONBLOCK) != (ssize_t)sizeof dev->cluster)
+		dev->cluster = (uint64_t)time(NULL) << 20 ^ (uint64_t)(uintptr_t)dev; /* an emulator of its own */
 	if (dev->node < 1 || dev->node > dev->nodes)
 		dev->node = 1;
 	*devp = dev;
@@ -197,6 +201,7 @@ bool dnet_spec_take_token(const char *spec, char *buf, size_t n, char *tok, size
 	return spec_tokens(spec, buf, n, NULL, tok, tn);
 }
 unsigned dnet_dev_caps(const struct dnet_dev *dev) { return dev->caps; }
+uint64_t dnet_dev_cluster(const struct dnet_dev *dev) { return dev->cluster; }
 unsigned dnet_node_count(const struct dnet_dev *dev) { return dev->nodes; }
 unsigned dnet_node(const struct dnet_dev *dev) { return dev->node; }
 
