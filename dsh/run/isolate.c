@@ -212,6 +212,9 @@ static int reset_nodes(struct run *r, unsigned s)
 				"dsh-run: (a Controller Reset and clearing LLCM and Write Windows need a privileged "
 				"connection; --no-reset runs every script on the state the one before left)\n",
 				clid_of(r, k), k, backend_of(r, k), r->scripts[s], msg);
+			if (!r->abort_why[0]) /* the reason of the tests not run, in the reports */
+				snprintf(r->abort_why, sizeof r->abort_why, "could not reset node %u (rank %u) before "
+					 "the script: %.1500s", clid_of(r, k), k, msg);
 			rc = -1;
 		}
 		if (!left)
@@ -242,7 +245,7 @@ static int reset_nodes(struct run *r, unsigned s)
 /* The private dnetd accepts connections: its socket file appears at bind,
  * before listen, and dnetd_start waits only for the file (a rank that came
  * in between was refused: "connection refused (is dnetd running?)"). */
-static int wait_listening(struct run *r)
+int run_wait_listening(struct run *r)
 {
 	struct sockaddr_un sa;
 	memset(&sa, 0, sizeof sa);
@@ -279,7 +282,7 @@ static int restart_dnetd(struct run *r, unsigned s)
 	snprintf(old, sizeof old, "%s/dnetd.s%u.log", r->tmp, s - 1);
 	rename(log, old);
 	unlink(r->sock); /* a dnetd killed hard leaves it; dnetd_start waits for a new one */
-	if (dnetd_start(r) < 0 || wait_listening(r) < 0 || pgid_setup(r) < 0)
+	if (dnetd_start(r) < 0 || run_wait_listening(r) < 0 || pgid_setup(r) < 0)
 		return -1;
 	return 0;
 }
@@ -300,7 +303,7 @@ int run_isolate(struct run *r, unsigned s)
 		}
 	if (s > 0 && r->private_dnetd && restart_dnetd(r, s) < 0) /* also after it died */
 		return -1;
-	if (s == 0 && r->dnetd_pid > 0 && wait_listening(r) < 0)
+	if (s == 0 && r->dnetd_pid > 0 && run_wait_listening(r) < 0)
 		return -1;
 	if (run_signal_caught())
 		return -1;

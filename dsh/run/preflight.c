@@ -93,12 +93,8 @@ int preflight_judge(const struct run *r, char *const *lines, char *why, size_t w
 		}
 		if (!(s.caps & DNET_CAP_VIRTUAL_TIME))
 			continue; /* a board: each host's own */
-		if (r->n > 1 && !(s.caps & DNET_CAP_REMOTE)) {
-			snprintf(why, wn, "rank %u's backend %s is an emulator inside each dsh: the %u ranks would "
-				 "not share one cluster (leave out -b for dsh-run's own dnetd, or give a dnetd)", k,
-				 shown_backend(r, k, b, sizeof b), r->n);
-			return -1;
-		}
+		if (!(s.caps & DNET_CAP_REMOTE))
+			continue; /* -b sim: each dsh its own emulator, as asked (D-RUN-STATE "process") */
 		if (clid_of(r, k) > s.nodes) {
 			snprintf(why, wn, "rank %u drives CLID %u, but its backend %s (on %s) serves %u node%s", k,
 				 clid_of(r, k), shown_backend(r, k, b, sizeof b), s.host, s.nodes, s.nodes == 1 ? "" : "s");
@@ -131,6 +127,10 @@ int preflight_local(struct run *r)
 		return -1;
 	char priv[4400], why[2048];
 	int rc = 0;
+	if (r->dnetd_pid > 0 && run_wait_listening(r) < 0) {
+		free(lines);
+		return -1;
+	}
 	for (unsigned k = 0; k < r->n && !rc; k++) {
 		const char *spec = r->table && r->table[k].backend[0] ? r->table[k].backend : r->backend;
 		if (!spec) {

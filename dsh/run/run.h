@@ -127,6 +127,8 @@ int rank_status_read(const char *dir, unsigned rank, int *code);
  * Reset with cleared LLCM/Write Windows of the nodes of user-given backends,
  * unless --no-reset; -1 (a message printed) when the script must not run. */
 int run_isolate(struct run *r, unsigned s);
+/* The private dnetd accepts connections (-1: said why). */
+int run_wait_listening(struct run *r);
 /* For the report: "restart", "reset", "restart, reset", "process" or "none". */
 const char *run_isolation(const struct run *r);
 
