@@ -31,6 +31,9 @@
 #define TOOL_VERSION "0.1.0"
 #define TRACE_ERR_MAX 2048      /* bytes of a rank's stderr in a CTRF trace */
 #define SYSTEM_ERR_MAX 4096     /* ... and in a JUnit <system-err> */
+#define CMD_RESULTS_MAX 32      /* command_results of a failed test */
+#define CMD_TAIL 8              /* ... of them the last commands it ran */
+#define FAILURES_MAX 16         /* failures[] and trace lines of a test */
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 static const char *status_name(enum status s)
@@ -267,6 +270,16 @@ static void test_where(const struct result *t, const char **file, int *line)
 {
 	*file = t->nfail ? t->fail[0].file : t->script;
 	*line = t->nfail ? t->fail[0].line : 1;
+	for (unsigned i = 0; t->timed_out && i < t->nfail; i++)
+		if (strstr(t->fail[i].message, "interrupted")) { /* what it was running (result.c) */
+			*file = t->fail[i].file;
+			*line = t->fail[i].line;
+			return;
+		}
+	if (!t->nfail && t->timed_out && t->ncmds && t->last_file[0]) {
+		*file = t->last_file; /* the last command it finished (result.c) */
+		*line = t->cmds[t->ncmds - 1].line;
+	}
 }
 
 /* ---- in memory, then one checked write ------------------------------------------------- */
@@ -330,9 +343,11 @@ static char *failure_text(const struct result *t)
 	struct mem m;
 	if (!mem_open(&m))
 		return NULL;
-	for (unsigned i = 0; i < t->nfail; i++)
+	for (unsigned i = 0; i < t->nfail && i < FAILURES_MAX; i++)
 		fprintf(m.f, "%s:%d: %s: %s\n", t->fail[i].file, t->fail[i].line, t->fail[i].cmd,
 			t->fail[i].message);
+	if (t->nfail > FAILURES_MAX) /* D-REPORT-SIZE */
+		fprintf(m.f, "... and %u more failures\n", t->nfail - FAILURES_MAX);
 	return mem_close(&m);
 }
 
@@ -431,8 +446,10 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 	cJSON_AddNumberToObject(x, "assertions_failed", t->failed);
 	cJSON_AddNumberToObject(x, "errors", t->errors);
 	cJSON_AddNumberToObject(x, "commands", t->commands);
+	if (t->nfail > FAILURES_MAX)
+		cJSON_AddNumberToObject(x, "failures_omitted", t->nfail - FAILURES_MAX);
 	cJSON *fa = cJSON_AddArrayToObject(x, "failures");
-	for (unsigned i = 0; i < t->nfail; i++) {
+	for (unsigned i = 0; i < t->nfail && i < FAILURES_MAX; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "file", t->fail[i].file);
 		cJSON_AddNumberToObject(f, "line", t->fail[i].line);
@@ -440,8 +457,15 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 		cJSON_AddStringToObject(f, "message", t->fail[i].message);
 		cJSON_AddItemToArray(fa, f);
 	}
+	/* D-REPORT-SIZE: a passed test carries its counts only; a failed one its
+	 * failed commands and the last ones before it ended, at most
+	 * CMD_RESULTS_MAX, and how many were left out */
 	cJSON *ca = cJSON_AddArrayToObject(x, "command_results");
-	for (unsigned i = 0; i < t->ncmds; i++) {
+	unsigned kept = 0, tail = t->ncmds > CMD_TAIL ? t->ncmds - CMD_TAIL : 0;
+	for (unsigned i = 0; t->status != ST_PASSED && i < t->ncmds && kept < CMD_RESULTS_MAX; i++) {
+		if (t->cmds[i].ok && i < tail)
+			continue;
+		kept++;
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddNumberToObject(c, "line", t->cmds[i].line);
 		cJSON_AddStringToObject(c, "command", t->cmds[i].cmd);
@@ -450,6 +474,7 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 			cJSON_AddBoolToObject(c, "assertion_held", t->cmds[i].passed == 1);
 		cJSON_AddItemToArray(ca, c);
 	}
+	cJSON_AddNumberToObject(x, "command_results_omitted", t->ncmds - kept);
 	return o;
 }
 

@@ -65,6 +65,7 @@ struct result {
 	struct failure *fail;  /* every failed command and assertion */
 	unsigned nfail;
 	unsigned nasserts;     /* assertions seen */
+	char last_file[256];   /* the last command object's file ("" none) */
 	char out_path[4400], err_path[4400];
 	char launcher_err[4400]; /* the launcher's stderr ("" local) */
 };

@@ -116,6 +116,15 @@ for l in "${LAUNCHERS[@]}"; do
 	expect_eq "$l: did not finish: CTRF validates" "" "$(ctrf_valid "$R" 2>&1 | tail -n 3)"
 done
 
+# ---- a timed-out rank: where it was (the last command it finished) ----
+printf 'llcm_write from=0x10 it=1 val=5\nllcm_write from=0x18 it=1 val=6\nrepeat $rank\nwaitfor 0 timeout=600s\nend\n' >"$D/to.dsh"
+run "timed out" -n 2 -t 3s "$D/to.dsh"
+expect_eq "timed out: exit status" 1 "$RC"
+msg=$(jq -r '.results.tests[] | select(.extra.rank == 1) | .message' "$R")
+expect_match "timed out: the message names the command it was running (dsh said: interrupted)" \
+	"timed out and was killed .*while running .*to\.dsh:4: waitfor" "$msg"
+expect_eq "timed out: CTRF line is that command's" 4 "$(jq -r '.results.tests[] | select(.extra.rank == 1) | .line' "$R")"
+
 # ---- the private dnetd dies: said once per script, with its status ----
 KILLD=$D/killdnetd
 printf '#!/usr/bin/env bash\n( sleep 1; kill -KILL $$ ) </dev/null >/dev/null 2>&1 &\nexec "%s" "$@"\n' "$DNETD" >"$KILLD"
