@@ -112,7 +112,7 @@ int preflight_judge(const struct run *r, char *const *lines, char *why, size_t w
 			snprintf(why, wn, "ranks %d (on %s) and %u (on %s) reach different emulated clusters "
 				 "(dnetd cluster ids %016llx and %016llx, backends %s and %s): on the emulator every "
 				 "rank must reach one dnetd (one dnetd per host serves a cluster of its own; "
-				 "dsh-run(1), RUNNING ON A CLUSTER)", first, f.host, k, s.host, f.cluster, s.cluster,
+				 "dsh-run(1), CHECKS BEFORE THE FIRST SCRIPT)", first, f.host, k, s.host, f.cluster, s.cluster,
 				 shown_backend(r, (unsigned)first, b, sizeof b), shown_backend(r, k, b2, sizeof b2));
 			return -1;
 		}

@@ -31,9 +31,9 @@
 #define TOOL_VERSION "0.1.0"
 #define TRACE_ERR_MAX 2048      /* bytes of a rank's stderr in a CTRF trace */
 #define SYSTEM_ERR_MAX 4096     /* ... and in a JUnit <system-err> */
-#define CMD_RESULTS_MAX 32      /* command_results of a failed test */
-#define CMD_TAIL 8              /* ... of them the last commands it ran */
-#define FAILURES_MAX 16         /* failures[] and trace lines of a test */
+#define CMD_RESULTS_MAX 16      /* command_results of a failed test */
+#define CMD_TAIL 4              /* ... of them the last commands it ran */
+#define FAILURES_MAX 8          /* failures[] and trace lines of a test */
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 static const char *status_name(enum status s)
