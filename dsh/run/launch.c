@@ -462,7 +462,7 @@ int run_script(struct run *r, unsigned s)
 	char out_pat[4200], backend_buf[4400];
 	snprintf(out_pat, sizeof out_pat, "%s/s%u.rank%%r.json", r->tmp, s);
 	const char *backend = r->backend;
-	if (!backend && !r->table)
+	if (!backend && r->private_dnetd) /* also a node table's "-" rows */
 		backend = private_backend(r, backend_buf, sizeof backend_buf);
 	char *env[8];
 	unsigned nenv = 0;

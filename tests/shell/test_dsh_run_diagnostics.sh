@@ -21,6 +21,7 @@ printf 'llcm_write from=0x10 it=1 val=5\nbarrier timeout=30s\nassert llcm 0x10 =
 printf '0 hostA remote:unix:%s 1 0\n1 hostB remote:unix:%s 2 0\n' "$D/a.sock" "$D/b.sock" >"$D/two.nodes"
 printf '0 hostA remote:unix:%s 1 0\n1 hostA remote:unix:%s 2 0\n' "$D/a.sock" "$D/a.sock" >"$D/one.nodes"
 printf '0 hostA remote:unix:%s 1 0\n1 hostA remote:unix:%s 5 0\n' "$D/a.sock" "$D/a.sock" >"$D/clid.nodes"
+printf '0 hostA - 1 0\n1 hostA - 2 0\n' >"$D/dash.nodes"
 
 LAUNCHERS=(local)
 if [[ $BIN == */build-san/* ]]; then
@@ -70,6 +71,9 @@ for l in "${LAUNCHERS[@]}"; do
 		"drives node 5, but the backend reaches nodes 1..2" -l "$l" --nodes "$D/clid.nodes" "$D/bar.dsh"
 	run "$l: one dnetd for both ranks" -l "$l" --nodes "$D/one.nodes" "$D/bar.dsh"
 	expect_eq "$l: one dnetd: passes (stderr: $(head -c 300 "$ERR"))" 0 "$RC"
+	# "-" rows are the private dnetd, one cluster (they had run a sim each)
+	run "$l: node table of - rows" -l "$l" --nodes "$D/dash.nodes" "$D/bar.dsh"
+	expect_eq "$l: - rows share the private dnetd (stderr: $(head -c 300 "$ERR"))" 0 "$RC"
 done
 if [ -n "${HAVE_MPIRUN:-}" ]; then
 	early "mpirun: two dnetds for one emulated cluster" "reach different emulated clusters" \
@@ -80,14 +84,8 @@ fi
 # (under a launcher --no-reset, so the ranks' own preflight says it)
 printf 'tok-%s\n' "$$" >"$D/token"
 chmod 600 "$D/token"
-spawn timeout 300 "$DNETD" --sim -N 2 --listen tcp:127.0.0.1:0 --token-file "$D/token" >"$D/tcp.out" 2>&1
-ADDR=''
-for _ in $(seq 50); do
-	ADDR=$(sed -n 's/^dnetd: serving .* on \(tcp:[^ ]*\)$/\1/p' "$D/tcp.out")
-	[ -n "$ADDR" ] && break
-	sleep 0.1
-done
-[ -n "$ADDR" ] || fail "TCP dnetd did not start: $(cat "$D/tcp.out")"
+start_dnetd_tcp "$D/tcp.out" --sim -N 2 --token-file "$D/token"
+ADDR=$DNETD_ADDR
 for l in "${LAUNCHERS[@]}"; do
 	early "$l: no token" "requires a token" -l "$l" -n 2 --no-reset -b "remote:$ADDR" "$D/bar.dsh"
 	expect_match "$l: no token: the rank and backend named" "rank [01] cannot reach its backend remote:$ADDR" "$(cat "$ERR")"

@@ -16,14 +16,8 @@
 TOK="tok-$$-${RANDOM}SECRET"
 printf '%s\n' "$TOK" >"$T_TMP/token"
 chmod 600 "$T_TMP/token"
-spawn timeout 300 "$DNETD" --sim -N 2 --listen tcp:127.0.0.1:0 --token-file "$T_TMP/token" >"$T_TMP/dnetd.out" 2>&1
-ADDR=''
-for _ in $(seq 50); do
-	ADDR=$(sed -n 's/^dnetd: serving .* on \(tcp:[^ ]*\)$/\1/p' "$T_TMP/dnetd.out")
-	[ -n "$ADDR" ] && break
-	sleep 0.1
-done
-if [ -z "$ADDR" ]; then fail "dnetd on TCP did not start: $(cat "$T_TMP/dnetd.out")"; finish; exit 1; fi
+start_dnetd_tcp "$T_TMP/dnetd.out" --sim -N 2 --token-file "$T_TMP/token"
+ADDR=$DNETD_ADDR
 
 # Shims: every program dsh-run starts logs its command line, then runs the
 # real one.  A token on any of those command lines is a leak (ps shows it).
