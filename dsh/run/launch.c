@@ -353,7 +353,6 @@ static int rank_dir_setup(const struct run *r, unsigned s, const char *backend, 
 	return fclose(f);
 }
 
-
 /* Under a launcher, each rank's own end (rankexec.c): read at the timeout
  * before anything is killed (a rank that ended keeps its status), and when
  * the launcher has ended. */

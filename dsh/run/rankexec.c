@@ -8,13 +8,18 @@
  *   DIR/env         KEY=VALUE lines set before CMD runs (DSH_RUN_ID,
  *                   DSH_RANKMAP...): the same for every launcher, whatever
  *                   environment it forwards
- *   DIR/backends    optional: line k is rank k's backend, given to dsh as
- *                   "-b SPEC" (a node table under a launcher)
+ *   DIR/backends    line k is rank k's backend (no token=), given to dsh as
+ *                   "-b SPEC"
  *   DIR/tokens      optional, mode 0600: line k is rank k's token, given to
  *                   dsh as DNET_TOKEN (never on a command line; ssh and
  *                   mpirun forward no environment); removed after the script
+ *   DIR/preflight   present for the first script: the rank opens its backend
+ *                   once and writes what it reached to DIR/rankK.hello
+ *                   (preflight.c, D-RUN-PREFLIGHT); a rank that cannot does
+ *                   not run CMD
  *   DIR/rankK.status  written here: "started PID" before CMD runs, then
  *                   "exit N" or "signal N" when it ended
+ *   DIR/rankK.err   CMD's standard error, for dsh-run to quote (D-RUN-DIAG)
  * dsh-run reads them (launch.c): no file, the rank never started; "started"
  * only, it hung (killed at the timeout) or this process was killed; else
  * the rank's own status, also for a crash of dsh or of a --dsh wrapper.
@@ -181,7 +186,7 @@ int rank_exec(int argc, char **argv)
 		}
 	}
 	free(token);
-	/* CMD, with "-b SPEC" after its name when the table gives one */
+	/* CMD, with "-b SPEC" after its name */
 	int n = argc - 4;
 	char **cmd = calloc((size_t)n + 3, sizeof *cmd);
 	if (!cmd)
