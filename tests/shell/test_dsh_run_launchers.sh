@@ -223,7 +223,8 @@ run_nodes() {
 	"$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'llcm_write from=0x100 it=1 val=0x55; @2 llcm_write from=0x100 it=1 val=0x55; llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0' ||
 		fail "$l nodes: could not prepare the table's dnetd"
 	cell_begin
-	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --nodes "$T_TMP/nt.table" "$M/nodes.dsh" \
+	# --no-reset: the script reads what was prepared above (D-RUN-STATE would clear it)
+	timeout 90 "$BIN/dsh-run" -n 2 -l "$l" -t "$TMO" --no-reset --nodes "$T_TMP/nt.table" "$M/nodes.dsh" \
 		--report "$T_TMP/$l.nodes.json" >"$T_TMP/$l.nodes.out" 2>"$T_TMP/$l.nodes.err"
 	rc=$?
 	expect_eq "$l nodes: exit status (stderr: $(head -c 300 "$T_TMP/$l.nodes.err"))" 0 "$rc"
