@@ -92,6 +92,11 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 	jnum(res, "timeout_ns", d->timeout_ns);
 	jnum(res, "rank", d->rank);
 	jnum(res, "size", d->size);
+	char cl[24] = "";
+	if (dnet_dev_cluster(d->dev)) { /* ranks on one emulated cluster show the same (D-RUN-PREFLIGHT) */
+		snprintf(cl, sizeof cl, "0x%016" PRIx64, dnet_dev_cluster(d->dev));
+		jstr(res, "cluster", cl);
+	}
 	/* Durations in the units the options take (set gap 10us), so that
 	 * what info prints can be typed back. */
 	char gap[24], tmo[24];
@@ -103,6 +108,8 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 		 dnet_format_duration(d->gap_ns, gap, sizeof gap),
 		 (d->caps & DNET_CAP_VIRTUAL_TIME) ? " of virtual time after each command" : " (not used: real time)",
 		 d->base, dnet_format_duration(d->timeout_ns, tmo, sizeof tmo));
+	if (cl[0])
+		out_text(d, "cluster  %s (the emulated cluster: the same for every client of one dnetd)\n", cl);
 	return 0;
 }
 

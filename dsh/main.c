@@ -312,7 +312,8 @@ int main(int argc, char **argv)
 	if (nstdin > 1)
 		return usage_error("%s", "standard input (-) given more than once");
 
-	/* backend spec */
+	/* backend spec; shown only redacted (D-RUN-SECRETS) */
+	char redacted[1024];
 	const char *spec = d->spec;
 	if (!spec)
 		spec = getenv("DSH_BACKEND");
@@ -320,7 +321,7 @@ int main(int argc, char **argv)
 		spec = "sim";
 	bool is_sim = strncmp(spec, "sim", 3) == 0 && (spec[3] == 0 || spec[3] == ':');
 	if (nodes && !is_sim)
-		return usage_error("-N applies to the sim backend, not '%s'", spec);
+		return usage_error("-N applies to the sim backend, not '%s'", dnet_spec_redact(spec, redacted, sizeof redacted));
 	if (is_sim && !strstr(spec, "nodes=")) {
 		snprintf(specbuf, sizeof(specbuf), "%s%snodes=%" PRIu64, spec, spec[3] ? "," : ":",
 			 nodes ? nodes : 2);
@@ -332,7 +333,8 @@ int main(int argc, char **argv)
 		/* The emulator writes it (sim option trace=, backends/sim/trace.c). */
 		static char tracebuf[1024];
 		if (!is_sim)
-			return usage_error("--trace needs the emulator (sim), not '%s'", spec);
+			return usage_error("--trace needs the emulator (sim), not '%s'",
+					   dnet_spec_redact(spec, redacted, sizeof redacted));
 		if (strchr(trace, ',') || strlen(spec) + strlen(trace) + 8 >= sizeof tracebuf)
 			return usage_error("--trace: unusable file name '%s' (no commas)", trace);
 		snprintf(tracebuf, sizeof tracebuf, "%s%strace=%s", spec, spec[3] ? "," : ":", trace);
@@ -343,7 +345,8 @@ int main(int argc, char **argv)
 		if (load_source(d, &src[i]) < 0)
 			return DSH_EXIT_USAGE;
 	if ((dry ? dnet_open_dry(spec, &d->dev, &e) : dnet_open(spec, &d->dev, &e)) < 0 || !d->dev) {
-		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", spec, e.msg);
+		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", dnet_spec_redact(spec, redacted, sizeof redacted),
+			e.msg);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}

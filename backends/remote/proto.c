@@ -203,7 +203,7 @@ static int payload_size(const struct dnet_proto_msg *m, size_t *size, struct dne
 	case DNET_MSG_HELLO | DNET_MSG_REPLY:
 		if (m->nodes < 1 || m->node < 1 || m->node > m->nodes)
 			return dnet_seterr(err, DNET_EINVAL, "HELLO reply: node %u of %u", m->node, m->nodes);
-		n = 24;
+		n = m->cluster ? 32 : 24; /* 1.2 appends the cluster id for 1.2 clients only */
 		break;
 	case DNET_MSG_READ:
 		if (!width_ok(m->width))
@@ -357,6 +357,8 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 		dnet_put32(p + 12, m->caps);
 		dnet_put32(p + 16, m->node);
 		dnet_put32(p + 20, m->max_payload);
+		if (n == 32)
+			dnet_put64(p + 24, m->cluster);
 		break;
 	case DNET_MSG_READ:
 		dnet_put32(p, m->off);
@@ -575,10 +577,11 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 		break;
 	}
 	case DNET_MSG_HELLO | DNET_MSG_REPLY:
-		if ((r = need(tn, n, 24, err)))
+		if (n != 32 && (r = need(tn, n, 24, err)))
 			return r;
 		if (dnet_get32(p) != DNET_PROTO_MAGIC)
 			return BAD("HELLO reply: bad magic 0x%08x (not a dnetd?)", dnet_get32(p));
+		m->cluster = n == 32 ? dnet_get64(p + 24) : 0;
 		m->ver_major = dnet_get16(p + 4);
 		m->ver_minor = dnet_get16(p + 6);
 		m->nodes = dnet_get32(p + 8);

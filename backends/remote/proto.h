@@ -33,7 +33,7 @@
 
 #define DNET_PROTO_MAGIC        0x54454e44u  /* bytes 'D' 'N' 'E' 'T' */
 #define DNET_PROTO_VERSION_MAJOR 1u
-#define DNET_PROTO_VERSION_MINOR 1u  /* 1.1: posted requests, SYNC */
+#define DNET_PROTO_VERSION_MINOR 2u  /* 1.1: posted requests, SYNC; 1.2: cluster id */
 #define DNET_PROTO_HDR_SIZE     12u
 #define DNET_PROTO_MAX_PAYLOAD  0x80000u     /* 512 KiB */
 #define DNET_PROTO_MAX_DATA     0x40000u     /* 256 KiB of data in one block/SO-DIMM frame */
@@ -96,13 +96,15 @@ struct dnet_proto_msg {
 	uint32_t id;
 
 	/* HELLO: version, token, node, wid, privileged.
-	 * HELLO reply: version, nodes, caps, node, max_payload. */
+	 * HELLO reply: version, nodes, caps, node, max_payload, and (1.2, to a
+	 * client that said 1.2) the cluster id: 0 = not sent. */
 	uint16_t ver_major, ver_minor;
 	uint32_t node;          /* HELLO, HELLO reply, SET_NODE */
 	uint8_t wid;            /* 0 or 1 */
 	uint8_t privileged;     /* 0 or 1 */
 	char token[DNET_PROTO_TOKEN_MAX + 1];
 	uint32_t nodes, caps, max_payload;
+	uint64_t cluster;
 
 	/* READ, WRITE (width 1/2/4/8/16), READ reply (value only):
 	 * val[0] = low 64 bits, val[1] = high 64 bits (width 16). */

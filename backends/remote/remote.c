@@ -683,6 +683,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return -DNET_EPROTO;
 	}
 	r->can_post = rep.ver_minor >= 1;
+	dev->cluster = rep.cluster; /* 0: a dnetd before 1.2 does not say */
 	dev->priv = r;
 	dev->nodes = rep.nodes;
 	dev->node = rep.node;

@@ -1017,6 +1017,8 @@ static void do_hello(struct dnet_srv *s, struct client *c, const struct dnet_pro
 	r.node = node;
 	r.caps = caps;
 	r.max_payload = DNET_PROTO_MAX_PAYLOAD;
+	/* a 1.0/1.1 client decodes exactly 24 bytes */
+	r.cluster = m->ver_major == DNET_PROTO_VERSION_MAJOR && m->ver_minor >= 2 ? dnet_dev_cluster(s->cfg.dev) : 0;
 	reply(s, c, &r);
 	slog(s, DNET_SRV_LOG_INFO, "client #%u: node %u, WID %u, %s%s", c->serial, node, c->wid,
 	     c->privileged ? "privileged" : "user", c->confined ? " (confined by its grant)" : "");

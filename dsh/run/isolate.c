@@ -121,6 +121,7 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	}
 	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)rank_backend(r, k), (char *)"-c",
 			 (char *)RESET_SCRIPT, NULL };
+	char *tok = rank_token_env(r, k); /* not on the command line (D-RUN-SECRETS) */
 	pid_t p = fork();
 	if (p == 0) {
 		setpgid(0, 0);
@@ -137,6 +138,8 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 		else
 			unsetenv("DSH_RANKMAP");
 		unsetenv("DSH_PGID");
+		if (tok)
+			putenv(tok);
 		execvp(argv[0], argv);
 		fprintf(stderr, "dsh-run: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -144,21 +147,8 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	if (p > 0)
 		setpgid(p, p);
 	free(map);
+	free(tok);
 	return p;
-}
-
-/* The first line of a file, for a message. */
-static void first_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	buf[0] = 0;
-	if (f) {
-		if (fgets(buf, (int)n, f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
-	if (!buf[0])
-		snprintf(buf, n, "no message");
 }
 
 /* Controller Reset and zeroed LLCM/Write Windows of every node a rank
@@ -196,11 +186,16 @@ static int reset_nodes(struct run *r, unsigned s)
 				continue;
 			char msg[512];
 			snprintf(errf, sizeof errf, "%s/reset.s%u.rank%u.err", r->tmp, s, k);
-			first_line(errf, msg, sizeof msg);
+			run_first_line(errf, msg, sizeof msg);
+			if (!msg[0])
+				snprintf(msg, sizeof msg, "no message");
 			fprintf(stderr, "dsh-run: could not reset node %u (rank %u, %s) before %s: %s\n"
 				"dsh-run: (a Controller Reset and clearing LLCM and Write Windows need a privileged "
 				"connection; --no-reset runs every script on the state the one before left)\n",
 				clid_of(r, k), k, rank_backend(r, k), r->scripts[s], msg);
+			if (!r->abort_why[0]) /* the reason of the tests not run, in the reports */
+				snprintf(r->abort_why, sizeof r->abort_why, "could not reset node %u (rank %u) before "
+					 "the script: %.1500s", clid_of(r, k), k, msg);
 			rc = -1;
 		}
 		if (!left)
@@ -230,7 +225,7 @@ static int reset_nodes(struct run *r, unsigned s)
 
 /* The private dnetd accepts connections (dnetd renames its socket into
  * place once it listens, but --dnetd may name another program). */
-static int wait_listening(struct run *r)
+int run_wait_listening(struct run *r)
 {
 	struct sockaddr_un sa;
 	memset(&sa, 0, sizeof sa);
@@ -267,7 +262,7 @@ static int restart_dnetd(struct run *r, unsigned s)
 	snprintf(old, sizeof old, "%s/dnetd.s%u.log", r->tmp, s - 1);
 	rename(log, old);
 	unlink(r->sock); /* a dnetd killed hard leaves it; dnetd_start waits for a new one */
-	if (dnetd_start(r) < 0 || wait_listening(r) < 0 || pgid_setup(r) < 0)
+	if (dnetd_start(r) < 0 || run_wait_listening(r) < 0 || pgid_setup(r) < 0)
 		return -1;
 	return 0;
 }
@@ -286,9 +281,9 @@ int run_isolate(struct run *r, unsigned s)
 				rank_backend(r, k));
 			return -1;
 		}
-	if (s > 0 && r->dnetd_pid > 0 && restart_dnetd(r, s) < 0)
+	if (s > 0 && r->private_dnetd && restart_dnetd(r, s) < 0) /* also after it died */
 		return -1;
-	if (s == 0 && r->dnetd_pid > 0 && wait_listening(r) < 0)
+	if (s == 0 && r->dnetd_pid > 0 && run_wait_listening(r) < 0)
 		return -1;
 	if (run_signal_caught())
 		return -1;

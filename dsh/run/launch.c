@@ -148,7 +148,17 @@ void kill_all(struct run *r)
  * dnetd has not yet seen close; a few for dsh-run's own probes.  dnetd
  * raises its descriptor limit to fit (up to the hard limit) or says why
  * it cannot. */
-static void first_line(const char *path, char *buf, size_t n);
+/* The first line of a file (a launcher's or dnetd's own complaint), or "". */
+void run_first_line(const char *path, char *buf, size_t n)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)n, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
 
 static unsigned dnetd_clients(const struct run *r)
 {
@@ -180,7 +190,7 @@ int dnetd_start(struct run *r)
 		if (waitpid(r->dnetd_pid, NULL, WNOHANG) == r->dnetd_pid) {
 			r->dnetd_pid = 0;
 			char why[300];
-			first_line(log, why, sizeof why);
+			run_first_line(log, why, sizeof why);
 			fprintf(stderr, "dsh-run: %s exited at start%s%s (log: %s)\n", r->dnetd, why[0] ? ": " : "",
 				why, log);
 			return -1;
@@ -203,6 +213,24 @@ const char *rank_backend(const struct run *r, unsigned k)
 	if (r->table && r->table[k].backend[0])
 		return r->table[k].backend;
 	return r->backend;
+}
+
+const char *rank_token(const struct run *r, unsigned k)
+{
+	if (r->table && r->table[k].backend[0])
+		return r->table[k].token[0] ? r->table[k].token : getenv("DNET_TOKEN");
+	if (r->backend && r->token[0])
+		return r->token;
+	return r->backend ? getenv("DNET_TOKEN") : NULL; /* the private dnetd needs none */
+}
+
+char *rank_token_env(const struct run *r, unsigned k)
+{
+	const char *t = rank_token(r, k);
+	char *e = NULL;
+	if (t && *t && asprintf(&e, "DNET_TOKEN=%s", t) < 0)
+		e = NULL;
+	return e;
 }
 
 /* "remote:unix:SOCK" for the private dnetd. */
@@ -285,14 +313,21 @@ int pgid_setup(struct run *r)
 		char backend_buf[4400], errf[4400];
 		const char *b = rank_backend(r, k) ? rank_backend(r, k)
 						   : private_backend(r, backend_buf, sizeof backend_buf);
-		char *env[5] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
-				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), rm, NULL };
+		char *tok = rank_token_env(r, k);
+		char *env[6] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
+				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), tok, rm, NULL };
+		unsigned ne = 3;
+		if (tok)
+			env[ne++] = tok;
+		if (rm)
+			env[ne++] = rm;
 		snprintf(errf, sizeof errf, "%s/pgid.rank%u.err", r->tmp, k);
 		char *argv[] = { (char *)r->dsh, (char *)"-b", (char *)b, (char *)"-c", (char *)"info", NULL };
-		pid_t p = spawn(argv, "/dev/null", errf, env, rm ? 4 : 3);
+		pid_t p = spawn(argv, "/dev/null", errf, env, ne);
 		int st = 0;
 		for (unsigned i = 0; i < 3; i++)
 			free(env[i]);
+		free(tok);
 		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
 			fprintf(stderr, "dsh-run: could not set PGID %u of rank %u (CLID %u, WID %u); see %s\n",
 				r->table[k].pgid, k, r->table[k].clid, r->table[k].wid, errf);
@@ -322,26 +357,35 @@ static int rank_dir_setup(const struct run *r, unsigned s, const char *backend, 
 	fprintf(f, "DSH_SIZE=%u\n", r->n);
 	if (fclose(f) != 0)
 		return -1;
-	if (!r->table)
-		return 0;
+	/* DIR/tokens: line k rank k's token (ssh and mpirun forward no
+	 * environment), readable by us only, removed when the script ends */
+	bool any = false;
+	for (unsigned k = 0; k < r->n; k++)
+		any |= rank_token(r, k) && *rank_token(r, k);
+	if (any) {
+		snprintf(path, sizeof path, "%s/tokens", dir);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || fchmod(fd, 0600) < 0 || !(f = fdopen(fd, "w"))) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		for (unsigned k = 0; k < r->n; k++)
+			fprintf(f, "%s\n", rank_token(r, k) ? rank_token(r, k) : "");
+		if (fclose(f) != 0)
+			return -1;
+	}
+	if (s == 0) { /* the ranks probe their backends first (preflight.c) */
+		snprintf(path, sizeof path, "%s/preflight", dir);
+		if (!(f = fopen(path, "w")) || fclose(f) != 0)
+			return -1;
+	}
 	snprintf(path, sizeof path, "%s/backends", dir);
 	if (!(f = fopen(path, "w")))
 		return -1;
 	for (unsigned k = 0; k < r->n; k++)
 		fprintf(f, "%s\n", rank_backend(r, k) ? rank_backend(r, k) : backend);
 	return fclose(f);
-}
-
-/* The first line of a file (the launcher's own complaint), or "". */
-static void first_line(const char *path, char *buf, size_t n)
-{
-	buf[0] = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, (int)n, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
 }
 
 /* Under a launcher, each rank's own end (rankexec.c): read at the timeout
@@ -370,6 +414,81 @@ static void launcher_statuses(struct result *res, unsigned n, const char *dir, b
 	}
 }
 
+/* Whether the private dnetd ended (reaped here): said once, with its exit
+ * status and the last line of its log, in r->dnetd_death. */
+static bool dnetd_dead(struct run *r)
+{
+	int st;
+	if (waitpid(r->dnetd_pid, &st, WNOHANG) != r->dnetd_pid)
+		return false;
+	char log[4300], last[200] = "", line[200];
+	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
+	FILE *f = fopen(log, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (line[0] != '\n')
+			snprintf(last, sizeof last, "%s", line);
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = 0;
+	if (WIFSIGNALED(st))
+		snprintf(r->dnetd_death, sizeof r->dnetd_death, "(pid %ld) was killed by signal %d (%s)%s%.120s",
+			 (long)r->dnetd_pid, WTERMSIG(st), strsignal(WTERMSIG(st)), last[0] ? "; its log: " : "", last);
+	else
+		snprintf(r->dnetd_death, sizeof r->dnetd_death, "(pid %ld) exited with status %d%s%.120s",
+			 (long)r->dnetd_pid, WEXITSTATUS(st), last[0] ? "; its log: " : "", last);
+	r->dnetd_pid = 0;
+	return true;
+}
+
+/* A rank that did not finish: the first line of its stderr, else its
+ * launcher's, appended to its message (cut between UTF-8 characters). */
+static void say_stderr(struct result *t)
+{
+	const char *src[2] = { t->err_path, t->launcher_err };
+	for (unsigned i = 0; i < 2; i++) {
+		char *x = src[i][0] ? run_excerpt(src[i], 240) : NULL, *p = x;
+		while (p && (*p == '\n' || *p == ' '))
+			p++;
+		if (p && *p) {
+			p[strcspn(p, "\n")] = 0;
+			size_t l = strlen(t->message);
+			snprintf(t->message + l, sizeof t->message - l, "; %s said: %s", i ? "its launcher" : "it", p);
+			free(x);
+			return;
+		}
+		free(x);
+	}
+}
+
+/* The launcher's ranks' probes (DIR/rankK.hello, preflight.c) read as they
+ * come: 1 all judged good, 0 not all there yet, -1 bad (why says why).
+ * Partial: judge what is there (the launcher has ended). */
+static int launcher_preflight(const struct run *r, const char *dir, char **lines, bool partial, char *why,
+			      size_t wn)
+{
+	unsigned have = 0;
+	bool bad = false;
+	for (unsigned k = 0; k < r->n; k++) {
+		if (!lines[k]) {
+			char path[4400], line[1200];
+			snprintf(path, sizeof path, "%s/rank%u.hello", dir, k);
+			FILE *f = fopen(path, "r");
+			if (f) {
+				if (fgets(line, sizeof line, f)) {
+					line[strcspn(line, "\n")] = 0;
+					lines[k] = strdup(line);
+				}
+				fclose(f);
+			}
+		}
+		have += lines[k] != NULL;
+		bad |= lines[k] && !strncmp(lines[k], "error ", 6);
+	}
+	if (have < r->n && !bad && !partial)
+		return 0;
+	return preflight_judge(r, lines, why, wn) < 0 ? -1 : 1;
+}
+
 int run_script(struct run *r, unsigned s)
 {
 	unsigned n = r->n;
@@ -378,7 +497,7 @@ int run_script(struct run *r, unsigned s)
 	snprintf(out_pat, sizeof out_pat, "%s/s%u.rank%%r.json", r->tmp, s);
 	/* every rank without a backend of its own (no -b; a node table's "-") uses the private dnetd */
 	const char *backend = r->backend;
-	if (!backend && r->dnetd_pid > 0)
+	if (!backend && r->private_dnetd) /* also a node table's "-" rows */
 		backend = private_backend(r, backend_buf, sizeof backend_buf);
 	char *env[8];
 	unsigned nenv = 0;
@@ -395,6 +514,10 @@ int run_script(struct run *r, unsigned s)
 	}
 	char rdir[4300] = "", lerr[4300];
 	snprintf(lerr, sizeof lerr, "%s/s%u.launcher.err", r->tmp, s);
+	for (unsigned k = 0; r->launcher != L_LOCAL && k < n; k++) { /* rankexec.c writes it */
+		snprintf(res[k].err_path, sizeof res[k].err_path, "%s/s%u.ranks/rank%u.err", r->tmp, s, k);
+		snprintf(res[k].launcher_err, sizeof res[k].launcher_err, "%s", lerr);
+	}
 	if (r->launcher != L_LOCAL && rank_dir_setup(r, s, backend, env, nenv, rdir, sizeof rdir) < 0) {
 		fprintf(stderr, "dsh-run: cannot write the ranks' files in %s: %s\n", r->tmp, strerror(errno));
 		return -1;
@@ -415,6 +538,9 @@ int run_script(struct run *r, unsigned s)
 				renv[m++] = env[i];
 			renv[m++] = envf("DSH_RANK=%lu", NULL, k);
 			renv[m++] = envf("DSH_SIZE=%lu", NULL, n);
+			char *tok = rank_token_env(r, k);
+			if (tok)
+				renv[m++] = tok;
 			const char *b = rank_backend(r, k) ? rank_backend(r, k) : backend;
 			dsh_argv(r, b, r->scripts[s], out_pat, argv);
 			res[k].start_ms = start;
@@ -495,7 +621,7 @@ int run_script(struct run *r, unsigned s)
 		argv[a++] = (char *)"--exec-rank";
 		argv[a++] = rdir;
 		argv[a++] = (char *)"--";
-		dsh_argv(r, r->table ? NULL : backend, r->scripts[s], out_pat, argv + a);
+		dsh_argv(r, NULL, r->scripts[s], out_pat, argv + a); /* -b from DIR/backends */
 		for (unsigned k = 0; k < n; k++)
 			res[k].start_ms = start;
 		g_pids[0] = spawn(argv, NULL, lerr, lenv, ln);
@@ -506,9 +632,26 @@ int run_script(struct run *r, unsigned s)
 	for (unsigned i = 0; i < nenv; i++)
 		free(env[i]);
 	/* Wait for every process, the timeout, or a signal. */
-	unsigned left = g_npids, failed = 0;
+	unsigned left = g_npids, failed = 0, polls = 0;
 	bool timed_out = false;
+	char **hello = s == 0 && r->launcher != L_LOCAL ? calloc(n, sizeof *hello) : NULL;
+	int judged = hello ? 0 : 1;
 	while (left) {
+		if (r->dnetd_pid > 0 && dnetd_dead(r)) {
+			for (unsigned i = 0; i < g_npids; i++) /* its ranks cannot go on */
+				if (g_pids[i] > 0) {
+					kill_group(g_pids[i]);
+					g_pids[i] = 0;
+				}
+			for (unsigned k = 0; k < n; k++) {
+				res[k].dnetd_died = true;
+				res[k].stop_ms = now_ms();
+			}
+			break;
+		}
+		if (!judged && polls++ % 10 == 0 &&
+		    (judged = launcher_preflight(r, rdir, hello, false, r->abort_why, sizeof r->abort_why)) < 0)
+			break; /* a rank on the wrong cluster: stop now, not at a barrier's timeout */
 		for (unsigned i = 0; i < g_npids; i++) {
 			if (g_pids[i] <= 0)
 				continue;
@@ -555,12 +698,41 @@ int run_script(struct run *r, unsigned s)
 		}
 		nap(left > 64 ? 20 : 5);
 	}
+	/* died while the ranks ran: they may have ended on their own, each
+	 * with "the daemon closed the connection"; the cause is said once */
+	if (r->dnetd_pid > 0 && dnetd_dead(r))
+		for (unsigned k = 0; k < n; k++)
+			res[k].dnetd_died = true;
+	if (!judged && !run_signal_caught())
+		judged = launcher_preflight(r, rdir, hello, true, r->abort_why, sizeof r->abort_why);
+	for (unsigned k = 0; hello && k < n; k++)
+		free(hello[k]);
+	free(hello);
+	if (judged < 0) {
+		for (unsigned i = 0; i < g_npids; i++)
+			if (g_pids[i] > 0) {
+				kill_group(g_pids[i]);
+				g_pids[i] = 0;
+			}
+		if (r->progress)
+			fprintf(stderr, "\r\033[K");
+		fprintf(stderr, "dsh-run: before the first script: %s\n", r->abort_why);
+		for (unsigned k = 0; k < n; k++)
+			res[k].script = NULL; /* reported "not run", with the reason */
+		char tp[4400];
+		snprintf(tp, sizeof tp, "%s/tokens", rdir);
+		unlink(tp);
+		return -1;
+	}
 	if (r->progress)
 		fprintf(stderr, "\r\033[K");
 	if (r->launcher != L_LOCAL && !run_signal_caught())
 		launcher_statuses(res, n, rdir, false);
-	char why[300];
-	first_line(lerr, why, sizeof why);
+	if (rdir[0]) { /* the secret outlives no script, --keep or not */
+		char tp[4400];
+		snprintf(tp, sizeof tp, "%s/tokens", rdir);
+		unlink(tp);
+	}
 	for (unsigned k = 0; k < n; k++) {
 		/* where it ran: its own word under a launcher, here for local ranks */
 		if (r->launcher != L_LOCAL)
@@ -568,13 +740,22 @@ int run_script(struct run *r, unsigned s)
 		else
 			snprintf(res[k].ran_on, sizeof res[k].ran_on, "%s", r->self_host);
 		result_read(&res[k]);
+		if (res[k].dnetd_died && !res[k].have_summary) {
+			res[k].status = ST_FAILED;
+			snprintf(res[k].message, sizeof res[k].message, "rank %u did not finish %s: the private dnetd %s",
+				 k, r->scripts[s], r->dnetd_death);
+			continue;
+		}
+		if (res[k].dnetd_died && res[k].status != ST_PASSED) {
+			size_t l = strlen(res[k].message);
+			snprintf(res[k].message + l, sizeof res[k].message - l, " (the private dnetd %s)", r->dnetd_death);
+		}
 		/* what only dsh-run sees: a rank that never started or vanished */
 		if (res[k].never_started || res[k].vanished) {
 			res[k].status = ST_FAILED;
-			snprintf(res[k].message, sizeof res[k].message, "rank %u %s (script %s)%s%s", k,
+			snprintf(res[k].message, sizeof res[k].message, "rank %u %s (script %s)", k,
 				 res[k].never_started ? "never started" :
-				 "ended without an exit status (killed, or its launcher stopped it)",
-				 r->scripts[s], why[0] ? "; the launcher said: " : "", why);
+				 "ended without an exit status (killed, or its launcher stopped it)", r->scripts[s]);
 		} else if (!res[k].timed_out && res[k].exit_code > 128 && res[k].exit_code < 128 + 65 &&
 			   !res[k].nfail) {
 			int sig = res[k].exit_code - 128;
@@ -582,6 +763,8 @@ int run_script(struct run *r, unsigned s)
 			snprintf(res[k].message, sizeof res[k].message, "rank %u: %s: killed by signal %d (%s)%s", k,
 				 r->scripts[s], sig, strsignal(sig), res[k].have_summary ? " after writing its summary" : "");
 		}
+		if (!res[k].have_summary) /* why, in its own words or its launcher's */
+			say_stderr(&res[k]);
 	}
 	hosts_check(r, s);
 	return 0;

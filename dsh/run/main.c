@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "dnet/device.h"
 #include "dnet/parse.h"
 #include "run.h"
 
@@ -31,7 +32,9 @@ static void usage(FILE *f)
 		"usage: dsh-run -n N [options] SCRIPT...\n"
 		"  -n, --ranks N          ranks (1-%d); rank r drives CLID r+1, WID 0\n"
 		"  -b, --backend SPEC     backend of every rank (e.g. remote:unix:PATH); default: an\n"
-		"                         emulated cluster served by a private dnetd (sim:nodes=N)\n"
+		"                         emulated cluster served by a private dnetd (sim:nodes=N);\n"
+		"                         its token=T reaches the ranks as DNET_TOKEN, never on a\n"
+		"                         command line, and is shown as token=***\n"
 		"      --nodes FILE       node table: RANK HOST BACKEND CLID WID [PGID] per line\n"
 		"      --lockstep         the private dnetd gives every node's host its own virtual\n"
 		"                         clock and serves the ranks in virtual-time order: the same\n"
@@ -44,8 +47,8 @@ static void usage(FILE *f)
 		"                         there\n"
 		"      --rcmd NAME        pdsh's rcmd module (e.g. ssh) to reach the table's hosts\n"
 		"                         (default: pdsh's own default); only with -l pdsh --nodes\n"
-		"  -t, --timeout DUR      per script and rank (default 60s); a rank still running is\n"
-		"                         killed and named\n"
+		"  -t, --timeout DUR      per script and rank (default 60s; units ms s min h); a rank\n"
+		"                         still running is killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
 		"      --report FILE      CTRF JSON report (docs/reports.md)\n"
 		"      --junit FILE       JUnit XML report\n"
@@ -134,7 +137,10 @@ static int read_table(struct run *r, const char *path)
 		maxrank = rv > maxrank ? (unsigned)rv : maxrank;
 		struct rank_node *x = &t[rv];
 		snprintf(x->host, sizeof x->host, "%s", host);
-		snprintf(x->backend, sizeof x->backend, "%s", strcmp(be, "-") ? be : "");
+		if (strcmp(be, "-")) {
+			dnet_spec_take_token(be, x->backend, sizeof x->backend, x->token, sizeof x->token);
+			dnet_spec_redact(be, x->shown, sizeof x->shown);
+		}
 		x->clid = (unsigned)cv;
 		x->wid = (unsigned)wv;
 		x->pgid = (unsigned)pv;
@@ -195,18 +201,41 @@ static int private_rows_check(const struct run *r)
 	return 0;
 }
 
+/* One line per failed test; a cause shared by many (the private dnetd
+ * died, the preflight stopped the run) once, with the ranks it hit. */
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
+	unsigned notrun = 0;
 	for (size_t i = 0; i < nt; i++) {
 		const struct result *t = &r->res[i];
 		if (t->status == ST_PASSED)
 			continue;
+		if (t->status == ST_SKIPPED && r->abort_why[0]) {
+			notrun++;
+			continue;
+		}
+		if (t->dnetd_died) { /* one line for the script */
+			unsigned m = 0, first = r->n;
+			for (size_t j = i - t->rank; j < i - t->rank + r->n; j++)
+				if (r->res[j].dnetd_died && r->res[j].status == ST_FAILED) {
+					m++;
+					first = first < r->res[j].rank ? first : r->res[j].rank;
+				}
+			const char *cause = strstr(t->message, "the private dnetd");
+			if (t->rank == first)
+				fprintf(stderr, "dsh-run: FAIL %s: %u rank%s failed: %.*s\n", t->script, m,
+					m == 1 ? "" : "s", cause ? (int)strlen(cause) - (cause[-1] == '(') : 0,
+					cause ? cause : "");
+			continue;
+		}
 		fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
 		for (unsigned k = 1; r->verbose && k < t->nfail; k++)
 			fprintf(stderr, "dsh-run:      rank %u: %s:%d: %s: %s\n", t->rank, t->fail[k].file,
 				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
 	}
+	if (notrun)
+		fprintf(stderr, "dsh-run: %u test%s not run: %s\n", notrun, notrun == 1 ? "" : "s", r->abort_why);
 }
 
 /* Our private directory holds files (outputs, logs, the socket) and the
@@ -242,8 +271,11 @@ int main(int argc, char **argv)
 	r->self = sibling(argv[0], "dsh-run", selfbuf, sizeof selfbuf);
 	bool keep = false;
 	size_t cl = 0;
-	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++)
-		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "", argv[i]);
+	for (int i = 0; i < argc && cl + 2 < sizeof r->cmdline; i++) { /* for the report: no secrets */
+		char shown[1024];
+		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "",
+				       dnet_spec_redact(argv[i], shown, sizeof shown));
+	}
 	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD };
 	static const struct option lo[] = {
 		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
@@ -274,7 +306,14 @@ int main(int argc, char **argv)
 			}
 			r->n = (unsigned)v;
 			break;
-		case 'b': r->backend = optarg; break;
+		case 'b':
+			if (strlen(optarg) >= sizeof r->backend_buf)
+				return usage_error("%s", "-b: the backend spec is longer than 511 bytes");
+			/* the token is handed on by environment or file only */
+			dnet_spec_take_token(optarg, r->backend_buf, sizeof r->backend_buf, r->token, sizeof r->token);
+			dnet_spec_redact(optarg, r->backend_shown, sizeof r->backend_shown);
+			r->backend = r->backend_buf;
+			break;
 		case O_NODES: r->table_path = optarg; break;
 		case 'l':
 			if (!strcmp(optarg, "local")) r->launcher = L_LOCAL;
@@ -356,13 +395,24 @@ int main(int argc, char **argv)
 	if (r->lockstep && (!need_dnetd || r->table))
 		return usage_error("%s", "--lockstep goes with the private emulated cluster (no -b, no --nodes)");
 	int rc = 0;
+	r->private_dnetd = need_dnetd;
 	if (need_dnetd && dnetd_start(r) < 0)
 		rc = 2;
 	if (!rc && pgid_setup(r) < 0)
 		rc = 2;
-	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++)
+	/* every rank reaches its backend, one emulated cluster (D-RUN-PREFLIGHT);
+	 * a launcher's ranks check themselves as the first script starts */
+	if (!rc && r->launcher == L_LOCAL && preflight_local(r) < 0)
+		rc = 2;
+	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++) {
 		if (run_isolate(r, s) < 0 || run_script(r, s) < 0) /* isolate.c: D-RUN-STATE */
 			rc = 2;
+		if (r->dnetd_death[0] && r->no_reset) { /* nothing to run the rest on */
+			snprintf(r->abort_why, sizeof r->abort_why, "the private dnetd %s", r->dnetd_death);
+			break;
+		}
+		r->dnetd_death[0] = 0; /* a fresh one serves the next script (isolate.c) */
+	}
 	r->signal = run_signal_caught();
 	kill_all(r);
 	r->stop_ms = now_ms();
@@ -373,8 +423,8 @@ int main(int argc, char **argv)
 			r->res[i].rank = (unsigned)(i % r->n);
 			r->res[i].script = r->scripts[i / r->n];
 			r->res[i].status = ST_SKIPPED;
-			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run",
-				 r->res[i].rank, r->res[i].script);
+			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run%s%.900s",
+				 r->res[i].rank, r->res[i].script, r->abort_why[0] ? ": " : "", r->abort_why);
 			r->res[i].start_ms = r->res[i].stop_ms = r->stop_ms;
 		}
 		passed += r->res[i].status == ST_PASSED;

@@ -8,17 +8,26 @@
  *   DIR/env         KEY=VALUE lines set before CMD runs (DSH_RUN_ID,
  *                   DSH_RANKMAP...): the same for every launcher, whatever
  *                   environment it forwards
- *   DIR/backends    optional: line k is rank k's backend, given to dsh as
- *                   "-b SPEC" (a node table under a launcher)
+ *   DIR/backends    line k is rank k's backend (no token=), given to dsh as
+ *                   "-b SPEC"
+ *   DIR/tokens      optional, mode 0600: line k is rank k's token, given to
+ *                   dsh as DNET_TOKEN (never on a command line; ssh and
+ *                   mpirun forward no environment); removed after the script
+ *   DIR/preflight   present for the first script: the rank opens its backend
+ *                   once and writes what it reached to DIR/rankK.hello
+ *                   (preflight.c, D-RUN-PREFLIGHT); a rank that cannot does
+ *                   not run CMD
  *   DIR/rankK.status  written here: "started PID" before CMD runs, then
  *                   "exit N" or "signal N" when it ended
  *   DIR/rankK.host  written here before CMD runs: uname's nodename, where
  *                   the rank ran, checked against the node table (hosts.c)
+ *   DIR/rankK.err   CMD's standard error, for dsh-run to quote (D-RUN-DIAG)
  * dsh-run reads them (launch.c): no file, the rank never started; "started"
  * only, it hung (killed at the timeout) or this process was killed; else
  * the rank's own status, also for a crash of dsh or of a --dsh wrapper.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +59,7 @@ static int env_rank(unsigned *rank)
 
 /* Write DIR/rankK.WHAT whole (a new file renamed over the old one), so a
  * reader never sees half a line. */
-static void put_whole(const char *dir, unsigned rank, const char *what, const char *line)
+static void put_file(const char *dir, unsigned rank, const char *what, const char *text)
 {
 	char path[4300], tmp[4400];
 	snprintf(path, sizeof path, "%s/rank%u.%s", dir, rank, what);
@@ -58,16 +67,16 @@ static void put_whole(const char *dir, unsigned rank, const char *what, const ch
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return;
-	fprintf(f, "%s\n", line);
+	fprintf(f, "%s\n", text);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)
 		unlink(tmp);
 }
 
 static void put_status(const char *dir, unsigned rank, const char *fmt, long v)
 {
-	char line[64];
-	snprintf(line, sizeof line, fmt, v);
-	put_whole(dir, rank, "status", line);
+	char text[64];
+	snprintf(text, sizeof text, fmt, v);
+	put_file(dir, rank, "status", text);
 }
 
 /* DIR/rankK.host: the nodename this rank runs on. */
@@ -75,7 +84,7 @@ static void put_host(const char *dir, unsigned rank)
 {
 	struct utsname u;
 	if (uname(&u) == 0)
-		put_whole(dir, rank, "host", u.nodename);
+		put_file(dir, rank, "host", u.nodename);
 }
 
 void rank_host_read(const char *dir, unsigned rank, char *buf, size_t n)
@@ -113,13 +122,13 @@ static int set_env_file(const char *dir)
 	return 0;
 }
 
-/* Line rank of DIR/backends (malloc'd), NULL if there is no such file. */
-static char *backend_of(const char *dir, unsigned rank, int *err)
+/* Line rank of DIR/NAME (malloc'd), NULL if there is no such file. */
+static char *line_of(const char *dir, const char *name, unsigned rank, int *err)
 {
 	char path[4300], *line = NULL;
 	size_t cap = 0;
 	*err = 0;
-	snprintf(path, sizeof path, "%s/backends", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		*err = errno == ENOENT ? 0 : -1;
@@ -169,12 +178,40 @@ int rank_exec(int argc, char **argv)
 		return 2;
 	}
 	int berr;
-	char *backend = backend_of(dir, rank, &berr);
+	char *backend = line_of(dir, "backends", rank, &berr);
 	if (berr) {
 		fprintf(stderr, "dsh-run --exec-rank: no backend for rank %u in %s/backends\n", rank, dir);
 		return 2;
 	}
-	/* CMD, with "-b SPEC" after its name when the table gives one */
+	char *token = line_of(dir, "tokens", rank, &berr);
+	if (berr) {
+		fprintf(stderr, "dsh-run --exec-rank: no line for rank %u in %s/tokens\n", rank, dir);
+		free(backend);
+		return 2;
+	}
+	if (token && *token && setenv("DNET_TOKEN", token, 1) != 0) {
+		free(backend);
+		free(token);
+		return 2;
+	}
+	/* the first script: say what this rank's backend is (preflight.c);
+	 * the token is in the environment now, as dsh will have it */
+	char path[4300];
+	snprintf(path, sizeof path, "%s/preflight", dir);
+	if (access(path, F_OK) == 0) {
+		char line[1200];
+		preflight_probe(backend ? backend : "", NULL, line, sizeof line);
+		put_file(dir, rank, "hello", line);
+		if (strncmp(line, "ok ", 3) != 0) {
+			fprintf(stderr, "dsh-run --exec-rank: rank %u cannot reach its backend: %s\n", rank, line + 6);
+			free(backend);
+			free(token);
+			put_status(dir, rank, "exit %ld", 2);
+			return 2;
+		}
+	}
+	free(token);
+	/* CMD, with "-b SPEC" after its name */
 	int n = argc - 4;
 	char **cmd = calloc((size_t)n + 3, sizeof *cmd);
 	if (!cmd)
@@ -205,6 +242,15 @@ int rank_exec(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		/* the rank's stderr in DIR/rankK.err, for dsh-run's messages and
+		 * reports (else it stays in the launcher's merged stream) */
+		char ep[4300];
+		snprintf(ep, sizeof ep, "%s/rank%u.err", dir, rank);
+		int fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			close(fd);
+		}
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "dsh-run --exec-rank: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);

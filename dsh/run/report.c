@@ -31,6 +31,9 @@
 #define TOOL_VERSION "0.1.0"
 #define TRACE_ERR_MAX 2048      /* bytes of a rank's stderr in a CTRF trace */
 #define SYSTEM_ERR_MAX 4096     /* ... and in a JUnit <system-err> */
+#define CMD_RESULTS_MAX 16      /* command_results of a failed test */
+#define CMD_TAIL 4              /* ... of them the last commands it ran */
+#define FAILURES_MAX 8          /* failures[] and trace lines of a test */
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 static const char *status_name(enum status s)
@@ -156,6 +159,11 @@ static char *excerpt(const char *path, size_t max)
 	return o;
 }
 
+char *run_excerpt(const char *path, size_t max)
+{
+	return excerpt(path, max);
+}
+
 /* ---- tests: names and places --------------------------------------------------------- */
 
 /* path made absolute (from the working directory) and lexically normal: no
@@ -262,6 +270,16 @@ static void test_where(const struct result *t, const char **file, int *line)
 {
 	*file = t->nfail ? t->fail[0].file : t->script;
 	*line = t->nfail ? t->fail[0].line : 1;
+	for (unsigned i = 0; t->timed_out && i < t->nfail; i++)
+		if (strstr(t->fail[i].message, "interrupted")) { /* what it was running (result.c) */
+			*file = t->fail[i].file;
+			*line = t->fail[i].line;
+			return;
+		}
+	if (!t->nfail && t->timed_out && t->ncmds && t->last_file[0]) {
+		*file = t->last_file; /* the last command it finished (result.c) */
+		*line = t->cmds[t->ncmds - 1].line;
+	}
 }
 
 /* ---- in memory, then one checked write ------------------------------------------------- */
@@ -325,9 +343,11 @@ static char *failure_text(const struct result *t)
 	struct mem m;
 	if (!mem_open(&m))
 		return NULL;
-	for (unsigned i = 0; i < t->nfail; i++)
+	for (unsigned i = 0; i < t->nfail && i < FAILURES_MAX; i++)
 		fprintf(m.f, "%s:%d: %s: %s\n", t->fail[i].file, t->fail[i].line, t->fail[i].cmd,
 			t->fail[i].message);
+	if (t->nfail > FAILURES_MAX) /* D-REPORT-SIZE */
+		fprintf(m.f, "... and %u more failures\n", t->nfail - FAILURES_MAX);
 	return mem_close(&m);
 }
 
@@ -339,7 +359,7 @@ static cJSON *run_extra(const struct run *r)
 	cJSON_AddStringToObject(x, "schema", "dsh-run/1");
 	cJSON_AddStringToObject(x, "tool_version", TOOL_VERSION);
 	cJSON_AddStringToObject(x, "libdnet_version", dnet_version());
-	cJSON_AddStringToObject(x, "backend", r->backend ? r->backend
+	cJSON_AddStringToObject(x, "backend", r->backend ? r->backend_shown
 					      : r->table ? "node table" : "sim (private dnetd)");
 	cJSON_AddNumberToObject(x, "ranks", r->n);
 	cJSON_AddStringToObject(x, "launcher", launcher_name(r->launcher));
@@ -354,7 +374,7 @@ static cJSON *run_extra(const struct run *r)
 		cJSON_AddNumberToObject(o, "wid", r->table ? r->table[k].wid : 0);
 		if (r->table) {
 			cJSON_AddStringToObject(o, "host", r->table[k].host);
-			cJSON_AddStringToObject(o, "backend", r->table[k].backend[0] ? r->table[k].backend
+			cJSON_AddStringToObject(o, "backend", r->table[k].backend[0] ? r->table[k].shown
 										 : "sim (private dnetd)");
 			if (r->table[k].has_pgid)
 				cJSON_AddNumberToObject(o, "pgid", r->table[k].pgid);
@@ -382,6 +402,11 @@ static char *trace_of(const struct result *t)
 		fprintf(m.f, "-- stderr of rank %u --\n%s", t->rank, err);
 	free(ft);
 	free(err);
+	/* a rank that did not finish: what its launcher said too */
+	char *lerr = !t->have_summary && t->launcher_err[0] ? excerpt(t->launcher_err, TRACE_ERR_MAX) : NULL;
+	if (lerr && *lerr)
+		fprintf(m.f, "-- stderr of the launcher --\n%s", lerr);
+	free(lerr);
 	return mem_close(&m);
 }
 
@@ -423,8 +448,10 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 	cJSON_AddNumberToObject(x, "assertions_failed", t->failed);
 	cJSON_AddNumberToObject(x, "errors", t->errors);
 	cJSON_AddNumberToObject(x, "commands", t->commands);
+	if (t->nfail > FAILURES_MAX)
+		cJSON_AddNumberToObject(x, "failures_omitted", t->nfail - FAILURES_MAX);
 	cJSON *fa = cJSON_AddArrayToObject(x, "failures");
-	for (unsigned i = 0; i < t->nfail; i++) {
+	for (unsigned i = 0; i < t->nfail && i < FAILURES_MAX; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "file", t->fail[i].file);
 		cJSON_AddNumberToObject(f, "line", t->fail[i].line);
@@ -432,8 +459,15 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 		cJSON_AddStringToObject(f, "message", t->fail[i].message);
 		cJSON_AddItemToArray(fa, f);
 	}
+	/* D-REPORT-SIZE: a passed test carries its counts only; a failed one its
+	 * failed commands and the last ones before it ended, at most
+	 * CMD_RESULTS_MAX, and how many were left out */
 	cJSON *ca = cJSON_AddArrayToObject(x, "command_results");
-	for (unsigned i = 0; i < t->ncmds; i++) {
+	unsigned kept = 0, tail = t->ncmds > CMD_TAIL ? t->ncmds - CMD_TAIL : 0;
+	for (unsigned i = 0; t->status != ST_PASSED && i < t->ncmds && kept < CMD_RESULTS_MAX; i++) {
+		if (t->cmds[i].ok && i < tail)
+			continue;
+		kept++;
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddNumberToObject(c, "line", t->cmds[i].line);
 		cJSON_AddStringToObject(c, "command", t->cmds[i].cmd);
@@ -442,6 +476,7 @@ static cJSON *test_of(const struct result *t, const char *script_name)
 			cJSON_AddBoolToObject(c, "assertion_held", t->cmds[i].passed == 1);
 		cJSON_AddItemToArray(ca, c);
 	}
+	cJSON_AddNumberToObject(x, "command_results_omitted", t->ncmds - kept);
 	return o;
 }
 
@@ -606,12 +641,18 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	free(ft);
 	fprintf(f, "</%s>\n", jelem[k]);
 	char *err = excerpt(t->err_path, SYSTEM_ERR_MAX);
-	if (err && *err) {
+	char *lerr = !t->have_summary && t->launcher_err[0] ? excerpt(t->launcher_err, SYSTEM_ERR_MAX) : NULL;
+	if ((err && *err) || (lerr && *lerr)) {
 		fprintf(f, "      <system-err>");
 		xml_put(f, err, false);
+		if (lerr && *lerr) {
+			fprintf(f, "-- stderr of the launcher --\n");
+			xml_put(f, lerr, false);
+		}
 		fprintf(f, "</system-err>\n");
 	}
 	free(err);
+	free(lerr);
 	fprintf(f, "    </testcase>\n");
 }
 
@@ -634,7 +675,7 @@ static void junit_suite(FILE *f, const struct run *r, unsigned s, const char *sc
 	xml_put(f, host, true);
 	fprintf(f, "\">\n    <properties>\n");
 	fprintf(f, "      <property name=\"backend\" value=\"");
-	xml_put(f, r->backend ? r->backend : r->table ? "node table" : "sim (private dnetd)", true);
+	xml_put(f, r->backend ? r->backend_shown : r->table ? "node table" : "sim (private dnetd)", true);
 	fprintf(f, "\"/>\n      <property name=\"launcher\" value=\"%s\"/>\n", launcher_name(r->launcher));
 	fprintf(f, "      <property name=\"ranks\" value=\"%u\"/>\n    </properties>\n", r->n);
 	for (unsigned k = 0; k < r->n; k++)

@@ -85,6 +85,7 @@ void result_read(struct result *res)
 			bool ok = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "ok"));
 			if (assertion)
 				res->nasserts++;
+			snprintf(res->last_file, sizeof res->last_file, "%s", str_of(o, "file") ? str_of(o, "file") : res->script);
 			if (!ok)
 				add_failure(res, o);
 			struct cmdrec *c = realloc(res->cmds, (res->ncmds + 1) * sizeof *c);
@@ -110,8 +111,24 @@ void result_read(struct result *res)
 	if (res->exit_code > 0 && res->exit_code != -1)
 		ok = false;
 	if (res->timed_out) {
-		snprintf(res->message, sizeof res->message, "rank %u timed out and was killed (script %s)",
-			 res->rank, res->script);
+		/* dsh writes a command's object when it ends; killed, it writes the
+		 * one it was running as "interrupted" (the innermost first).  If it
+		 * could not, the last object is the last command it finished. */
+		const struct failure *in = NULL;
+		for (unsigned i = 0; i < res->nfail && !in; i++)
+			if (strstr(res->fail[i].message, "interrupted"))
+				in = &res->fail[i];
+		if (in)
+			snprintf(res->message, sizeof res->message, "rank %u timed out and was killed (script %s) "
+				 "while running %s:%d: %s", res->rank, res->script, in->file, in->line, in->cmd);
+		else if (res->ncmds && res->last_file[0])
+			snprintf(res->message, sizeof res->message, "rank %u timed out and was killed (script %s) "
+				 "after %s:%d: %s, the last command it finished (the one running is not known)",
+				 res->rank, res->script, res->last_file, res->cmds[res->ncmds - 1].line,
+				 res->cmds[res->ncmds - 1].cmd);
+		else
+			snprintf(res->message, sizeof res->message, "rank %u timed out and was killed (script %s) "
+				 "before it finished a command", res->rank, res->script);
 		res->status = ST_FAILED;
 		return;
 	}

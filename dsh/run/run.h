@@ -26,7 +26,9 @@ enum launcher { L_LOCAL, L_MPIRUN, L_SRUN, L_PDSH };
 /* One line of the node table. */
 struct rank_node {
 	char host[128];
-	char backend[512];     /* "" = the private dnetd */
+	char backend[512];     /* "" = the private dnetd; no token= (D-RUN-SECRETS) */
+	char shown[512];       /* the backend as given, token=*** */
+	char token[256];       /* its token= ("" none) */
 	unsigned clid, wid, pgid;
 	bool has_pgid;
 };
@@ -55,6 +57,7 @@ struct result {
 	bool timed_out;
 	bool never_started;    /* a launcher did not start it (no status file) */
 	bool vanished;         /* started, ended without an exit status (killed) */
+	bool dnetd_died;       /* the private dnetd died under it (said once) */
 	uint64_t start_ms, stop_ms;
 	/* from the rank's summary object */
 	int passed, failed, errors, commands;
@@ -64,14 +67,17 @@ struct result {
 	struct failure *fail;  /* every failed command and assertion */
 	unsigned nfail;
 	unsigned nasserts;     /* assertions seen */
+	char last_file[256];   /* the last command object's file ("" none) */
 	char out_path[4400], err_path[4400];
 	char ran_on[128];      /* the host the rank reported (uname's nodename), "" unknown */
+	char launcher_err[4400]; /* the launcher's stderr ("" local) */
 };
 
 struct run {
 	unsigned n;                     /* ranks */
 	enum launcher launcher;
-	const char *backend;            /* -b for every rank, NULL = private dnetd */
+	const char *backend;            /* -b for every rank without token=, NULL = private dnetd */
+	char backend_buf[512], backend_shown[512], token[256]; /* -b's, token= taken out */
 	struct rank_node *table;        /* [n] or NULL */
 	const char *table_path;
 	const char *rcmd;               /* --rcmd: pdsh's rcmd module, NULL = pdsh's default */
@@ -95,6 +101,9 @@ struct run {
 	char cmdline[2048];
 	uint32_t run_base;              /* run ids: run_base + script index */
 	int signal;                     /* caught */
+	char abort_why[2048];           /* why no script ran (preflight), for the reports */
+	char dnetd_death[256];          /* how the private dnetd died, "" alive */
+	bool private_dnetd;             /* dsh-run serves the ranks a dnetd */
 };
 
 /* hosts.c: where ranks run (D-RUN-HOSTS) */
@@ -118,10 +127,18 @@ int run_signal_caught(void);
 int dnetd_start(struct run *r);
 void dnetd_stop(struct run *r);
 int pgid_setup(struct run *r);
+/* Rank k's token: its backend's token=, else $DNET_TOKEN, else NULL.  It
+ * reaches a rank only through its environment or a 0600 file, never a
+ * command line (D-RUN-SECRETS). */
+const char *rank_token(const struct run *r, unsigned k);
+/* "DNET_TOKEN=..." for a child's environment (malloc'd), NULL if none. */
+char *rank_token_env(const struct run *r, unsigned k);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 /* Rank k's own backend (node table, else -b); NULL: the private dnetd. */
 const char *rank_backend(const struct run *r, unsigned k);
+/* The first line of a file (a program's own complaint), "" if none. */
+void run_first_line(const char *path, char *buf, size_t n);
 void kill_all(struct run *r);
 
 /* rankexec.c */
@@ -136,14 +153,27 @@ int rank_status_read(const char *dir, unsigned rank, int *code);
  * Reset with cleared LLCM/Write Windows of the nodes of user-given backends,
  * unless --no-reset; -1 (a message printed) when the script must not run. */
 int run_isolate(struct run *r, unsigned s);
+/* The private dnetd accepts connections (-1: said why). */
+int run_wait_listening(struct run *r);
 /* For the report: "restart", "reset", "restart, reset", "process" or "none". */
 const char *run_isolation(const struct run *r);
+
+/* preflight.c (D-RUN-PREFLIGHT): a probe line of one rank's backend
+ * ("ok CLUSTER NODES CAPS HOST" or "error MESSAGE"); the judgement of every
+ * rank's line (NULL: not yet known), -1 with the reason in why; the probe of
+ * every local rank from here before the first script (-1: said). */
+void preflight_probe(const char *spec, const char *token, char *line, size_t n);
+int preflight_judge(const struct run *r, char *const *lines, char *why, size_t wn);
+int preflight_local(struct run *r);
 
 /* result.c */
 void result_read(struct result *res);
 void result_free(struct result *res);
 
 /* report.c */
+/* The start of a file, at most max bytes, cut between UTF-8 characters,
+ * what was left out said; NULL if there is no such file (malloc'd). */
+char *run_excerpt(const char *path, size_t max);
 int report_ctrf(const struct run *r, const char *path);
 int report_junit(const struct run *r, const char *path);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "dnet/access.h"
@@ -62,7 +63,7 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 	dev->nodes = 1;
 	dev->node = 1;
 	dev->dry = dry;
-	strcpy(dev->spec, spec);
+	dnet_spec_redact(spec, dev->spec, sizeof dev->spec); /* only ever shown, never reopened */
 	int rc = 0;
 	if (!dry)
 		rc = ops->open(dev, colon ? colon + 1 : "", err);
@@ -76,6 +77,9 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 	}
 	if (dev->nodes < 1)
 		dev->nodes = 1;
+	if (!dry && !dev->cluster && (dev->caps & DNET_CAP_VIRTUAL_TIME) && !(dev->caps & DNET_CAP_REMOTE) &&
+	    getrandom(&dev->cluster, sizeof dev->cluster, GRND_NONBLOCK) != (ssize_t)sizeof dev->cluster)
+		dev->cluster = (uint64_t)time(NULL) << 20 ^ (uint64_t)(uintptr_t)dev; /* an emulator of its own */
 	if (dev->node < 1 || dev->node > dev->nodes)
 		dev->node = 1;
 	*devp = dev;
@@ -145,7 +149,59 @@ static int tap(struct dnet_dev *dev, struct dnet_tap_rec *r, int rc, const struc
 
 const char *dnet_dev_backend(const struct dnet_dev *dev) { return dev->ops->name; }
 const char *dnet_dev_spec(const struct dnet_dev *dev) { return dev->spec; }
+
+/* spec copied to buf with every token= option's value replaced by repl, or
+ * with the option left out (repl NULL; its value, the last one given, to
+ * tok).  An option starts the arguments ("NAME:") or follows a comma. */
+static bool spec_tokens(const char *spec, char *buf, size_t n, const char *repl, char *tok, size_t tn)
+{
+	static const char key[] = "token=";
+	size_t o = 0;
+	bool found = false;
+	if (!n)
+		return false;
+	for (const char *p = spec ? spec : ""; *p;) {
+		bool start = p == spec || p[-1] == ',' || p[-1] == ':';
+		if (start && strncmp(p, key, sizeof key - 1) == 0) {
+			size_t vl = strcspn(p + sizeof key - 1, ",");
+			found = true;
+			if (repl) {
+				o += (size_t)snprintf(buf + o, n - o, "%s%s", key, repl);
+			} else {
+				if (tok && tn)
+					snprintf(tok, tn, "%.*s", (int)vl, p + sizeof key - 1);
+				if (o && buf[o - 1] == ',' && !p[sizeof key - 1 + vl])
+					o--; /* "a,token=T" at the end: no trailing comma */
+			}
+			if (o >= n)
+				o = n - 1;
+			p += sizeof key - 1 + vl;
+			if (!repl && *p == ',' && (o == 0 || buf[o - 1] == ',' || buf[o - 1] == ':'))
+				p++; /* "token=T,b": no empty option left */
+			continue;
+		}
+		if (o + 1 < n)
+			buf[o++] = *p;
+		p++;
+	}
+	buf[o] = 0;
+	return found;
+}
+
+const char *dnet_spec_redact(const char *spec, char *buf, size_t n)
+{
+	spec_tokens(spec, buf, n, "***", NULL, 0);
+	return buf;
+}
+
+bool dnet_spec_take_token(const char *spec, char *buf, size_t n, char *tok, size_t tn)
+{
+	if (tok && tn)
+		tok[0] = 0;
+	return spec_tokens(spec, buf, n, NULL, tok, tn);
+}
 unsigned dnet_dev_caps(const struct dnet_dev *dev) { return dev->caps; }
+uint64_t dnet_dev_cluster(const struct dnet_dev *dev) { return dev->cluster; }
 unsigned dnet_node_count(const struct dnet_dev *dev) { return dev->nodes; }
 unsigned dnet_node(const struct dnet_dev *dev) { return dev->node; }
 

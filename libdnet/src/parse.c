@@ -113,21 +113,24 @@ int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 	return 0;
 }
 
-int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dnet_err *err)
+/* The one duration parser (dsh, dsh-run, dnetd, the emulator's options):
+ * digits and a unit; a bare number is in units of bare ns. */
+static int parse_dur(const char *s, uint64_t bare, uint64_t *ns, const char *what, struct dnet_err *err)
 {
 	static const struct { const char *suffix; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "min", 60000000000ull },
+		{ "s", 1000000000 }, { "h", 3600000000000ull },
 	};
 	const char *w = what ? what : "duration";
 	if (!s)
 		return dnet_seterr(err, DNET_EINVAL, "%s: missing value", w);
 	size_t n = strlen(s);
-	uint64_t mult = 1;
+	uint64_t mult = bare;
 	size_t digits = n;
 	for (unsigned i = 0; i < sizeof units / sizeof units[0]; i++) {
 		size_t l = strlen(units[i].suffix);
 		if (n > l && strcmp(s + n - l, units[i].suffix) == 0 &&
-		    !(l == 1 && (s[n - 2] == 'n' || s[n - 2] == 'u' || s[n - 2] == 'm'))) {
+		    !(units[i].suffix[0] == 's' && (s[n - 2] == 'n' || s[n - 2] == 'u' || s[n - 2] == 'm'))) {
 			mult = units[i].mult;
 			digits = n - l;
 			break;
@@ -135,11 +138,34 @@ int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dn
 	}
 	uint64_t x;
 	int rc = parse_digits(s, s, digits, &x, w, err);
-	if (rc)
-		return rc;
+	if (rc) /* "10m", "2d": say which units there are */
+		return digits == n && n && !(s[n - 1] >= '0' && s[n - 1] <= '9')
+			       ? dnet_seterr(err, DNET_EINVAL, "%s '%s': unknown unit (ns, us, ms, s, min, h)", w, s)
+			       : rc;
 	if (x > UINT64_MAX / mult)
 		return dnet_seterr(err, DNET_ERANGE, "%s '%s': too long", w, s);
 	*ns = x * mult;
+	return 0;
+}
+
+int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dnet_err *err)
+{
+	return parse_dur(s, 1, ns, what, err);
+}
+
+int dnet_parse_seconds(const char *s, uint64_t max, uint64_t *sec, const char *what, struct dnet_err *err)
+{
+	uint64_t ns;
+	const char *w = what ? what : "duration";
+	int rc = parse_dur(s, 1000000000ull, &ns, w, err);
+	if (rc)
+		return rc;
+	if (ns % 1000000000ull)
+		return dnet_seterr(err, DNET_EINVAL, "%s '%s': a whole number of seconds", w, s);
+	if (ns / 1000000000ull > max)
+		return dnet_seterr(err, DNET_ERANGE, "%s '%s' out of range (max %llus)", w, s,
+				   (unsigned long long)max);
+	*sec = ns / 1000000000ull;
 	return 0;
 }
 

@@ -86,6 +86,22 @@ start_dnetd() {
 		exit 1
 	fi
 }
+# start_dnetd_tcp OUT ARGS...: dnetd on tcp:127.0.0.1:0 (a free port), its
+# output in OUT, remembered for cleanup; its address (tcp:127.0.0.1:PORT) in
+# DNETD_ADDR; fails the suite and exits if it does not say it within 5 s.
+start_dnetd_tcp() {
+	local out=$1 i; shift
+	spawn timeout 300 "$DNETD" --listen tcp:127.0.0.1:0 "$@" >"$out" 2>&1
+	DNETD_ADDR=''
+	for i in $(seq 50); do
+		DNETD_ADDR=$(sed -n 's/^dnetd: serving .* on \(tcp:[^ ]*\)$/\1/p' "$out")
+		[ -n "$DNETD_ADDR" ] && return 0
+		sleep 0.1
+	done
+	fail "dnetd on TCP did not start: $(head -c 300 "$out")"
+	finish
+	exit 1
+}
 # other_uid_dir USER FILE...: copies of FILE... (executables 755, others
 # 644) in a fresh directory under /tmp (755) that USER can reach, its path
 # in OU_DIR, removed by cleanup.  For what a test runs as USER through

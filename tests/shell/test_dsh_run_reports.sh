@@ -214,6 +214,29 @@ print("; ".join(bad) or "ok")
 EOF
 )"
 
+# ---- report size (D-REPORT-SIZE): 64 ranks x 10 scripts, every rank failing
+# 200 assertions in one of them, under 1 MB and valid; plain build only
+if [[ $BIN == */build-san/* ]]; then
+	skip "64-rank report size: heavy, run on the plain build only"
+else
+	printf 'repeat 30\nllcm_write from=0x10 it=1 val=5\nassert llcm 0x10 == 5\nend\nbarrier\n' >"$S/size-pass.dsh"
+	printf 'repeat 200\nassert llcm 0x18 == 7\nend\nbarrier\n' >"$S/size-fail.dsh"
+	SZ=()
+	for i in 1 2 3 4 5 6 7 8 9; do cp "$S/size-pass.dsh" "$S/size-p$i.dsh"; SZ+=("$S/size-p$i.dsh"); done
+	t0=$SECONDS
+	expect_status "64 x 10: exit 1" 1 timeout 300 "$BIN/dsh-run" -n 64 "${SZ[@]}" "$S/size-fail.dsh" --report "$S/size.json"
+	echo "$T_SUITE: 64 ranks x 10 scripts in $((SECONDS - t0)) s, CTRF $(stat -c %s "$S/size.json") bytes"
+	expect_eq "64 x 10: CTRF under 1 MB" 1 "$(($(stat -c %s "$S/size.json") < 1000000))"
+	expect_eq "64 x 10: CTRF validates" "" "$(ctrf_valid "$S/size.json" 2>&1 | tail -n 3)"
+	expect_eq "64 x 10: counts" "640 576 64" "$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$S/size.json")"
+	expect_eq "64 x 10: passed tests list no commands" 0 \
+		"$(jq '[.results.tests[] | select(.status == "passed") | .extra.command_results | length] | add' "$S/size.json")"
+	expect_eq "64 x 10: a failed test: 8 failures listed, the rest counted" "8 192 200" \
+		"$(jq -r '[.results.tests[] | select(.status == "failed")][0].extra | "\(.failures | length) \(.failures_omitted) \(.assertions_failed)"' "$S/size.json")"
+	expect_match "64 x 10: the trace says what it left out" "and 192 more failures" \
+		"$(jq -r '[.results.tests[] | select(.status == "failed")][0].trace' "$S/size.json")"
+fi
+
 # ---- reports that cannot be written: exit 2, the file and the error named, the other written
 for which in report junit; do
 	if [ $which = report ]; then bad=(--report /dev/full) good=(--junit "$S/w.xml") kind=CTRF

@@ -49,12 +49,59 @@ static void rejects(void)
 	CHECK(dnet_parse_size("K", UINT64_MAX, &v, "s", &e) < 0);
 	CHECK(dnet_parse_duration("10 us", &v, "t", &e) < 0);
 	CHECK(dnet_parse_duration("us", &v, "t", &e) < 0);
-	CHECK(dnet_parse_duration("3h", &v, "t", &e) < 0);
+	CHECK(dnet_parse_duration("3d", &v, "t", &e) < 0);
+	CHECK(strstr(e.msg, "unknown unit") != NULL);
+	CHECK(dnet_parse_duration("10m", &v, "t", &e) < 0); /* minutes or ms: neither */
+	CHECK(dnet_parse_duration("min", &v, "t", &e) < 0);
+	CHECK(dnet_parse_seconds("500ms", 100, &v, "--x", &e) < 0);
+	CHECK(strstr(e.msg, "whole number of seconds") != NULL);
+	CHECK(dnet_parse_seconds("2min", 100, &v, "--x", &e) < 0);
+	CHECK(strstr(e.msg, "out of range") != NULL);
+}
+
+/* One duration parser for dsh and dnetd: min and h too (D-DURATION). */
+static void durations(void)
+{
+	struct dnet_err e = { 0 };
+	uint64_t v = 0;
+	CHECK_OK(dnet_parse_duration("10min", &v, "t", &e), &e); CHECK_EQ(v, 600000000000ull);
+	CHECK_OK(dnet_parse_duration("2h", &v, "t", &e), &e); CHECK_EQ(v, 7200000000000ull);
+	CHECK_OK(dnet_parse_duration("1_000ms", &v, "t", &e), &e); CHECK_EQ(v, 1000000000ull);
+	CHECK_OK(dnet_parse_seconds("30", 86400, &v, "t", &e), &e); CHECK_EQ(v, 30);
+	CHECK_OK(dnet_parse_seconds("5min", 86400, &v, "t", &e), &e); CHECK_EQ(v, 300);
+	CHECK_OK(dnet_parse_seconds("2000ms", 86400, &v, "t", &e), &e); CHECK_EQ(v, 2);
+	CHECK_OK(dnet_parse_seconds("1h", 86400, &v, "t", &e), &e); CHECK_EQ(v, 3600);
+}
+
+/* Backend specs as shown and as handed on (D-RUN-SECRETS). */
+static void specs(void)
+{
+	char b[256], t[64];
+	CHECK(strcmp(dnet_spec_redact("remote:tcp:h:1,token=abc", b, sizeof b), "remote:tcp:h:1,token=***") == 0);
+	CHECK(strcmp(dnet_spec_redact("remote:tcp:h:1,token=abc,node=2,token=x", b, sizeof b),
+		     "remote:tcp:h:1,token=***,node=2,token=***") == 0);
+	CHECK(strcmp(dnet_spec_redact("remote:token=abc", b, sizeof b), "remote:token=***") == 0);
+	CHECK(strcmp(dnet_spec_redact("sim:nodes=2", b, sizeof b), "sim:nodes=2") == 0);
+	CHECK(strcmp(dnet_spec_redact("remote:unix:/a/mytoken=x", b, sizeof b), "remote:unix:/a/mytoken=x") == 0);
+	CHECK(strcmp(dnet_spec_redact("--backend=remote:x,token=abc", b, sizeof b),
+		     "--backend=remote:x,token=***") == 0);
+	dnet_spec_redact("remote:x,token=abcdef", b, 14); /* cut: never part of the token */
+	CHECK(strcmp(b, "remote:x,toke") == 0);
+	CHECK(dnet_spec_take_token("remote:tcp:h:1,token=abc", b, sizeof b, t, sizeof t));
+	CHECK(strcmp(b, "remote:tcp:h:1") == 0 && strcmp(t, "abc") == 0);
+	CHECK(dnet_spec_take_token("remote:tcp:h:1,token=abc,node=2", b, sizeof b, t, sizeof t));
+	CHECK(strcmp(b, "remote:tcp:h:1,node=2") == 0 && strcmp(t, "abc") == 0);
+	CHECK(dnet_spec_take_token("remote:token=abc,node=2", b, sizeof b, t, sizeof t));
+	CHECK(strcmp(b, "remote:node=2") == 0 && strcmp(t, "abc") == 0);
+	CHECK(!dnet_spec_take_token("remote:tcp:h:1,node=2", b, sizeof b, t, sizeof t));
+	CHECK(strcmp(b, "remote:tcp:h:1,node=2") == 0 && t[0] == 0);
 }
 
 int main(void)
 {
 	RUN(accepts);
 	RUN(rejects);
+	RUN(durations);
+	RUN(specs);
 	return t_summary("test_parse");
 }

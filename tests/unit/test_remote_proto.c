@@ -163,6 +163,9 @@ static void build_samples(void)
 	m = add(DNET_MSG_HELLO); m->ver_major = 1; m->node = 1; m->wid = 1; /* no token */
 	m = add(DNET_MSG_HELLO | DNET_MSG_REPLY); m->ver_major = 1; m->nodes = 3072; m->node = 3072;
 	m->caps = 0x2f; m->max_payload = DNET_PROTO_MAX_PAYLOAD;
+	/* 1.2: the cluster id appended (32 bytes) */
+	m = add(DNET_MSG_HELLO | DNET_MSG_REPLY); m->ver_major = 1; m->ver_minor = 2; m->nodes = 2; m->node = 1;
+	m->caps = 0x23; m->max_payload = DNET_PROTO_MAX_PAYLOAD; m->cluster = 0x8877665544332211ull;
 	static const unsigned widths[] = {1, 2, 4, 8, 16};
 	for (unsigned i = 0; i < 5; i++) {
 		m = add(DNET_MSG_READ); m->off = 0x20000 + widths[i] * 16; m->width = (uint8_t)widths[i];
@@ -212,7 +215,7 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 		       a->wid == b->wid && a->privileged == b->privileged && !strcmp(a->token, b->token);
 	case DNET_MSG_HELLO | DNET_MSG_REPLY:
 		return a->ver_major == b->ver_major && a->nodes == b->nodes && a->node == b->node &&
-		       a->caps == b->caps && a->max_payload == b->max_payload;
+		       a->caps == b->caps && a->max_payload == b->max_payload && a->cluster == b->cluster;
 	case DNET_MSG_READ:
 		return a->off == b->off && a->width == b->width;
 	case DNET_MSG_WRITE:

@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
 		"      --hello-grace S   drop a connection that has not said HELLO within S seconds\n"
-		"                        (default 10)\n"
+		"                        (default 10; S also 30s, 5min, 1h: the units of dsh)\n"
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
 		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"
@@ -207,30 +207,14 @@ static int read_token_file(const char *path, char *tok, size_t len)
 	return 0;
 }
 
-/* --vtime-budget: a duration as dnet_parse_duration reads it ("30s",
- * "500ms"), or N min / N h; at most 2^62 ns, the end of virtual time. */
+/* --vtime-budget: a duration (dnet_parse_duration: "30s", "10min", "2h");
+ * at most 2^62 ns, the end of virtual time. */
 static int parse_budget(const char *s, uint64_t *ns, struct dnet_err *err)
 {
-	size_t n = strlen(s);
-	uint64_t v = 0, unit = 0;
-	char num[32];
-	if (n > 3 && strcmp(s + n - 3, "min") == 0)
-		unit = 60000000000ull, n -= 3;
-	else if (n > 1 && s[n - 1] == 'h')
-		unit = 3600000000000ull, n -= 1;
-	if (unit) {
-		if (n >= sizeof num)
-			return dnet_seterr(err, DNET_EINVAL, "'%s' is too long", s);
-		memcpy(num, s, n);
-		num[n] = 0;
-		if (dnet_parse_u64(num, DNET_VTIME_END / unit, &v, "budget", err))
-			return -DNET_EINVAL;
-		*ns = v * unit;
-	} else if (dnet_parse_duration(s, ns, "budget", err)) {
+	if (dnet_parse_duration(s, ns, "budget", err))
 		return -DNET_EINVAL;
-	} else if (*ns > DNET_VTIME_END) {
+	if (*ns > DNET_VTIME_END)
 		return dnet_seterr(err, DNET_EINVAL, "'%s' is past the end of virtual time (2^62 ns)", s);
-	}
 	if (*ns == 0)
 		*ns = UINT64_MAX; /* 0: no cap */
 	return 0;
@@ -348,16 +332,20 @@ int main(int argc, char **argv)
 		case O_IDLE: {
 			uint64_t *v = c == O_HELLO_GRACE ? &hello_grace : c == O_MAX_UNAUTH ? &max_unauth
 				    : c == O_MAX_PER_PEER ? &max_per_peer : &idle;
-			if (dnet_parse_u64(optarg, 86400, v, argv[optind - 1], &err) ||
+			const char *name = c == O_HELLO_GRACE ? "--hello-grace" : c == O_MAX_UNAUTH ? "--max-unauth"
+					   : c == O_MAX_PER_PEER ? "--max-per-peer" : "--idle-timeout";
+			if ((c == O_MAX_UNAUTH || c == O_MAX_PER_PEER
+				     ? dnet_parse_u64(optarg, 86400, v, name, &err)
+				     : dnet_parse_seconds(optarg, 86400, v, name, &err)) ||
 			    ((c == O_HELLO_GRACE || c == O_MAX_UNAUTH) && *v == 0))
-				return usage_error("%s: %s", argv[optind - 1], err.msg[0] ? err.msg : "at least 1");
+				return err.msg[0] ? usage_error("%s", err.msg) : usage_error("%s: at least 1", name);
 			break;
 		}
 		case O_USER_TOKENS: user_tokens_file = optarg; break;
 		case O_ALLOW: allow_file = optarg; break;
 		case O_IDLE_EVICT:
-			if (dnet_parse_u64(optarg, 86400, &idle_evict, "--idle-evict (seconds)", &err))
-				return usage_error("--idle-evict: %s", err.msg);
+			if (dnet_parse_seconds(optarg, 86400, &idle_evict, "--idle-evict", &err))
+				return usage_error("%s", err.msg);
 			break;
 		case O_VTIME_BUDGET:
 			if (parse_budget(optarg, &vtime_budget, &err))
@@ -485,13 +473,16 @@ int main(int argc, char **argv)
 		openlog("dnetd", LOG_PID, LOG_DAEMON);
 	struct dnet_dev *dev = NULL;
 	if (dnet_open(spec, &dev, &err) != 0) {
-		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", spec, err.msg);
+		char shown[DNET_SPEC_MAX + 8]; /* a proxied remote: backend's token stays secret */
+		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", dnet_spec_redact(spec, shown, sizeof shown),
+			err.msg);
 		dnet_grants_free(&user_tokens);
 		dnet_grants_free(&allow);
 		return EXIT_BACKEND;
 	}
 	if (lockstep && !(dnet_dev_caps(dev) & DNET_CAP_VIRTUAL_TIME)) {
-		fprintf(stderr, "dnetd: --lockstep needs a backend in virtual time (%s is not)\n", spec);
+		fprintf(stderr, "dnetd: --lockstep needs a backend in virtual time (%s is not)\n",
+			dnet_dev_spec(dev));
 		dnet_close(dev);
 		dnet_grants_free(&user_tokens);
 		dnet_grants_free(&allow);
@@ -558,7 +549,7 @@ int main(int argc, char **argv)
 		dnet_grants_free(&allow);
 		return 1;
 	}
-	printf("dnetd: serving %s (%u node%s) on %s\n", spec, dnet_node_count(dev),
+	printf("dnetd: serving %s (%u node%s) on %s\n", dnet_dev_spec(dev), dnet_node_count(dev),
 	       dnet_node_count(dev) == 1 ? "" : "s", dnet_srv_address(srv));
 	fflush(stdout);
 

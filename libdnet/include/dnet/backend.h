@@ -71,6 +71,7 @@ struct dnet_dev {
 	unsigned nodes;  /* >= 1 */
 	unsigned node;   /* current, 1..nodes */
 	unsigned caps;   /* DNET_CAP_* */
+	uint64_t cluster; /* which emulated cluster (dnet_dev_cluster); remote: dnetd's */
 	char spec[DNET_SPEC_MAX];
 	/* Kept by the core (tap.h): the tap, dry mode, and the one next read
 	 * of a read-effect register allowed (dnet_reg_read_effect). */

@@ -58,8 +58,24 @@ struct dnet_backend_desc {
 const struct dnet_backend_desc *dnet_backends(unsigned *count);
 
 const char *dnet_dev_backend(const struct dnet_dev *dev); /* "sim" */
+/* The spec the device was opened with, secrets redacted (dnet_spec_redact). */
 const char *dnet_dev_spec(const struct dnet_dev *dev);
+/* spec as it may be printed, logged or written to a report: the value of
+ * every token= option replaced by "***" (D-RUN-SECRETS).  The one redaction
+ * every program uses wherever it shows a backend spec.  Writes at most n
+ * bytes (NUL included) to buf and returns buf. */
+const char *dnet_spec_redact(const char *spec, char *buf, size_t n);
+/* spec without its token= option(s), to buf (n bytes), and the token to tok
+ * (tn bytes; "" if none): so that a program can hand the token on through
+ * DNET_TOKEN or a file rather than a command line.  true if there was one. */
+bool dnet_spec_take_token(const char *spec, char *buf, size_t n, char *tok, size_t tn);
 unsigned dnet_dev_caps(const struct dnet_dev *dev);
+/* The identity of the cluster the device reaches: a random number drawn
+ * when an emulator is opened (in this process, or by the dnetd serving it,
+ * which sends it in its HELLO reply), the same for every client of one
+ * dnetd; 0 when unknown (a board, a dnetd before protocol 1.2).  Ranks
+ * meant to share one emulated cluster compare it (D-RUN-PREFLIGHT). */
+uint64_t dnet_dev_cluster(const struct dnet_dev *dev);
 
 /* Nodes are numbered 1..count (their CLID on the emulator). */
 unsigned dnet_node_count(const struct dnet_dev *dev);
