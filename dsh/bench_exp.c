@@ -278,9 +278,15 @@ static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 	}
 	read_to_host(h, at, r->size, r->copy == 1 ? r->size : 64);
 	if (r->prim == DNET_OT_IPUSH) {
-		/* Give the ring back: Head = Tail (one message at a time). */
-		uint64_t amt = bh_r64(h, DNET_LLCM_WID(WID) + 8 * AMT_IDX);
-		bh_w64(h, DNET_LLCM_WID(WID) + 8 * AMT_IDX, (amt & ~0xffffffffull) | (amt >> 32));
+		/* Give the ring back (§7.1.3: the host moves Head after reading):
+		 * Head = the end of the message the status named, in 8-byte units
+		 * (D-SIM-IPUSH-AREA), the ring's start at its end.  One store, no
+		 * read of the AMT entry (decision D-BENCH-E7-HEAD); one message at
+		 * a time, so Tail is there too and the word is written whole. */
+		uint32_t end = at + ((r->size + 7u) & ~7u);
+		if (end == IPUSH_RING + IPUSH_UNITS * 4096u)
+			end = IPUSH_RING;
+		bh_w64(h, DNET_LLCM_WID(WID) + 8 * AMT_IDX, (uint64_t)end << 32 | end);
 	}
 }
 
@@ -830,12 +836,18 @@ static void e9_receive(struct bench_host *h, struct e9_host *x)
 	struct e9 *e = x->e;
 	uint32_t data = e->size - 8;
 	if (e->pat == IPUSH_ONLY) {
-		/* 1. poll Status Next Write Address; 2. read the status; 3. the
-		 * envelope and 4. the data from the SO-DIMM (VL, flags, copy). */
+		/* 1. poll Status Next Write Address; 2. read the status; 3. read
+		 * the envelope from the SO-DIMM and compare it; 4. read the data
+		 * body and copy it.  Decision D-BENCH-E9-READS: steps 3 and 4 are
+		 * two reads (two VLs), as §7.2.2 lists them and as its account of
+		 * the larger sizes requires (LHS gains there "by reading the
+		 * envelope from the LH Buffer"). */
 		status_wait(h, &x->st, 1);
 		struct dnet_status s;
 		last_status(h, &x->st, &s);
-		read_to_host(h, s.addr, e->size, 64);
+		read_to_host(h, s.addr, 8, 64);
+		if (data)
+			read_to_host(h, s.addr + 8, data, 64);
 		return;
 	}
 	/* LHS: poll the Valid and Complete flags of the next entry (a
