@@ -223,7 +223,7 @@ static void test_ring_backpressure(void)
 	dnet_close(d);
 }
 
-/* Status ring (hardware.md 6.5, D-SIM-RING): 64-byte ring near the end of
+/* Status ring (../shared/spec/hardware.md 6.5, D-SIM-RING): 64-byte ring near the end of
  * LLCM holds 3 statuses; the 4th stalls reception (Full, bit 3) until the
  * host advances Status Next Read Address; the Tail wraps to Initial. */
 static void test_ring_wrap(void)

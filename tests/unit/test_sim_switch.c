@@ -30,7 +30,7 @@ static void test_3071(void)
 	dnet_close(d);
 }
 
-/* Back-pressure through the network (§5.3, hardware.md 7.1): a receiver
+/* Back-pressure through the network (§5.3, ../shared/spec/hardware.md 7.1): a receiver
  * whose status ring is full stalls its Receive Controller; the packets
  * for it must not pile up without bound -- the sender's SWIF FIFO fills and
  * its executor waits, so the sender's RVS counter stops and later requests
