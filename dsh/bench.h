@@ -1,4 +1,4 @@
-/* dsh bench: the thesis's evaluation (spec/evaluation.md E1-E9) re-run on
+/* dsh bench: the thesis's evaluation (../shared/spec/evaluation.md E1-E9) re-run on
  * the emulator with concurrent host timelines (bench_exp.c), and the
  * report (cmd_bench.c). */
 #ifndef DSH_BENCH_H
@@ -30,7 +30,7 @@ struct bench_fig {
 
 /* A headline figure: the model's value beside the thesis's.  kind is
  * "calibration" (the model was calibrated on it), "prediction" (withheld
- * in spec/evaluation.md: the model predicts it) or "new" (the thesis has
+ * in ../shared/spec/evaluation.md: the model predicts it) or "new" (the thesis has
  * no such measurement). */
 struct bench_val {
 	char exp[8];

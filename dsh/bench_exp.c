@@ -1,4 +1,4 @@
-/* dsh bench: the experiments of spec/evaluation.md, each host program
+/* dsh bench: the experiments of ../shared/spec/evaluation.md, each host program
  * written as the thesis's host runs it (windows in rotation, send
  * completion by the Primitive Counter, arrival by polling the receive
  * status ring), on two emulated nodes whose hosts run concurrently on
@@ -519,7 +519,8 @@ static int measure(struct run *r, bool both, double *t_a, double *t_b, char *err
 	return 0;
 }
 
-#define MBPS(bytes, ns) ((double)(bytes) * 1000.0 / (ns)) /* MB/s = 10^6 B/s (evaluation.md 0) */
+/* MB/s = 10^6 B/s (../shared/spec/evaluation.md 0). */
+#define MBPS(bytes, ns) ((double)(bytes) * 1000.0 / (ns))
 
 /* E1 / E2 / E4 (BOTF uni and bi) and E3 / E4 (ping-pong) over a sweep. */
 static int botf_sweep(const struct bench_opts *o, struct bench_out *out, enum mode mode, bool large,
@@ -864,7 +865,7 @@ static void e9_receive(struct bench_host *h, struct e9_host *x)
 	dnet_lh_decode(line, &le);
 	uint32_t inl = data < DNET_LH_DATA_BYTES ? data : DNET_LH_DATA_BYTES;
 	bh_copy(h, inl, 64);
-	/* Decision (evaluation.md 9 item 7): the entry holds 48 B of data, so
+	/* Decision (../shared/spec/evaluation.md 9 item 7): the entry holds 48 B of data, so
 	 * the rest is read when the data part is larger than 48 B (§7.2.1,
 	 * Fig. 7.7), not at 48 B. */
 	if (data > DNET_LH_DATA_BYTES)

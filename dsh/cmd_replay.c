@@ -33,23 +33,11 @@ struct rec {
 	int rc;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* A journal's numbers, as dsh writes them (0x... or decimal), read by
+ * libdnet's strict parser. */
 static bool parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && end != s && !*end;
+	return dnet_parse_u64(s, UINT64_MAX, v, NULL, NULL) == 0;
 }
 
 /* Parse one journal line (comments stripped).  msg names what is wrong. */
@@ -89,9 +77,9 @@ static int parse_line(char *line, struct rec *r, char *msg, size_t n)
 					return -1;
 				}
 				for (size_t i = 0; i < l / 2 && ok; i++) {
-					int h = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
-					ok = h >= 0 && lo >= 0;
-					r->data[i] = (uint8_t)(h << 4 | lo);
+					char byte[5] = { '0', 'x', v[2 * i], v[2 * i + 1], '\0' };
+					ok = parse_u64(byte, &x);
+					r->data[i] = (uint8_t)x;
 				}
 				r->len = l / 2;
 			}

@@ -1,23 +1,9 @@
 /* dsh: the DIMMnet Shell — shared declarations.
  *
- * One concern per file:
- *   main.c        options, backend opening, exit codes
- *   cmdtab.c      the command table (name, aliases, handler, usage, help, example, completion)
- *   args.c        tokenizer, variables, key=value parsing, strict numbers
- *   print.c       the one print layer: text or JSON Lines (libcjson)
- *   cmd_mem.c     llcm/ww/pw/evpbuf read and write, dump, sodimm
- *   shadow.c      register access with shadows of write-only registers
- *   cmd_reg.c     ureg/sreg read and write (original formats), reg by name
- *   cmd_snapshot.c snapshot/diff of all registers, watch
- *   cmd_decode.c  status-ring and LH Buffer decoders, decode of given words
- *   cmd_prim.c    prim/botf/rllcm_write/wait
- *   flags.c       the error flags a primitive caused; verdicts pending until a wait
- *   verdict.c     the run's one verdict (summaries, exit status), late failures
- *   post.c        posted commands and their outcome slots
- *   cmd_misc.c    version, node, info, stat, echo, sleep, set, assert
- *   script.c      command runner: sources, repeat..end, source, set -e, file:line
- *   interactive.c readline, history, completion
- *   help.c        help texts from the command table
+ * One concern per file; each file's opening comment names its concern (the
+ * first lines of the .c files list them all), and docs/architecture.md
+ * draws the layers.  No index here: a list kept by hand went stale (it
+ * named 14 of 31 files).
  */
 #ifndef DSH_DSH_H
 #define DSH_DSH_H

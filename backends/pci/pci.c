@@ -3,7 +3,7 @@
  *
  * The DIMMnet-2 of the thesis sits in a DIMM slot and has no PCI form: this
  * backend is the project's own extension, for boards or FPGA set-ups that
- * expose the same map (hardware.md section 1) behind a memory BAR.
+ * expose the same map (../shared/spec/hardware.md section 1) behind a memory BAR.
  *
  *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]
  *                                           SLOT = [[domain:]bus:]dev.func
@@ -27,7 +27,6 @@
  */
 #include <inttypes.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,26 +41,8 @@
 #include "dnet/map.h"
 #include "dnet/parse.h"
 #include "mmio/mmio.h"
+#include "pci/access.h"
 #include "pci/bars.h"
-
-/* libpci reports fatal errors through a callback that must not return; we
- * turn them into an error value with longjmp (one open at a time). */
-static jmp_buf pci_jmp;
-static char pci_msg[DNET_ERR_MSG_MAX];
-
-static void __attribute__((noreturn)) pci_error_cb(char *msg, ...)
-{
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(pci_msg, sizeof pci_msg, msg, ap);
-	va_end(ap);
-	longjmp(pci_jmp, 1);
-}
-
-static void pci_quiet_cb(char *msg, ...)
-{
-	(void)msg;
-}
 
 struct pci_args {
 	char slot[64];
@@ -137,15 +118,12 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
  * with a->enable, turn memory decoding on. */
 static int find_device(const struct pci_args *a, bool dry, struct pci_found *out, struct dnet_err *err)
 {
-	struct pci_access *volatile pacc = pci_alloc();
+	struct pci_access *volatile pacc = dnet_pci_alloc();
 	if (!pacc)
 		return dnet_seterr(err, DNET_ENOMEM, "pci: libpci allocation failed");
-	pacc->error = pci_error_cb;
-	pacc->warning = pci_quiet_cb;
-	pacc->debug = pci_quiet_cb;
-	if (setjmp(pci_jmp)) {
+	if (setjmp(dnet_pci_jmp)) {
 		pci_cleanup(pacc);
-		return dnet_seterr(err, DNET_EIO, "pci: libpci: %s", pci_msg);
+		return dnet_seterr(err, DNET_EIO, "pci: libpci: %s", dnet_pci_errmsg);
 	}
 	if (a->dump[0]) {
 		pacc->method = PCI_ACCESS_DUMP;

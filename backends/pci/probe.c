@@ -1,7 +1,6 @@
 /* The board probe (probe.h), with libpci. */
 #include <inttypes.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,7 @@
 #include "pci/bars.h"
 #include "pci/probe.h"
 
-static jmp_buf probe_jmp;
-static char probe_msg[DNET_ERR_MSG_MAX];
-
-static void __attribute__((noreturn)) probe_error_cb(char *msg, ...)
-{
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(probe_msg, sizeof probe_msg, msg, ap);
-	va_end(ap);
-	longjmp(probe_jmp, 1);
-}
-
-static void probe_quiet_cb(char *msg, ...)
-{
-	(void)msg;
-}
+#include "pci/access.h" /* libpci's fatal errors as values */
 
 /* Chipsets whose DRAM decode registers are public.  Intel 82865G/PE/P and
  * 82875P MCH datasheets: DRB0-DRB7 (DRAM Row Boundary) at 60h-67h, 8 bits
@@ -66,18 +50,15 @@ int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 {
 	*out = NULL;
 	*n = 0;
-	struct pci_access *volatile pacc = pci_alloc();
+	struct pci_access *volatile pacc = dnet_pci_alloc();
 	struct dnet_probe_dev *volatile list = NULL;
 	volatile unsigned cnt = 0, cap = 0;
 	if (!pacc)
 		return dnet_seterr(err, DNET_ENOMEM, "probe: libpci allocation failed");
-	pacc->error = probe_error_cb;
-	pacc->warning = probe_quiet_cb;
-	pacc->debug = probe_quiet_cb;
-	if (setjmp(probe_jmp)) {
+	if (setjmp(dnet_pci_jmp)) {
 		pci_cleanup(pacc);
 		free(list);
-		return dnet_seterr(err, DNET_EIO, "probe: libpci: %s", probe_msg);
+		return dnet_seterr(err, DNET_EIO, "probe: libpci: %s", dnet_pci_errmsg);
 	}
 	if (dump) {
 		pacc->method = PCI_ACCESS_DUMP;

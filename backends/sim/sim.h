@@ -1,7 +1,7 @@
 /* sim: the DIMMnet-2 emulator backend -- internal declarations shared by
  * the files of backends/sim/ (not a public header).
  *
- * The model (spec/hardware.md sections 3-7):
+ * The model (../shared/spec/hardware.md sections 3-7):
  *   node.c    host interface decode of one node (WW/PW/LLCM/LHB/UREG/SREG),
  *             registers, Controller Status, Module State, Controller Reset
  *   wc.c      Window Controller: Request FIFOs, Acceptor, Executor families
@@ -75,10 +75,11 @@ struct sim_pat {
 };
 
 /* ---- packets (switch.c / wc.c / rc.c) ---- */
-/* Decision D-SIM-SWIF-BUF (§5.3, hardware.md 7.1; depths not given, OQ-21): packets a
- * node has sent that the receiving Receive Controller has not yet taken
- * occupy its SWIF send FIFO; with this many outstanding the FIFO is
- * "almost full" and the executor waits before sending the next packet. */
+/* Decision D-SIM-SWIF-BUF (§5.3, ../shared/spec/hardware.md 7.1; depths not
+ * given, OQ-21): packets a node has sent that the receiving Receive
+ * Controller has not yet taken occupy its SWIF send FIFO; with this many
+ * outstanding the FIFO is "almost full" and the executor waits before
+ * sending the next packet. */
 #define SIM_SWIF_TX_PKTS 8u
 struct sim_pkt {
 	struct sim_pkt *next;

@@ -1,4 +1,4 @@
-/* The register and bit-field table (regs.h; hardware.md section 3, thesis
+/* The register and bit-field table (regs.h; ../shared/spec/hardware.md section 3, thesis
  * Tab. 4.8, Tab. 4.12, App. A, App. B).  Names follow the original dsh
  * options (Tab. C.2-C.4) where dsh had one. */
 #include <inttypes.h>

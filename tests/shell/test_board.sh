@@ -192,6 +192,15 @@ expect_match "not a journal message" "bad.j:1: replay: not a dsh journal" "$(cat
 printf '# dsh journal 1\nwrite node=1 off=0x20000 width=3 val=0x1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "bad width" 1 "$DSH" replay "$T_TMP/bad.j"
 expect_match "bad width message" "bad.j:2: replay: bad value '3' for width" "$(cat "$T_TMP/err")"
+# Block data: two hex digits a byte, either case, nothing else ('_', which
+# groups digits in numbers, is not a digit here).
+printf '# dsh journal 1\nwrite_block node=1 off=0x20000 len=8 data=aB0c0000000000fF rc=0\n# end 1 record\n' >"$T_TMP/ok.j"
+expect_status "block data, mixed case" 0 "$DSH" replay "$T_TMP/ok.j"
+for data in 1_0c 0g0c -10c; do
+	printf '# dsh journal 1\nwrite_block node=1 off=0x20000 len=2 data=%s rc=0\n' "$data" >"$T_TMP/bad.j"
+	expect_status "block data $data" 1 "$DSH" replay "$T_TMP/bad.j"
+	expect_match "block data $data message" "bad.j:2: replay: bad value '$data' for data" "$(cat "$T_TMP/err")"
+done
 printf '# dsh journal 1\nfrob node=1 rc=0\n' >"$T_TMP/bad.j"
 expect_status "unknown record" 1 "$DSH" replay "$T_TMP/bad.j"
 expect_match "unknown record message" "bad.j:2: replay: unknown record 'frob'" "$(cat "$T_TMP/err")"
@@ -211,6 +220,10 @@ expect_match "probe: empty row" "row 2 \(DIMM socket 1, side 0\): empty" "$out"
 expect_match "probe lists the BAR with its spec" "memory BAR0 at 0xf0000000, size unknown \(dump\): -b pci:0000:03:00.0,bar=0" "$out"
 out=$("$DSH" -c "probe dump=$FIX/decoding-off.dump id=1234:5678" 2>&1)
 expect_match "probe: decoding off asks for enable" "memory decoding off: -b pci:0000:03:00.0,bar=0,enable" "$out"
+# libpci's fatal error (it must not return) comes back as a message.
+"$DSH" -c "probe dump=$T_TMP/none.dump" >/dev/null 2>"$T_TMP/err"
+expect_eq "probe: libpci error exit" 1 $?
+expect_match "probe: libpci error message" "probe: libpci: dump: Cannot open .*none.dump" "$(cat "$T_TMP/err")"
 out=$("$DSH" -c "probe dump=$FIX/board.dump id=abcd:0001" 2>&1)
 expect_match "probe: no candidate among the ids" "no device exposes the DIMMnet-2 map through a PCI BAR among the ids given" "$out"
 expect_eq "probe JSON: DRB row 4 start" '"0x40000000"' "$("$DSH" -j -c "probe dump=$FIX/i875p.dump" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([x for x in d["result"]["devices"] if x["role"]=="host bridge"][0]["rows"][4]["start"]))')"

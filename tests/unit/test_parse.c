@@ -1,4 +1,5 @@
-/* Strict number parsing: whole tokens or a clear error. */
+/* Strict number parsing (libdnet/src/parse.c): whole tokens or a clear
+ * error. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

@@ -1,5 +1,6 @@
 /* Register table, bit fields, code tables, LID<->CLID, Module State and the
- * memory map.  The thesis values of Fig. C.12-C.14 are decoded here. */
+ * memory map (libdnet/src/regs.c, codes.c, modstate.c, map.c).  The thesis
+ * values of Fig. C.12-C.14 are decoded here. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

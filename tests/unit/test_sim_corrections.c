@@ -1,12 +1,21 @@
-/* Emulator corrections from the independent audit (issue 7), each pinned
- * against values computed here from the thesis's rules:
- * D-SIM-VS-DST, D-SIM-MULTICAST (with test_sim_spec.c test_3071),
- * D-SIM-RVL-RX, D-SIM-COPY-LIST, D-REG-READ-EFFECT, D-CLID (option),
- * D-SIM-HALT. */
+/* The independent-oracle suite: the emulator corrections of the independent
+ * audit (issue 7), each pinned against values computed here from the
+ * thesis's rules, not by libdnet or the emulator.  It keeps its own name
+ * (the per-block tests are test_sim_<file>.c); what each case covers:
+ *
+ *   test_vss_dst_overrun_rule   wc.c      D-SIM-VS-DST (§4.6.4)
+ *   test_rvl_responder_counts   rc.c      D-SIM-RVL-RX (App. A)
+ *   test_copy_list_refused      wc.c      D-SIM-COPY-LIST (§4.6.8)
+ *   test_ctl_reset_read         node.c    D-REG-READ-EFFECT (App. B)
+ *   test_clid_reading_option    sim.c, switch.c   D-CLID (option clid=),
+ *                                         D-SIM-MULTICAST (with test_sim_switch.c test_3071)
+ *   test_halt_on_error          wc.c      D-SIM-HALT
+ *   test_halt_on_receive_error  rc.c      D-SIM-HALT
+ */
 #include <string.h>
 #include "test_spec_enc.h"
 
-/* Controller Status bits (Tab. A.1, hardware.md 4.2), written out here. */
+/* Controller Status bits (Tab. A.1, ../shared/spec/hardware.md 3.1.1), written out here. */
 #define CS_DONE0 (1ull << 5)
 #define CS_SRC_OVR0 (1ull << 6)
 #define CS_DST_OVR0 (1ull << 7)

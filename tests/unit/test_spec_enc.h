@@ -1,7 +1,6 @@
-/* Encoders written from the spec tables (hardware.md 4.2, 4.4, 6.2, 6.5),
- * bit by bit, not with libdnet's codecs, and small drivers of the host
- * interface, shared by the emulator scenario tests (test_sim_spec.c,
- * test_sim_ipush.c, ...). */
+/* Encoders written from the spec tables (../shared/spec/hardware.md 4.2,
+ * 4.4, 6.2, 6.5), bit by bit, not with libdnet's codecs, and small drivers
+ * of the host interface, shared by the emulator tests (test_sim*.c). */
 #ifndef TEST_SPEC_ENC_H_
 #define TEST_SPEC_ENC_H_
 
@@ -85,6 +84,31 @@ static inline void le32(uint8_t *b, uint32_t v)
 {
 	for (unsigned i = 0; i < 4; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- the receive-status ring (../shared/spec/hardware.md 6.5): a status
+ * at an LLCM offset, and the Tail (Status Next Write Address) ---- */
+
+static inline uint64_t st_lo_at(struct dnet_dev *d, unsigned wid, uint32_t off)
+{
+	return rd64(d, DNET_LLCM_WID(wid) + off);
+}
+
+static inline uint64_t st_hi_at(struct dnet_dev *d, unsigned wid, uint32_t off)
+{
+	return rd64(d, DNET_LLCM_WID(wid) + off + 8);
+}
+
+static inline uint32_t tail(struct dnet_dev *d, unsigned wid)
+{
+	return (uint32_t)ureg(d, wid, DNET_UR_STATUS_ADDR) & 0x7fffu;
+}
+
+static inline void status_at(struct dnet_dev *d, unsigned wid, uint32_t llcm_off, uint64_t *lo,
+			     uint64_t *hi)
+{
+	*lo = rd64(d, DNET_LLCM_WID(wid) + llcm_off);
+	*hi = rd64(d, DNET_LLCM_WID(wid) + llcm_off + 8);
 }
 
 #endif

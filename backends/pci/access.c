@@ -1,0 +1,33 @@
+/* The libpci access handle of the pci backend and the probe (access.h). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "pci/access.h"
+
+jmp_buf dnet_pci_jmp;
+char dnet_pci_errmsg[DNET_ERR_MSG_MAX];
+
+static void __attribute__((noreturn)) error_cb(char *msg, ...)
+{
+	va_list ap;
+	va_start(ap, msg);
+	vsnprintf(dnet_pci_errmsg, sizeof dnet_pci_errmsg, msg, ap);
+	va_end(ap);
+	longjmp(dnet_pci_jmp, 1);
+}
+
+static void quiet_cb(char *msg, ...)
+{
+	(void)msg;
+}
+
+struct pci_access *dnet_pci_alloc(void)
+{
+	struct pci_access *pacc = pci_alloc();
+	if (pacc) {
+		pacc->error = error_cb;
+		pacc->warning = quiet_cb;
+		pacc->debug = quiet_cb;
+	}
+	return pacc;
+}
