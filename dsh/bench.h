@@ -1,5 +1,6 @@
 /* dsh bench: the thesis's evaluation (../shared/spec/evaluation.md E1-E9) re-run on
- * the emulator with concurrent host timelines (bench_exp.c), and the
+ * the emulator with concurrent host timelines (bench_exp.c E1-E7, bench_e9.c;
+ * building blocks in bench_prog.c, results in bench_results.c), and the
  * report (cmd_bench.c). */
 #ifndef DSH_BENCH_H
 #define DSH_BENCH_H
@@ -81,7 +82,7 @@ int bench_experiment(const char *id, const struct bench_opts *o, struct bench_ou
 		     size_t errlen);
 extern const char *const bench_experiments[]; /* "E1".."E9", NULL */
 
-/* Results (bench_exp.c): a figure, a series of it, a point of a series, a
+/* Results (bench_results.c): a figure, a series of it, a point of a series, a
  * headline value; all ignore overflow of the fixed tables. */
 struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
 				const char *yl, bool logx);
@@ -89,6 +90,14 @@ struct bench_series *bench_series_new(struct bench_fig *f, const char *name);
 void bench_point(struct bench_series *s, double x, double y);
 void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
 	       double thesis, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* The value just added is a thesis point to draw on figure fig at x. */
+void bench_val_plot(struct bench_out *o, const char *fig, double x);
+/* A series' largest / smallest y (and its x in *at, if not NULL). */
+double bench_series_max(const struct bench_series *s, double *at);
+double bench_series_min(const struct bench_series *s, double *at);
+/* The smallest x whose y reaches half of the series' maximum, interpolated
+ * linearly between the two points around it. */
+double bench_half_peak(const struct bench_series *s);
 
 /* E8, the IPUSH receive-area trace analysis (bench_e8.c).  coll=: MPI
  * collectives as point-to-point messages (recursive doubling, binomial
@@ -96,5 +105,7 @@ void bench_val(struct bench_out *o, const char *exp, const char *kind, const cha
 enum { BENCH_E8_COLL_RD, BENCH_E8_COLL_BINOMIAL, BENCH_E8_COLL_NONE };
 extern const char *const bench_e8_coll_names[]; /* "rd", "binomial", "none", NULL */
 int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
+/* E9, LHS against IPUSH alone (bench_e9.c). */
+int bench_e9(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
 
 #endif

@@ -20,188 +20,7 @@
 #include "dnet/regs.h"
 #include "dnet/request.h"
 #include "bench.h"
-#include "bench_host.h"
-
-const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", NULL };
-
-#define WID 0u
-#define UR(off) (DNET_UREG_WID(WID) + (off))
-#define BOTF_DATA 496u                 /* 512 B window - 16 B header (§6.2) */
-#define TMO 100000000ull               /* 100 ms of virtual time for any wait */
-#define RING_BYTES 4096u               /* status ring: 256 statuses */
-#define AMT_IDX 256u                   /* LLCM word of the AMT entry */
-#define IPUSH_RING (16u << 20)         /* SO-DIMM offset of the IPUSH ring */
-#define IPUSH_UNITS 2048u              /* 8 MB ring (4 KB units, D-SIM-IPUSH-AREA) */
-
-/* trace=FILE: the first emulator opened after bench_experiment starts
- * writes its Chrome trace-event JSON there. */
-static const char *trace_next;
-
-static int open_sim(struct dnet_dev **dev, char *err, size_t errlen)
-{
-	char spec[512] = "sim:nodes=2,timelines";
-	if (trace_next) {
-		snprintf(spec, sizeof spec, "sim:nodes=2,timelines,trace=%s", trace_next);
-		trace_next = NULL;
-	}
-	struct dnet_err e;
-	if (dnet_open(spec, dev, &e)) {
-		snprintf(err, errlen, "%s", e.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- per-host state ---- */
-
-struct ctr { uint64_t total; unsigned last; };
-
-struct hs {
-	unsigned peer;                 /* node (CLID) of the other host */
-	struct ctr botf, rvs, ipush;
-	uint64_t botf_issued, win_used[4];
-	unsigned next_win;
-	uint32_t st_tail;              /* receive status ring Tail seen */
-	uint64_t seq;                  /* messages sent (PW destination: the last word) */
-	uint64_t rx_seq;               /* messages received into the PW */
-	uint64_t st_count, st_head_at;
-	uint8_t img[512];
-};
-
-/* Wait until the family's Primitive Counter has counted `target`
- * completions since the start (10-bit fields wrap: each change is read). */
-static void ctr_wait(struct bench_host *h, struct ctr *c, unsigned fam, uint64_t target)
-{
-	unsigned sh = DNET_PC_SHIFT(fam);
-	uint64_t mask = ((1ull << DNET_PC_BITS) - 1) << sh;
-	while (c->total < target) {
-		uint64_t v = bh_wait(h, UR(DNET_UR_PRIM_COUNTER), mask, DNET_COND_NE, (uint64_t)c->last << sh, TMO);
-		unsigned now = (unsigned)((v & mask) >> sh);
-		c->total += (now - c->last) & ((1u << DNET_PC_BITS) - 1);
-		c->last = now;
-	}
-}
-
-/* Completion known without reading (the reply arrived). */
-static void ctr_assume(struct ctr *c, uint64_t total)
-{
-	c->total = total;
-	c->last = (unsigned)(total & ((1u << DNET_PC_BITS) - 1));
-}
-
-static void status_ring_setup(struct bench_host *h, struct hs *st)
-{
-	uint64_t code = 0;
-	if (dnet_code_encode(&dnet_codetab_status_area, RING_BYTES, &code, NULL))
-		bh_fail(h, "status ring size");
-	bh_w64(h, UR(DNET_UR_STATUS_INIT), 0);
-	bh_w64(h, UR(DNET_UR_STATUS_SIZE), code);
-	bh_w64(h, UR(DNET_UR_STATUS_ADDR), 0);
-	st->st_tail = 0;
-}
-
-/* Poll Status Next Write Address until k more statuses arrived; give the
- * ring back (Next Read Address) when half of it is used. */
-static void status_wait(struct bench_host *h, struct hs *st, unsigned k)
-{
-	uint32_t want = (st->st_tail + 16u * k) % RING_BYTES;
-	bh_wait(h, UR(DNET_UR_STATUS_ADDR), 0x7fff, DNET_COND_EQ, want, TMO);
-	st->st_tail = want;
-	st->st_count += k;
-	if (st->st_count - st->st_head_at >= RING_BYTES / 32) {
-		bh_w64(h, UR(DNET_UR_STATUS_ADDR), st->st_tail);
-		st->st_head_at = st->st_count;
-	}
-}
-
-/* ---- BOTF (§4.6.2, §6.2) ---- */
-
-struct botf_cfg {
-	unsigned k;                    /* Write Windows in rotation */
-	bool eflag;                    /* a receive status per packet (ping-pong) */
-	bool to_pw;                    /* rflag: into the receiver's Prefetch Window */
-	unsigned type;                 /* header TYPE (RVS, IPUSH, LHSv1) */
-	bool lflag;
-};
-
-/* One message of `size` data bytes as ceil(size/496) BOTFs: for each, wait
- * until its window is free, write the packet image, issue. */
-static void botf_message(struct bench_host *h, struct hs *st, const struct botf_cfg *c, uint32_t size,
-			 const uint64_t *payload_head)
-{
-	uint32_t sent = 0;
-	do {
-		uint32_t d = size - sent < BOTF_DATA ? size - sent : BOTF_DATA;
-		unsigned w = st->next_win++ % c->k;
-		if (st->win_used[w] > st->botf.total)
-			ctr_wait(h, &st->botf, DNET_FAM_BOTF, st->win_used[w]);
-		struct dnet_pkt_hdr ph = {
-			.size = 16 + d, .type = c->type, .dlid = dnet_clid_to_lid((uint16_t)st->peer),
-			.rflag = c->to_pw, .eflag = c->eflag, .lflag = c->lflag,
-			.src_or_init_dst = c->to_pw ? sent % 2048u : sent, .dstoff = c->to_pw ? sent % 2048u : sent,
-		};
-		uint64_t line[2] = { dnet_hdr_dw1(&ph), dnet_hdr_dw2(&ph) };
-		memcpy(st->img, line, 16);
-		memset(st->img + 16, 0x5a, d);
-		if (payload_head && sent == 0)
-			memcpy(st->img + 16, payload_head, 8);
-		if (c->to_pw && sent + d == size && d >= 8) {
-			/* Into the Prefetch Window the receiver sees arrival by the
-			 * data (§6.2.3): the message's last word is its number. */
-			uint64_t n = st->seq + 1;
-			memcpy(st->img + 16 + d - 8, &n, 8);
-		}
-		bh_wblock(h, DNET_WW_WID(WID) + w * DNET_WINDOW_SIZE, st->img, 16 + ((d + 7) & ~7u));
-		struct dnet_botf_req b = { .ww = w, .size = 16 + d };
-		uint64_t lower = 0;
-		if (dnet_botf_encode(&b, &lower, NULL))
-			bh_fail(h, "BOTF encode");
-		bh_w64(h, UR(DNET_UR_CMD0_LOWER), lower);
-		st->win_used[w] = ++st->botf_issued;
-		sent += d;
-	} while (sent < size);
-}
-
-static unsigned botf_packets(uint32_t size) { return (size + BOTF_DATA - 1) / BOTF_DATA; }
-
-/* ---- RVS / IPUSH / VL requests ---- */
-
-static void issue(struct bench_host *h, unsigned otype, unsigned peer, unsigned eflag, uint32_t size,
-		  uint32_t src, uint32_t dst)
-{
-	struct dnet_req r = { .otype = otype, .dclid = peer, .eflag = eflag, .size = size, .srcoff = src,
-			      .dstoff = dst };
-	struct dnet_cmd cmd;
-	struct dnet_err e;
-	if (dnet_req_encode(&r, &cmd, &e))
-		bh_fail(h, "request: %s", e.msg);
-	bh_w64(h, UR(DNET_UR_CMD0_UPPER), cmd.upper);
-	bh_w64(h, UR(DNET_UR_CMD0_LOWER), cmd.lower);
-}
-
-/* Read `size` bytes at SO-DIMM offset `src` into a host buffer of
- * `footprint` bytes, 2 KB at a time through the Prefetch Window (§4.2.1):
- * clflush, VL per 512 B window, poll the flags, PREFETCHNTA, copy. */
-static void read_to_host(struct bench_host *h, uint32_t src, uint32_t size, uint64_t footprint)
-{
-	for (uint32_t off = 0; off < size; off += 2048) {
-		uint32_t chunk = size - off < 2048 ? size - off : 2048;
-		uint32_t pw = DNET_PW_WID(WID);
-		bh_flush(h, pw, chunk);
-		uint64_t flags = 0;
-		for (uint32_t w = 0; w * 512 < chunk; w++) {
-			uint32_t part = chunk - w * 512 < 512 ? chunk - w * 512 : 512;
-			issue(h, DNET_OT_VL, 0, 0, part, src + off + w * 512, w * 512);
-			for (uint32_t l = 0; l * 128 < part; l++)
-				flags |= 1ull << (w * 4 + l);
-		}
-		bh_wait(h, UR(DNET_UR_PW_FLAG), flags, DNET_COND_EQ, flags, TMO);
-		bh_prefetch(h, pw, chunk);
-		uint8_t buf[2048];
-		bh_rcached(h, pw, buf, (chunk + 7) & ~7u);
-		bh_copy(h, chunk, footprint);
-	}
-}
+#include "bench_prog.h"
 
 /* ---- the experiments' host programs ---- */
 
@@ -227,29 +46,21 @@ struct host_arg { struct run *r; unsigned i; };
 static void send_one(struct bench_host *h, struct hs *st, struct run *r)
 {
 	if (r->prim == DNET_OT_BOTF) {
-		botf_message(h, st, &r->botf, r->size, NULL);
+		bp_botf_message(h, st, &r->botf, r->size, NULL);
 		st->seq++;
 		return;
 	}
-	issue(h, r->prim, st->peer, r->mode == PINGPONG, r->size, 0, 1u << 20);
+	bp_issue(h, r->prim, st->peer, r->mode == PINGPONG, r->size, 0, 1u << 20);
 }
 
 static void wait_sent(struct bench_host *h, struct hs *st, struct run *r, uint64_t msgs)
 {
 	if (r->prim == DNET_OT_BOTF)
-		ctr_wait(h, &st->botf, DNET_FAM_BOTF, st->botf_issued);
+		bp_ctr_wait(h, &st->botf, DNET_FAM_BOTF, st->botf_issued);
 	else if (r->prim == DNET_OT_RVS)
-		ctr_wait(h, &st->rvs, DNET_FAM_RVS, msgs);
+		bp_ctr_wait(h, &st->rvs, DNET_FAM_RVS, msgs);
 	else
-		ctr_wait(h, &st->ipush, DNET_FAM_IPUSH, msgs);
-}
-
-/* The receive status just consumed (the one before Tail). */
-static void last_status(struct bench_host *h, const struct hs *st, struct dnet_status *s)
-{
-	uint32_t at = DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 16) % RING_BYTES;
-	uint64_t lo = bh_r64(h, at), hi = bh_r64(h, at + 8);
-	dnet_status_decode(lo, hi, s);
+		bp_ctr_wait(h, &st->ipush, DNET_FAM_IPUSH, msgs);
 }
 
 static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
@@ -263,20 +74,20 @@ static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 		return;
 	}
 	if (r->prim == DNET_OT_BOTF) {
-		status_wait(h, st, botf_packets(r->size));
+		bp_status_wait(h, st, bp_botf_packets(r->size));
 		return;
 	}
-	status_wait(h, st, 1);
+	bp_status_wait(h, st, 1);
 	if (!r->copy)
 		return;
 	uint32_t at = 1u << 20;
 	if (r->prim == DNET_OT_IPUSH) {
 		/* The status names where the controller put the message. */
 		struct dnet_status s;
-		last_status(h, st, &s);
+		bp_last_status(h, st, &s);
 		at = s.addr;
 	}
-	read_to_host(h, at, r->size, r->copy == 1 ? r->size : 64);
+	bp_read_to_host(h, at, r->size, r->copy == 1 ? r->size : 64);
 	if (r->prim == DNET_OT_IPUSH) {
 		/* Give the ring back (§7.1.3: the host moves Head after reading):
 		 * Head = the end of the message the status named, in 8-byte units
@@ -290,13 +101,6 @@ static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 	}
 }
 
-static void ipush_setup(struct bench_host *h, struct hs *st)
-{
-	bh_w64(h, UR(DNET_UR_IPUSH_AREA), IPUSH_UNITS);
-	bh_w64(h, DNET_SREG_BASE + DNET_SR_AMT, dnet_amt_word(AMT_IDX, WID, dnet_clid_to_lid((uint16_t)st->peer)));
-	bh_w64(h, DNET_LLCM_WID(WID) + 8 * AMT_IDX, (uint64_t)IPUSH_RING << 32 | IPUSH_RING);
-}
-
 static void host_prog(struct bench_host *h, void *p)
 {
 	struct host_arg *a = p;
@@ -306,9 +110,9 @@ static void host_prog(struct bench_host *h, void *p)
 		bh_fail(h, "out of memory");
 	st->peer = bh_node(h) == 1 ? 2 : 1;
 	if (r->mode == PINGPONG) {
-		status_ring_setup(h, st);
+		bp_status_ring_setup(h, st);
 		if (r->prim == DNET_OT_IPUSH)
-			ipush_setup(h, st);
+			bp_ipush_setup(h, st);
 	}
 	unsigned total = r->warm + r->iters;
 	bool init = r->initiator[a->i];
@@ -328,7 +132,7 @@ static void host_prog(struct bench_host *h, void *p)
 			/* A message from the peer answers ours: our BOTFs are done
 			 * and their windows free, without reading the counter. */
 			if (r->prim == DNET_OT_BOTF)
-				ctr_assume(&st->botf, st->botf_issued);
+				bp_ctr_assume(&st->botf, st->botf_issued);
 			if (!init)
 				send_one(h, st, r);
 		}
@@ -367,7 +171,7 @@ static void host_prog(struct bench_host *h, void *p)
 static int run_pair(struct run *r, bool both, char *err, size_t errlen)
 {
 	struct dnet_dev *dev = NULL;
-	if (open_sim(&dev, err, errlen))
+	if (bp_open_sim(&dev, err, errlen))
 		return -1;
 	struct host_arg a0 = { r, 0 }, a1 = { r, 1 };
 	unsigned nodes[2] = { 1, 2 };
@@ -380,108 +184,6 @@ static int run_pair(struct run *r, bool both, char *err, size_t errlen)
 		snprintf(err, errlen, "%u B, %s%s: %s", r->size, r->mode == PINGPONG ? "ping-pong" : r->mode == BI ? "bidirectional" : "unidirectional",
 			 r->copy == 1 ? ", copy to host" : r->copy == 2 ? ", copy to a fixed area" : "", why);
 	return rc;
-}
-
-/* ---- results ---- */
-
-struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
-				 const char *yl, bool logx)
-{
-	if (o->nfig >= BENCH_MAX_FIGS)
-		return NULL;
-	struct bench_fig *f = &o->fig[o->nfig++];
-	memset(f, 0, sizeof *f);
-	snprintf(f->id, sizeof f->id, "%s", id);
-	snprintf(f->title, sizeof f->title, "%s", title);
-	f->xlabel = xl;
-	f->ylabel = yl;
-	f->logx = logx;
-	return f;
-}
-
-struct bench_series *bench_series_new(struct bench_fig *f, const char *name)
-{
-	if (!f || f->ns >= BENCH_MAX_SERIES)
-		return NULL;
-	struct bench_series *s = &f->s[f->ns++];
-	memset(s, 0, sizeof *s);
-	snprintf(s->name, sizeof s->name, "%s", name);
-	return s;
-}
-
-void bench_point(struct bench_series *s, double x, double y)
-{
-	if (s && s->n < BENCH_MAX_PTS) {
-		s->x[s->n] = x;
-		s->y[s->n] = y;
-		s->n++;
-	}
-}
-
-void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
-		double thesis, const char *fmt, ...)
-{
-	if (o->nval >= BENCH_MAX_VALS)
-		return;
-	struct bench_val *v = &o->val[o->nval++];
-	snprintf(v->exp, sizeof v->exp, "%s", exp);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(v->what, sizeof v->what, fmt, ap);
-	va_end(ap);
-	v->model = model;
-	v->thesis = thesis;
-	v->unit = unit;
-	v->kind = kind;
-	v->fig[0] = 0;
-	v->x = NAN;
-}
-
-/* The value just added is a thesis point to draw on figure fig at x. */
-static void val_plot(struct bench_out *o, const char *fig, double x)
-{
-	struct bench_val *v = &o->val[o->nval - 1];
-	snprintf(v->fig, sizeof v->fig, "%s", fig);
-	v->x = x;
-}
-
-static double series_max(const struct bench_series *s, double *at)
-{
-	double m = 0;
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->y[i] > m) {
-			m = s->y[i];
-			if (at)
-				*at = s->x[i];
-		}
-	return m;
-}
-
-static double series_min(const struct bench_series *s, double *at)
-{
-	double m = INFINITY;
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->y[i] < m) {
-			m = s->y[i];
-			if (at)
-				*at = s->x[i];
-		}
-	return m;
-}
-
-/* The smallest size whose throughput reaches half of the series' maximum,
- * interpolated linearly between the two sizes around it. */
-static double half_peak(const struct bench_series *s)
-{
-	double half = series_max(s, NULL) / 2;
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->y[i] >= half) {
-			if (i == 0)
-				return s->x[0];
-			double f = (half - s->y[i - 1]) / (s->y[i] - s->y[i - 1]);
-			return s->x[i - 1] + f * (s->x[i] - s->x[i - 1]);
-		}
-	return NAN;
 }
 
 /* ---- size sweeps ---- */
@@ -590,24 +292,24 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 		lat[3] = bench_series_new(fl, "4 WW to PW");
 		if (botf_sweep(o, out, mode, false, err, errlen, &thr[3], &lat[3], k4, 1, true))
 			return -1;
-		bench_val(out, id, "prediction", "MB/s", series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
-		bench_val(out, id, "prediction", "us", series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
-		bench_val(out, id, "prediction", "us", series_min(lat[3], NULL) - 0.385, NAN,
+		bench_val(out, id, "prediction", "MB/s", bench_series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
+		bench_val(out, id, "prediction", "us", bench_series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
+		bench_val(out, id, "prediction", "us", bench_series_min(lat[3], NULL) - 0.385, NAN,
 		    "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), PW");
 	}
 	for (unsigned i = 0; i < 3; i++) {
-		double at = 0, m = series_max(thr[i], &at);
-		double lat_at = 0, lmin = series_min(lat[i], &lat_at);
+		double at = 0, m = bench_series_max(thr[i], &at);
+		double lat_at = 0, lmin = bench_series_min(lat[i], &lat_at);
 		if (e1) {
 			bench_val(out, id, "calibration", "MB/s", m, uni_max[i], "max throughput <= 1984 B, %u WW (at %.0f B)", k124[i], at);
-			val_plot(out, ft->id, at);
+			bench_val_plot(out, ft->id, at);
 		} else
 			bench_val(out, id, "prediction", "MB/s", m, NAN, "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
 		if (i == 2 || e3)
 			bench_val(out, id, e1 ? "calibration" : "prediction", "us", lmin, e1 ? 0.632 : NAN,
 			    "min %s, %u WW (at %.0f B)", e3 ? "RTT/2" : "latency", k124[i], lat_at);
 		if (e1 && i == 2) {
-			val_plot(out, fl->id, 8); /* 16 B header + 8 B data (§6.2.1) */
+			bench_val_plot(out, fl->id, 8); /* 16 B header + 8 B data (§6.2.1) */
 			/* §6.2.1's breakdown: writing the 24 B image and issuing
 			 * (the host's part, before completion is polled) */
 			struct run r = { .mode = UNI, .prim = DNET_OT_BOTF, .size = 8,
@@ -621,14 +323,15 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	}
 	if (e3) {
 		/* The thesis's back-to-back estimate: RTT/2 - switch latency (§6.2.3). */
-		double m = series_min(lat[2], NULL);
+		double m = bench_series_min(lat[2], NULL);
 		bench_val(out, id, "prediction", "us", m - 0.385, NAN, "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), SO-DIMM");
 	}
 	return 0;
 }
 
-static int exp_e4(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
+static int exp_e4(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
+	(void)id;
 	static const unsigned k24[] = { 2, 4 };
 	struct bench_fig *ft = bench_fig_new(out, "fig6.9", "BOTF throughput (data size >= 2 KByte)", "Data Size [Byte]",
 				       "Throughput [MByte/s]", false);
@@ -648,7 +351,7 @@ static int exp_e4(const struct bench_opts *o, struct bench_out *out, char *err, 
 		if (botf_sweep(o, out, modes[mi], true, err, errlen, thr, lat, k24, 2, false))
 			return -1;
 		for (unsigned i = 0; i < 2; i++)
-			bench_val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max throughput 2-64 KB, %s, %u WW",
+			bench_val(out, "E4", "prediction", "MB/s", bench_series_max(thr[i], NULL), NAN, "max throughput 2-64 KB, %s, %u WW",
 			    modes[mi] == BI ? "bidirectional" : "unidirectional", k24[i]);
 		lat[0]->n = lat[1]->n = 0;
 	}
@@ -658,12 +361,13 @@ static int exp_e4(const struct bench_opts *o, struct bench_out *out, char *err, 
 	if (botf_sweep(o, out, PINGPONG, true, err, errlen, thr, lat, k24, 2, false))
 		return -1;
 	for (unsigned i = 0; i < 2; i++)
-		bench_val(out, "E4", "prediction", "MB/s", series_max(thr[i], NULL), NAN, "max ping-pong throughput 2-64 KB, %u WW", k24[i]);
+		bench_val(out, "E4", "prediction", "MB/s", bench_series_max(thr[i], NULL), NAN, "max ping-pong throughput 2-64 KB, %u WW", k24[i]);
 	return 0;
 }
 
-static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
+static int exp_e5(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
+	(void)id;
 	struct bench_fig *ft = bench_fig_new(out, "fig6.11", "SO-DIMM to SO-DIMM throughput", "Data Size (Log Scale) [Byte]",
 				       "Throughput [MByte/s]", true);
 	struct bench_fig *fl = bench_fig_new(out, "E5-latency", "SO-DIMM to SO-DIMM latency (new: the thesis gives minima only)",
@@ -699,25 +403,25 @@ static int exp_e5(const struct bench_opts *o, struct bench_out *out, char *err, 
 		bench_point(tb, s, MBPS(s, ta) + MBPS(s, tb2));
 	}
 	double at;
-	bench_val(out, "E5", "calibration", "MB/s", series_max(tu, NULL), 727.20, "max throughput, unidirectional");
-	val_plot(out, ft->id, 1u << 20);
-	bench_val(out, "E5", "calibration", "B", half_peak(tu), 564, "half-of-peak throughput size, unidirectional");
-	bench_val(out, "E5", "calibration", "MB/s", series_max(tb, NULL), 953.50, "max throughput, bidirectional");
-	val_plot(out, ft->id, 1u << 20);
+	bench_val(out, "E5", "calibration", "MB/s", bench_series_max(tu, NULL), 727.20, "max throughput, unidirectional");
+	bench_val_plot(out, ft->id, 1u << 20);
+	bench_val(out, "E5", "calibration", "B", bench_half_peak(tu), 564, "half-of-peak throughput size, unidirectional");
+	bench_val(out, "E5", "calibration", "MB/s", bench_series_max(tb, NULL), 953.50, "max throughput, bidirectional");
+	bench_val_plot(out, ft->id, 1u << 20);
 	if (tb->n && tb->x[tb->n - 1] == 1u << 20)
 		bench_val(out, "E5", "calibration", "MB/s", tb->y[tb->n - 1], 953.50,
 			  "throughput at 1 MB, bidirectional (the saturation)");
 	at = 0;
-	double m = series_min(lu, &at);
+	double m = bench_series_min(lu, &at);
 	bench_val(out, "E5", "calibration", "us", m, 0.81, "min latency, unidirectional (at %.0f B; thesis: at 64 B)", at);
 	at = 0;
-	m = series_min(lb, &at);
+	m = bench_series_min(lb, &at);
 	bench_val(out, "E5", "calibration", "us", m, 1.09, "min latency, bidirectional (at %.0f B; thesis: 8-32 B)", at);
-	val_plot(out, fl->id, 8);
+	bench_val_plot(out, fl->id, 8);
 	for (unsigned i = 0; i < lu->n; i++)
 		if (lu->x[i] == 64) {
 			bench_val(out, "E5", "calibration", "us", lu->y[i], 0.81, "latency at 64 B, unidirectional");
-			val_plot(out, fl->id, 64);
+			bench_val_plot(out, fl->id, 64);
 		}
 	return 0;
 }
@@ -756,7 +460,7 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 				if (v == 1 && ta / 2 / 1000 < rttcopy[pi])
 					rttcopy[pi] = ta / 2 / 1000;
 			}
-			bench_val(out, id, "prediction", "MB/s", series_max(s, NULL), NAN, "max throughput, %s", name);
+			bench_val(out, id, "prediction", "MB/s", bench_series_max(s, NULL), NAN, "max throughput, %s", name);
 		}
 	const char *pn[2] = { "PUSH", "IPUSH" };
 	for (unsigned pi = 0; pi < (e7 ? 2u : 1u); pi++) {
@@ -769,219 +473,34 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 	return 0;
 }
 
-/* ---- E9: LHS, envelope matching with and without it (§7.2.2, Fig. 7.9) ---- */
+/* E8 (bench_e8.c) and E9 (bench_e9.c) in the table's shape. */
+static int exp_e8(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
+{
+	(void)id;
+	return bench_e8(o, out, err, errlen);
+}
 
-enum lhs_pat { IPUSH_ONLY, IPUSH_LHSV1, VL_IPUSH_LHSV1, IPUSH_LHSV2, LHS_PATS };
-static const char *const lhs_name[LHS_PATS] = { "IPUSH Only", "IPUSH+LHSv1", "VL+IPUSH+LHSv1", "IPUSH+LHSv2" };
-#define E9_SRC (2u << 20)      /* SO-DIMM offset of the data (VL and LHSv2 senders) */
-#define E9_ENV_WW 0x1f8u       /* envelope in Write Window 3's last line (LHSv2) */
+static int exp_e9(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
+{
+	(void)id;
+	return bench_e9(o, out, err, errlen);
+}
 
-struct e9 {
-	enum lhs_pat pat;
-	uint32_t size;             /* envelope + data (Fig. 7.9's x-axis) */
-	unsigned warm, iters;
-	uint64_t t0, t1;
-	unsigned rank[2];
+/* The experiments in order: `bench all` runs them so. */
+static const struct { const char *id; int (*run)(const char *id, const struct bench_opts *o, struct bench_out *out,
+					       char *err, size_t errlen); } experiments[] = {
+	{ "E1", exp_botf }, { "E2", exp_botf }, { "E3", exp_botf }, { "E4", exp_e4 }, { "E5", exp_e5 },
+	{ "E6", exp_push }, { "E7", exp_push }, { "E8", exp_e8 }, { "E9", exp_e9 },
 };
 
-struct e9_host { struct e9 *e; unsigned i; struct hs st; unsigned lh_next; uint64_t lh_phase; unsigned lh_freed; };
-
-static void e9_send(struct bench_host *h, struct e9_host *x, unsigned tag)
-{
-	struct e9 *e = x->e;
-	uint64_t env = dnet_envelope(1, e->rank[x->i], tag);
-	uint32_t data = e->size - 8;
-	if (e->pat == IPUSH_LHSV2) {
-		/* 1. the envelope into a Write Window; 2. one LHSv2 request sends
-		 * it and the SO-DIMM data (Fig. 7.8). */
-		bh_wblock(h, DNET_WW_WID(WID) + E9_ENV_WW, &env, 8);
-		struct dnet_lhsv2_upper u = { .srcoff = E9_SRC, .ww_size = 8, .ww_addr = E9_ENV_WW };
-		uint64_t upper;
-		struct dnet_err er;
-		if (dnet_lhsv2_upper_encode(&u, &upper, &er))
-			bh_fail(h, "LHSv2 upper: %s", er.msg);
-		struct dnet_req r = { .otype = DNET_OT_LHSV2, .dclid = x->st.peer, .size = e->size,
-				      .srcoff = (uint32_t)upper, .dstoff = (uint32_t)(upper >> 32) };
-		struct dnet_cmd cmd;
-		if (dnet_req_encode(&r, &cmd, &er))
-			bh_fail(h, "LHSv2 request: %s", er.msg);
-		bh_w64(h, UR(DNET_UR_CMD0_UPPER), cmd.upper);
-		bh_w64(h, UR(DNET_UR_CMD0_LOWER), cmd.lower);
-		return;
-	}
-	if (e->pat == VL_IPUSH_LHSV1 && data) {
-		/* 1. VL the data into the Prefetch Window; 2. meanwhile the
-		 * header goes into the Write Window (written with the image
-		 * below); 3. poll the flag; 4. data and envelope into the WW. */
-		uint32_t pw = DNET_PW_WID(WID);
-		bh_flush(h, pw, data);
-		issue(h, DNET_OT_VL, 0, 0, data, E9_SRC, 0);
-		uint64_t flags = 0;
-		for (uint32_t l = 0; l * 128 < data; l++)
-			flags |= 1ull << l;
-		bh_wait(h, UR(DNET_UR_PW_FLAG), flags, DNET_COND_EQ, flags, TMO);
-		bh_prefetch(h, pw, data);
-		uint8_t buf[512];
-		bh_rcached(h, pw, buf, (data + 7) & ~7u);
-	}
-	struct botf_cfg c = { .k = 1, .type = DNET_OT_IPUSH, .lflag = e->pat != IPUSH_ONLY,
-			      .eflag = e->pat == IPUSH_ONLY };
-	botf_message(h, &x->st, &c, e->size, &env);
-	/* The window is reused: its BOTF must be done (the next message is
-	 * at least a round trip away, so this read finds it done). */
-	ctr_assume(&x->st.botf, x->st.botf_issued);
-}
-
-static void e9_receive(struct bench_host *h, struct e9_host *x)
-{
-	struct e9 *e = x->e;
-	uint32_t data = e->size - 8;
-	if (e->pat == IPUSH_ONLY) {
-		/* 1. poll Status Next Write Address; 2. read the status; 3. read
-		 * the envelope from the SO-DIMM and compare it; 4. read the data
-		 * body and copy it.  Decision D-BENCH-E9-READS: steps 3 and 4 are
-		 * two reads (two VLs), as §7.2.2 lists them and as its account of
-		 * the larger sizes requires (LHS gains there "by reading the
-		 * envelope from the LH Buffer"). */
-		status_wait(h, &x->st, 1);
-		struct dnet_status s;
-		last_status(h, &x->st, &s);
-		read_to_host(h, s.addr, 8, 64);
-		if (data)
-			read_to_host(h, s.addr + 8, data, 64);
-		return;
-	}
-	/* LHS: poll the Valid and Complete flags of the next entry (a
-	 * failed poll flushes the line, §7.2.2), then envelope and data come
-	 * from the cached entry; data past 48 B from the IPUSH ring. */
-	uint32_t ent = DNET_LHB_WID(WID) + x->lh_next * DNET_LHB_ENTRY;
-	uint64_t want = ((x->lh_phase >> x->lh_next & 1) ? 0 : 3ull) << DNET_LH_COMPLETE_BIT;
-	bh_flush(h, ent, DNET_LHB_ENTRY);
-	bh_wait(h, ent + 8, 3ull << DNET_LH_COMPLETE_BIT, DNET_COND_EQ, want, TMO);
-	x->lh_phase ^= 1ull << x->lh_next;
-	uint64_t line[8];
-	bh_rcached(h, ent, line, sizeof line);
-	struct dnet_lh_entry le;
-	dnet_lh_decode(line, &le);
-	uint32_t inl = data < DNET_LH_DATA_BYTES ? data : DNET_LH_DATA_BYTES;
-	bh_copy(h, inl, 64);
-	/* Decision (../shared/spec/evaluation.md 9 item 7): the entry holds 48 B of data, so
-	 * the rest is read when the data part is larger than 48 B (§7.2.1,
-	 * Fig. 7.7), not at 48 B. */
-	if (data > DNET_LH_DATA_BYTES)
-		read_to_host(h, le.pointer, data - DNET_LH_DATA_BYTES, 64);
-	x->lh_next = (x->lh_next + 1) % DNET_LHB_ENTRIES;
-	if (++x->lh_freed % 32 == 0)
-		bh_w64(h, UR(DNET_UR_LHB_ADDR), (uint64_t)x->lh_next * DNET_LHB_ENTRY);
-}
-
-static void e9_prog(struct bench_host *h, void *p)
-{
-	struct e9_host *x = p;
-	struct e9 *e = x->e;
-	x->st.peer = bh_node(h) == 1 ? 2 : 1;
-	status_ring_setup(h, &x->st);
-	ipush_setup(h, &x->st);
-	/* The LH Buffer: start at the controller's Next Write; note each
-	 * entry's flags (they toggle per use, §7.2.1). */
-	x->lh_next = (unsigned)(bh_r64(h, UR(DNET_UR_LHB_ADDR)) & 0xfffu) / DNET_LHB_ENTRY;
-	bh_w64(h, UR(DNET_UR_LHB_ADDR), (uint64_t)x->lh_next * DNET_LHB_ENTRY);
-	uint64_t lhb[DNET_LHB_SIZE / 8];
-	bh_rblock(h, DNET_LHB_WID(WID), lhb, sizeof lhb);
-	for (unsigned k = 0; k < DNET_LHB_ENTRIES; k++)
-		if (lhb[k * 8 + 1] >> DNET_LH_VALID_BIT & 1)
-			x->lh_phase |= 1ull << k;
-	uint8_t src[128];
-	memset(src, 0x3c, sizeof src);
-	bh_sodimm_write(h, E9_SRC, src, sizeof src);
-	bh_spend(h, 1000000 > bh_now(h) ? 1000000 - bh_now(h) : 0);
-	unsigned total = e->warm + e->iters;
-	for (unsigned m = 0; m < total; m++) {
-		if (m == e->warm && x->i == 0)
-			e->t0 = bh_now(h);
-		if (x->i == 0) {
-			e9_send(h, x, m);
-			e9_receive(h, x);
-		} else {
-			e9_receive(h, x);
-			e9_send(h, x, m);
-		}
-	}
-	if (x->i == 0)
-		e->t1 = bh_now(h);
-}
-
-static int exp_e9(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
-{
-	struct bench_fig *f = bench_fig_new(out, "fig7.9", "Latency change caused by LHS (RTT/2)",
-				      "Data Size [Byte] (including the 8 B envelope)", "Latency [us]", false);
-	struct bench_series *s[LHS_PATS];
-	for (unsigned p = 0; p < LHS_PATS; p++)
-		s[p] = bench_series_new(f, lhs_name[p]);
-	for (unsigned p = 0; p < LHS_PATS; p++)
-		for (uint32_t size = 8; size <= 120; size += o->quick ? 16 : 8) {
-			struct e9 e = { .pat = (enum lhs_pat)p, .size = size, .warm = 2, .iters = 6, .rank = { 0, 1 } };
-			struct e9_host x0 = { .e = &e, .i = 0 }, x1 = { .e = &e, .i = 1 };
-			struct dnet_dev *dev = NULL;
-			if (open_sim(&dev, err, errlen))
-				return -1;
-			unsigned nodes[2] = { 1, 2 };
-			bench_prog progs[2] = { e9_prog, e9_prog };
-			void *args[2] = { &x0, &x1 };
-			char why[200] = "";
-			int rc = bench_run(dev, 2, nodes, progs, args, why, sizeof why);
-			dnet_close(dev);
-			if (rc) {
-				snprintf(err, errlen, "%s, %u B: %s", lhs_name[p], size, why);
-				return -1;
-			}
-			bench_point(s[p], size, (double)(e.t1 - e.t0) / e.iters / 2 / 1000);
-		}
-	/* Differences the thesis discusses (its values are withheld). */
-	double fit[2] = { 0, 0 }, over[2] = { 0, 0 }, v2[2] = { 0, 0 };
-	for (unsigned i = 0; i < s[0]->n; i++) {
-		bool fits = s[0]->x[i] - 8 <= DNET_LH_DATA_BYTES;
-		double dlhs = s[IPUSH_LHSV1]->y[i] - s[IPUSH_ONLY]->y[i];
-		if (fits) {
-			fit[0] += dlhs;
-			fit[1]++;
-		} else {
-			over[0] += dlhs;
-			over[1]++;
-		}
-		v2[0] += s[IPUSH_LHSV2]->y[i] - s[VL_IPUSH_LHSV1]->y[i];
-		v2[1]++;
-	}
-	bench_val(out, "E9", "prediction", "us", fit[1] ? fit[0] / fit[1] : NAN, NAN,
-	    "IPUSH+LHSv1 - IPUSH Only, mean while the message fits one LH entry");
-	bench_val(out, "E9", "prediction", "us", over[1] ? over[0] / over[1] : NAN, NAN,
-	    "IPUSH+LHSv1 - IPUSH Only, mean for sizes that do not fit one entry");
-	bench_val(out, "E9", "prediction", "us", v2[1] ? v2[0] / v2[1] : NAN, NAN,
-	    "IPUSH+LHSv2 - VL+IPUSH+LHSv1, mean over 8-120 B");
-	return 0;
-}
+const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", NULL };
 
 int bench_experiment(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
-	trace_next = o->trace;
-	if (!strcasecmp(id, "E1"))
-		return exp_botf("E1", o, out, err, errlen);
-	if (!strcasecmp(id, "E2"))
-		return exp_botf("E2", o, out, err, errlen);
-	if (!strcasecmp(id, "E3"))
-		return exp_botf("E3", o, out, err, errlen);
-	if (!strcasecmp(id, "E4"))
-		return exp_e4(o, out, err, errlen);
-	if (!strcasecmp(id, "E5"))
-		return exp_e5(o, out, err, errlen);
-	if (!strcasecmp(id, "E6"))
-		return exp_push("E6", o, out, err, errlen);
-	if (!strcasecmp(id, "E7"))
-		return exp_push("E7", o, out, err, errlen);
-	if (!strcasecmp(id, "E8"))
-		return bench_e8(o, out, err, errlen);
-	if (!strcasecmp(id, "E9"))
-		return exp_e9(o, out, err, errlen);
+	bp_trace_next = o->trace;
+	for (size_t i = 0; i < sizeof experiments / sizeof experiments[0]; i++)
+		if (!strcasecmp(id, experiments[i].id))
+			return experiments[i].run(experiments[i].id, o, out, err, errlen);
 	snprintf(err, errlen, "no experiment '%s' (E1-E9)", id);
 	return -1;
 }
