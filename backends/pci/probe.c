@@ -10,7 +10,7 @@
 
 #include "dnet/map.h"
 #include "pci/bars.h"
-#include "pci/probe.h"
+#include "dnet/probe.h"
 
 static jmp_buf probe_jmp;
 static char probe_msg[DNET_ERR_MSG_MAX];

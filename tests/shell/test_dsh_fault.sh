@@ -116,7 +116,7 @@ stat retransmissions' 2>&1)
 		expect_match "remote: faults counted" "faults_dropped [1-9]" "$out"
 		expect_match "remote: retransmitted" "retransmissions [1-9]" "$out"
 		expect_status "remote: fault refused" 1 tmo "$BIN/dsh" -b "remote:unix:$SOCK" -c 'fault'
-		expect_match "remote: why" "needs the in-process emulator" "$(cat "$T_TMP/err")"
+		expect_match "remote: why" "has no fault model" "$(cat "$T_TMP/err")"
 	else
 		fail "dnetd did not create $SOCK within 5 s"
 	fi
