@@ -12,7 +12,7 @@
  * same run gives the same result every time.
  *
  * Decision D-SIM-TIMELINES: by default all nodes' hosts share one clock
- * (one program drives them in turn, as dsh does with @K).  With
+ * (one program drives them in turn, a shell switching nodes).  With
  * `timelines` every node's host has its own clock: a host access happens at
  * that host's time (the device is run up to it first) and advances only that
  * host's clock; the device runs lazily, up to the next access of any host.
@@ -205,7 +205,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	return 0;
 }
 
-/* Decision D-CLID: the reading is libdnet's, process-wide (dsh builds
+/* Decision D-CLID: the reading is libdnet's, process-wide (a host builds
  * BOTF images with it, the emulator routes with it), so every sim open in
  * a process must use the same one: each open sets it (default 11:8), and
  * an open with the other reading while one is open is refused. */
@@ -216,7 +216,7 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	struct sim *s = calloc(1, sizeof *s);
 	if (!s)
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
-	s->nnodes = 2; /* like dsh -N: a newcomer can send between two nodes */
+	s->nnodes = 2; /* a newcomer can send between two nodes */
 	s->cur = 1;
 	s->t = sim_timing_default;
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;

@@ -343,7 +343,7 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
 	 * multicast groups, which the thesis does not describe further; the
 	 * emulated switch has none, so such packets are dropped and counted
-	 * (stat multicast_drops) -- dsh refuses to address them. */
+	 * (stat multicast_drops) -- a careful caller does not address them. */
 	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) == 0 && clid > DNET_CLID_MAX_UNICAST &&
 	    clid != DNET_CLID_INIT) {
 		src->st[ST_MULTICAST_DROPS]++;

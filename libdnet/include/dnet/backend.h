@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 #define DNET_SPEC_MAX 256
 
@@ -123,6 +124,7 @@ struct dnet_kv {
 int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

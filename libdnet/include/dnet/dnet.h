@@ -35,6 +35,8 @@
 #define DNET_VERSION_PATCH 0
 #define DNET_VERSION_STRING "0.1.0"
 
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 const char *dnet_version(void);
+#pragma GCC visibility pop
 
 #endif

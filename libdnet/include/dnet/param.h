@@ -18,6 +18,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 struct dnet_dev;
 
@@ -64,6 +65,7 @@ int dnet_param_set(struct dnet_dev *dev, const char *name, const char *value,
 /* "u64" or "text". */
 const char *dnet_param_type_name(enum dnet_param_type t);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

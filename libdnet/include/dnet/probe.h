@@ -13,10 +13,8 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
 #endif
-#endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 enum dnet_probe_role {
 	DNET_PROBE_HOST,      /* host bridge (class 0600) */
@@ -51,6 +49,7 @@ struct dnet_probe_dev {
 int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 		   struct dnet_probe_dev **out, unsigned *n, struct dnet_err *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
