@@ -19,7 +19,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include -Ibackends $(PKG_CFLAGS)
+# The shell (dsh, dsh-run) and most tests see libdnet's public headers only;
+# the library, dnetd and the tests of emulator or daemon internals
+# (INTERNAL_TESTS) also see backends/ (private headers).
+PUB_CFLAGS  := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include $(PKG_CFLAGS)
+BASE_CFLAGS := $(PUB_CFLAGS) -Ibackends
 CFLAGS  ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -43,7 +47,11 @@ else
   VLDFLAGS :=
 endif
 
-LIB_SRC  := $(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c)
+# The daemon's own files (the server loop and its rooms, grants): linked into
+# dnetd and the tests that drive the server, never into libdnet.  Every file
+# that is the daemon's goes here.
+SERVER_SRC := $(wildcard backends/remote/server*.c backends/remote/srv_*.c) backends/remote/grants.c
+LIB_SRC  := $(filter-out $(SERVER_SRC),$(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c))
 DSH_SRC  := $(wildcard dsh/*.c)
 DNETD_SRC := $(wildcard backends/remote/dnetd/*.c)
 RUN_SRC  := $(wildcard dsh/run/*.c)
@@ -55,6 +63,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_PIC  := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
 DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o)
 RUN_OBJ  := $(RUN_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # Fuzz targets with the standalone driver: a bounded run is a test.
@@ -75,41 +84,59 @@ PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 .PHONY: all deps run test test-plain test-san unit bench install clean fuzz stress
 all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN) $(FUZZ_BIN)
 
+# libdnet's boundary: its objects hide every symbol but those the public
+# headers declare (they say so with a visibility pragma), and the version
+# script (libdnet/libdnet.ver) exports only dnet_* from libdnet.so.
+OBJ_CFLAGS = $(BASE_CFLAGS)
+$(DSH_OBJ) $(RUN_OBJ): OBJ_CFLAGS = $(PUB_CFLAGS)
+$(LIB_OBJ): OBJ_CFLAGS = $(BASE_CFLAGS) -fvisibility=hidden
+LIBVER := libdnet/libdnet.ver
+
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) -c $< -o $@
 $(B)/pic/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$< [pic])
-	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -fPIC -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -fvisibility=hidden $(VCFLAGS) -fPIC -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBSO): $(LIB_PIC)
+$(LIBSO): $(LIB_PIC) $(LIBVER)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 $(VLDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 -Wl,--version-script=$(LIBVER) $(VLDFLAGS) -o $@ \
+	  $(LIB_PIC) $(PKG_LIBS) -lm
 
 $(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
-$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(LIBA)
+$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(SERVER_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(SERVER_OBJ) $(LIBA) $(PKG_LIBS) -lm
 $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
+# Unit tests see the public headers; those of emulator or daemon internals
+# also backends/, and those that drive the server link its objects.
+INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_proto
+SERVER_TESTS := test_dnetd_grants test_remote_e2e
+TEST_CFLAGS = $(PUB_CFLAGS)
+TEST_EXTRA =
+$(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)
+$(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ)
+$(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ)
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(TEST_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
 
 # test_run_report includes dsh/run/report.c whole (its static helpers).
 $(B)/tests/test_run_report: dsh/run/report.c
@@ -121,10 +148,14 @@ FUZZ_DSH_OBJ := $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ))
 FUZZ_DSH_WRAP := $(foreach f,cmd_bench cmd_replay cmd_source cmd_probe,-Wl,--wrap=$(f))
 $(B)/tests/test_fuzz_dsh: $(FUZZ_DSH_OBJ)
 $(B)/tests/test_fuzz_dsh: FUZZ_EXTRA = $(FUZZ_DSH_OBJ) $(FUZZ_DSH_WRAP) -lreadline
+$(B)/tests/test_fuzz_dsh: FUZZ_CFLAGS = $(PUB_CFLAGS)
+$(B)/tests/test_fuzz_server: $(SERVER_OBJ)
+$(B)/tests/test_fuzz_server: FUZZ_EXTRA = $(SERVER_OBJ)
+FUZZ_CFLAGS = $(BASE_CFLAGS)
 $(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(LIBA) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' -o $@ $< \
+	$(Q)$(CC) $(FUZZ_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' -o $@ $< \
 	  tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread
 
 # Long runs, outside make test: fuzzing (libFuzzer with clang, else the

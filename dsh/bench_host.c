@@ -14,7 +14,6 @@
 #include <string.h>
 #include "bench_host.h"
 #include "dnet/backend.h"
-#include "sim/timing.h"
 
 struct bench_sched;
 
@@ -44,6 +43,8 @@ struct bench_sched {
 	unsigned n;
 	bool failed;
 	char err[256];
+	/* the emulator's host copy costs (timing.* parameters), read once */
+	uint64_t l2_bytes, l2_8b_ns, bus_line_ns;
 };
 
 static uint64_t stat_or(struct bench_sched *s, const char *name, uint64_t dflt)
@@ -254,11 +255,11 @@ void bh_prefetch(struct bench_host *h, uint32_t off, size_t len)
 
 void bh_copy(struct bench_host *h, uint64_t bytes, uint64_t footprint)
 {
-	const struct sim_timing *t = &sim_timing_default;
-	if (footprint <= t->host_l2_bytes)
-		bh_spend(h, (bytes + 7) / 8 * t->host_l2_8b_ns);
+	const struct bench_sched *s = h->s;
+	if (footprint <= s->l2_bytes)
+		bh_spend(h, (bytes + 7) / 8 * s->l2_8b_ns);
 	else /* read for ownership + write-back of every line */
-		bh_spend(h, (bytes + 63) / 64 * 2 * t->host_bus_line_ns);
+		bh_spend(h, (bytes + 63) / 64 * 2 * s->bus_line_ns);
 }
 
 void bh_sodimm_write(struct bench_host *h, uint64_t addr, const void *buf, size_t len)
@@ -307,6 +308,13 @@ int bench_run(struct dnet_dev *dev, unsigned n, const unsigned *nodes, const ben
 	      void *const *args, char *err, size_t errlen)
 {
 	struct bench_sched s = { .dev = dev, .n = n };
+	struct dnet_err pe;
+	if (dnet_param_get_u64(dev, "timing.host_l2_bytes", &s.l2_bytes, &pe) ||
+	    dnet_param_get_u64(dev, "timing.host_l2_8b_ns", &s.l2_8b_ns, &pe) ||
+	    dnet_param_get_u64(dev, "timing.host_bus_line_ns", &s.bus_line_ns, &pe)) {
+		snprintf(err, errlen, "the emulator's host costs: %s", pe.msg);
+		return -1;
+	}
 	s.h = calloc(n, sizeof *s.h);
 	if (!s.h) {
 		snprintf(err, errlen, "out of memory");

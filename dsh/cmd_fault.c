@@ -7,23 +7,85 @@
  *   fault clear
  *
  * The rule words are the emulator's own (sim:...,faults=... reads the same,
- * with ':' between words); only the in-process emulator has faults.
+ * with ':' between words).  Everything goes through the emulator's
+ * parameters (fault.*, swif.*: dnet/param.h), so the command works on the
+ * in-process emulator and on a daemon's alike.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-#include "sim/faults.h"
 
-static const char *const kinds[SIM_FAULT_INFO_KINDS] = {
+#define NKINDS 6u
+#define NRULES 32u
+
+/* What the fault.* and swif.* parameters say, read at once. */
+struct fault_info {
+	uint64_t seed, rto_ns;
+	unsigned nrules;
+	char rule[NRULES][128];
+	uint64_t fired[NRULES];
+	uint64_t injected[NKINDS];
+	uint64_t retransmissions, timeouts, duplicates_dropped, crc_errors, out_of_sequence;
+	uint64_t acks_sent, naks_sent, unacked;
+};
+
+static const char *const kinds[NKINDS] = {
 	"dropped", "duplicated", "reordered", "delayed", "corrupted", "stalls",
 };
+static const char *const kind_params[NKINDS] = {
+	"fault.injected.drop", "fault.injected.dup", "fault.injected.reorder",
+	"fault.injected.delay", "fault.injected.corrupt", "fault.injected.stall",
+};
+
+/* A backend without the fault model says so in the shell's words. */
+static int need_faults(struct dnet_dev *dev, struct dnet_err *e)
+{
+	if (dnet_param_find(dev, "fault.add", e))
+		return 0;
+	if (e->code != DNET_ENOENT)
+		return -e->code;
+	return dnet_seterr(e, DNET_ENOTSUP, "backend '%s' has no fault model (the emulator has: "
+			   "sim:..., or remote: to a dnetd serving one)", dnet_dev_backend(dev));
+}
+
+static int fault_info(struct dnet_dev *dev, struct fault_info *fi, struct dnet_err *e)
+{
+	static char text[DNET_PARAM_VALUE_MAX], fired[DNET_PARAM_VALUE_MAX];
+	struct { const char *name; uint64_t *v; } const nums[] = {
+		{ "fault.seed", &fi->seed }, { "fault.rto_ns", &fi->rto_ns },
+		{ "swif.retransmissions", &fi->retransmissions }, { "swif.timeouts", &fi->timeouts },
+		{ "swif.duplicates_dropped", &fi->duplicates_dropped }, { "swif.crc_errors", &fi->crc_errors },
+		{ "swif.out_of_sequence", &fi->out_of_sequence }, { "swif.acks_sent", &fi->acks_sent },
+		{ "swif.naks_sent", &fi->naks_sent }, { "swif.unacked", &fi->unacked },
+	};
+	int rc;
+	memset(fi, 0, sizeof *fi);
+	if ((rc = need_faults(dev, e)))
+		return rc;
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+		if ((rc = dnet_param_get_u64(dev, nums[i].name, nums[i].v, e)))
+			return rc;
+	for (unsigned k = 0; k < NKINDS; k++)
+		if ((rc = dnet_param_get_u64(dev, kind_params[k], &fi->injected[k], e)))
+			return rc;
+	if ((rc = dnet_param_get(dev, "fault.rules", text, sizeof text, e)) ||
+	    (rc = dnet_param_get(dev, "fault.fired", fired, sizeof fired, e)))
+		return rc;
+	char *s1 = NULL, *s2 = NULL;
+	char *r = strtok_r(text, "\n", &s1), *f = strtok_r(fired, "\n", &s2);
+	for (; r && fi->nrules < NRULES; r = strtok_r(NULL, "\n", &s1), f = f ? strtok_r(NULL, "\n", &s2) : NULL) {
+		snprintf(fi->rule[fi->nrules], sizeof fi->rule[0], "%s", r);
+		fi->fired[fi->nrules++] = f ? strtoull(f, NULL, 10) : 0;
+	}
+	return 0;
+}
 
 static int fault_show(struct dsh *d)
 {
 	struct dnet_err e = { 0 };
-	struct sim_fault_info fi;
-	if (sim_fault_info(d->dev, &fi, &e) < 0)
+	struct fault_info fi;
+	if (fault_info(d->dev, &fi, &e) < 0)
 		return dsh_derr(d, &e);
 	cJSON *res = out_res(d);
 	char rto[24];
@@ -44,12 +106,12 @@ static int fault_show(struct dsh *d)
 		}
 	}
 	uint64_t total = 0;
-	for (unsigned k = 0; k < SIM_FAULT_INFO_KINDS; k++)
+	for (unsigned k = 0; k < NKINDS; k++)
 		total += fi.injected[k];
 	out_text(d, "injected %" PRIu64 ":", total);
 	cJSON *inj = res ? cJSON_AddObjectToObject(res, "injected") : NULL;
-	for (unsigned k = 0; k < SIM_FAULT_INFO_KINDS; k++) {
-		out_text(d, " %s %" PRIu64 "%s", kinds[k], fi.injected[k], k + 1 < SIM_FAULT_INFO_KINDS ? "," : "\n");
+	for (unsigned k = 0; k < NKINDS; k++) {
+		out_text(d, " %s %" PRIu64 "%s", kinds[k], fi.injected[k], k + 1 < NKINDS ? "," : "\n");
 		jnum(inj, kinds[k], fi.injected[k]);
 	}
 	out_text(d, "retransmissions %" PRIu64 " (timeouts %" PRIu64 "), duplicates dropped %" PRIu64
@@ -76,7 +138,7 @@ int cmd_fault(struct dsh *d, struct dsh_args *a)
 	if (a->argc == 1 || (a->argc == 2 && !strcmp(a->argv[1], "show")))
 		return fault_show(d);
 	if (a->argc == 2 && !strcmp(a->argv[1], "clear")) {
-		if (sim_fault_clear(d->dev, &e) < 0)
+		if (need_faults(d->dev, &e) || dnet_param_set(d->dev, "fault.rules", "", &e) < 0)
 			return dsh_derr(d, &e);
 		out_text(d, "fault rules cleared\n");
 		return 0;
@@ -99,7 +161,9 @@ int cmd_fault(struct dsh *d, struct dsh_args *a)
 		p += l;
 		*p++ = i + 1 < a->argc ? ' ' : '\0';
 	}
-	int rc = sim_fault_add(d->dev, rule, &e);
+	int rc = need_faults(d->dev, &e);
+	if (!rc)
+		rc = dnet_param_set(d->dev, "fault.add", rule, &e);
 	if (rc < 0) {
 		free(rule);
 		return dsh_derr(d, &e);

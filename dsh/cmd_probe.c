@@ -1,5 +1,5 @@
 /* dsh: probe -- what the machine says about where a DIMMnet-2 can be, with
- * libpci (backends/pci/probe.h): the host bridge / memory controller with
+ * libpci (dnet/probe.h): the host bridge / memory controller with
  * names from the PCI ID database, for chipsets with public DRAM decode
  * registers the range each DIMM row decodes (the board in a DIMM slot is
  * one of them: a devmem base to try once reserved), and devices exposing a
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "board.h"
-#include "pci/probe.h"
+#include "dnet/probe.h"
 
 static const char *role_name(enum dnet_probe_role r)
 {

@@ -247,7 +247,8 @@ static const struct dsh_cmd cmds[] = {
 	{ "fault", { 0 }, cmd_fault,
 	  "fault [show | clear | seed N | rto DUR | KIND [RATE] [from N] [to N] [for DUR] [nth K] [every K] [count C] [data|acks]]",
 	  "Faults in the emulated switch", "fault drop 5% from 1 to 2", NULL, 0,
-	  "Emulator only. Adds a rule to the switch: KIND is drop, dup, reorder, delay, corrupt or stall;\n"
+	  "The emulator's, in-process or a dnetd's (adding or clearing rules there needs a privileged\n"
+	  "client); the fault.* and swif.* parameters underneath (params). Adds a rule to the switch: KIND is drop, dup, reorder, delay, corrupt or stall;\n"
 	  "RATE (5%, 0.5%, 1/20, 0.05) of the matching packets, or by rule the nth / every kth of them,\n"
 	  "at most count times; from/to pick the link by its end nodes; data or acks limits a rule to\n"
 	  "data packets or SWIF's ACK/NAK packets. for DUR: how late a reordered packet arrives (3us),\n"
@@ -256,6 +257,13 @@ static const struct dsh_cmd cmds[] = {
 	  "primitives still complete exactly once and in order. seed N restarts the fault PRNG; clear\n"
 	  "removes every rule. Without arguments (or show): the rules, how often each fired, faults\n"
 	  "injected by kind, retransmissions, duplicates dropped, CRC errors (sums over all nodes)." },
+	{ "params", { 0 }, cmd_params, "params [NAME [VALUE...]]", "Backend parameters",
+	  "params fault.rules", NULL, 0,
+	  "Without NAME: every parameter the backend defines, with its type, access (rw, ro, wo) and\n"
+	  "value. With NAME: its value (a number is also the last result). With VALUE: set it (the words\n"
+	  "joined by spaces). The emulator's: fault.* (its fault rules, as the fault command sets them),\n"
+	  "swif.* (retransmission counters, sums over the nodes), timing.* (step costs, read-only).\n"
+	  "Through dnetd the daemon's backend answers; only a privileged client may set." },
 	{ "echo", { 0 }, cmd_echo, "echo TEXT...", "Print text", "echo phase 1 done", NULL, NODEV,
 	  "Prints the words separated by one blank (variables expanded; quote to keep blanks)." },
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, 0,

@@ -482,6 +482,7 @@ int cmd_node(struct dsh *d, struct dsh_args *a);
 int cmd_info(struct dsh *d, struct dsh_args *a);
 int cmd_stat(struct dsh *d, struct dsh_args *a);
 int cmd_fault(struct dsh *d, struct dsh_args *a);   /* cmd_fault.c */
+int cmd_params(struct dsh *d, struct dsh_args *a);  /* cmd_params.c */
 int cmd_echo(struct dsh *d, struct dsh_args *a);
 int cmd_sleep(struct dsh *d, struct dsh_args *a);
 int cmd_set(struct dsh *d, struct dsh_args *a);

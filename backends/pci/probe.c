@@ -9,7 +9,7 @@
 
 #include "dnet/map.h"
 #include "pci/bars.h"
-#include "pci/probe.h"
+#include "dnet/probe.h"
 
 #include "pci/access.h" /* libpci's fatal errors as values */
 

@@ -27,6 +27,7 @@ static const char *const req_names[] = {
 	[DNET_MSG_STAT] = "STAT",
 	[DNET_MSG_STAT_NAMES] = "STAT_NAMES",
 	[DNET_MSG_SYNC] = "SYNC",
+	[DNET_MSG_PARAM] = "PARAM",
 };
 
 bool dnet_proto_postable(uint16_t type)
@@ -90,6 +91,7 @@ const char *dnet_proto_type_name(uint16_t type)
 		[DNET_MSG_STAT] = "STAT reply",
 		[DNET_MSG_STAT_NAMES] = "STAT_NAMES reply",
 		[DNET_MSG_SYNC] = "SYNC reply",
+		[DNET_MSG_PARAM] = "PARAM reply",
 	};
 	if (type == DNET_MSG_ERROR)
 		return "ERROR";
@@ -299,6 +301,23 @@ static int payload_size(const struct dnet_proto_msg *m, size_t *size, struct dne
 		if (n > DNET_PROTO_MAX_PAYLOAD)
 			return dnet_seterr(err, DNET_EINVAL, "STAT_NAMES reply too large");
 		break;
+	case DNET_MSG_PARAM: {
+		size_t nl = strnlen(m->name, sizeof m->name);
+		if (m->op > DNET_PARAM_OP_SET || (m->op == DNET_PARAM_OP_LIST) != (nl == 0) ||
+		    nl > DNET_PROTO_NAME_MAX)
+			return dnet_seterr(err, DNET_EINVAL, "PARAM: op %u with a name of %zu bytes", m->op, nl);
+		if ((m->op != DNET_PARAM_OP_SET && m->data_len) || m->data_len > DNET_PROTO_VALUE_MAX ||
+		    (m->data_len && memchr(m->data, 0, m->data_len)))
+			return dnet_seterr(err, DNET_EINVAL, "PARAM: a value of %zu bytes (SET only, at most %u, "
+					   "no NUL)", m->data_len, DNET_PROTO_VALUE_MAX);
+		n = 4 + nl + m->data_len;
+		break;
+	}
+	case DNET_MSG_PARAM | DNET_MSG_REPLY:
+		if (m->data_len > DNET_PROTO_MAX_PAYLOAD || (m->data_len && memchr(m->data, 0, m->data_len)))
+			return dnet_seterr(err, DNET_EINVAL, "PARAM reply: %zu bytes of text", m->data_len);
+		n = m->data_len;
+		break;
 	case DNET_MSG_ERROR: {
 		size_t ml = strnlen(m->msg, sizeof m->msg);
 		if (m->code < 1 || m->code > 0xffff)
@@ -432,6 +451,20 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 	case DNET_MSG_STAT:
 		dnet_put16(p, (uint16_t)(n - 2));
 		memcpy(p + 2, m->name, n - 2);
+		break;
+	case DNET_MSG_PARAM: {
+		size_t nl = n - 4 - m->data_len;
+		p[0] = m->op;
+		p[1] = 0;
+		dnet_put16(p + 2, (uint16_t)nl);
+		memcpy(p + 4, m->name, nl);
+		if (m->data_len)
+			memcpy(p + 4 + nl, m->data, m->data_len);
+		break;
+	}
+	case DNET_MSG_PARAM | DNET_MSG_REPLY:
+		if (n)
+			memcpy(p, m->data, n);
 		break;
 	case DNET_MSG_STAT_NAMES | DNET_MSG_REPLY: {
 		uint8_t *q = p + 4;
@@ -754,6 +787,36 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 		m->name[nl] = 0;
 		break;
 	}
+	case DNET_MSG_PARAM: {
+		if ((r = need_min(tn, n, 4, err)))
+			return r;
+		m->op = p[0];
+		size_t nl = dnet_get16(p + 2);
+		if (m->op > DNET_PARAM_OP_SET || p[1])
+			return BAD("PARAM: op %u (0 LIST, 1 GET, 2 SET), reserved byte %u", m->op, p[1]);
+		if (nl > DNET_PROTO_NAME_MAX || (m->op == DNET_PARAM_OP_LIST) != (nl == 0))
+			return BAD("PARAM: a name of %zu bytes (LIST: none; else 1..%u)", nl, DNET_PROTO_NAME_MAX);
+		if ((r = need_min(tn, n, 4 + nl, err)))
+			return r;
+		if (nl && !str_ok(p + 4, nl, DNET_PROTO_NAME_MAX))
+			return BAD("PARAM: name contains a NUL byte");
+		memcpy(m->name, p + 4, nl);
+		m->name[nl] = 0;
+		size_t vl = n - 4 - nl;
+		if (vl && m->op != DNET_PARAM_OP_SET)
+			return BAD("PARAM: %zu value bytes with op %u (SET only)", vl, m->op);
+		if (vl > DNET_PROTO_VALUE_MAX || (vl && memchr(p + 4 + nl, 0, vl)))
+			return BAD("PARAM: a value of %zu bytes (at most %u, no NUL)", vl, DNET_PROTO_VALUE_MAX);
+		m->data = vl ? p + 4 + nl : NULL;
+		m->data_len = vl;
+		break;
+	}
+	case DNET_MSG_PARAM | DNET_MSG_REPLY:
+		if (n && memchr(p, 0, n))
+			return BAD("PARAM reply: text contains a NUL byte");
+		m->data = n ? p : NULL;
+		m->data_len = n;
+		break;
 	case DNET_MSG_STAT_NAMES | DNET_MSG_REPLY: {
 		if ((r = need_min(tn, n, 4, err)))
 			return r;

@@ -33,7 +33,7 @@
 
 #define DNET_PROTO_MAGIC        0x54454e44u  /* bytes 'D' 'N' 'E' 'T' */
 #define DNET_PROTO_VERSION_MAJOR 1u
-#define DNET_PROTO_VERSION_MINOR 2u  /* 1.1: posted requests, SYNC; 1.2: cluster id */
+#define DNET_PROTO_VERSION_MINOR 3u  /* 1.1: posted requests, SYNC; 1.2: cluster id; 1.3: PARAM */
 #define DNET_PROTO_HDR_SIZE     12u
 #define DNET_PROTO_MAX_PAYLOAD  0x80000u     /* 512 KiB */
 #define DNET_PROTO_MAX_DATA     0x40000u     /* 256 KiB of data in one block/SO-DIMM frame */
@@ -41,6 +41,7 @@
 #define DNET_PROTO_MSG_MAX      255u         /* error message bytes */
 #define DNET_PROTO_NAME_MAX     63u          /* stat name bytes */
 #define DNET_PROTO_NAMES_MAX    1024u        /* stat names in one reply */
+#define DNET_PROTO_VALUE_MAX    8191u        /* PARAM value bytes (DNET_PARAM_VALUE_MAX - 1) */
 
 enum dnet_msg_type {
 	DNET_MSG_HELLO        = 0x0001,
@@ -61,7 +62,8 @@ enum dnet_msg_type {
 	DNET_MSG_STAT         = 0x0010,
 	DNET_MSG_STAT_NAMES   = 0x0011,
 	DNET_MSG_SYNC         = 0x0012, /* 1.1 */
-	DNET_MSG_REQ_LAST     = DNET_MSG_SYNC,
+	DNET_MSG_PARAM        = 0x0013, /* 1.3: backend parameters (dnet/param.h) */
+	DNET_MSG_REQ_LAST     = DNET_MSG_PARAM,
 
 	DNET_MSG_REPLY        = 0x8000, /* or'ed into a request type */
 	DNET_MSG_ERROR        = 0x80ff,
@@ -127,7 +129,10 @@ struct dnet_proto_msg {
 	uint64_t ns;            /* DELAY request, NOW reply */
 	uint8_t busy;           /* BUSY reply */
 	uint64_t stat;          /* STAT reply */
-	char name[DNET_PROTO_NAME_MAX + 1]; /* STAT */
+	char name[DNET_PROTO_NAME_MAX + 1]; /* STAT, PARAM (empty for LIST) */
+	/* PARAM: op, name, and for SET the value in data.  PARAM reply: the
+	 * text in data (LIST: "NAME\tTYPE\tFLAGS\tHELP\n" each; GET: the value). */
+	uint8_t op;             /* enum dnet_param_op */
 
 	/* STAT_NAMES reply: count names; when encoding, names[0..count).
 	 * SYNC reply: count posted requests failed, skipped of them skipped
@@ -139,6 +144,8 @@ struct dnet_proto_msg {
 	uint32_t code;
 	char msg[DNET_PROTO_MSG_MAX + 1];
 };
+
+enum dnet_param_op { DNET_PARAM_OP_LIST, DNET_PARAM_OP_GET, DNET_PARAM_OP_SET };
 
 /* A growable output buffer. */
 struct dnet_pbuf {

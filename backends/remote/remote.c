@@ -51,6 +51,13 @@ struct remote {
 	size_t in_cap, in_len, in_pos;
 	char **names;          /* stat names cache, NULL-terminated */
 	bool names_done;
+	uint16_t minor;        /* the daemon's protocol minor version */
+	/* the daemon's parameters (PARAM LIST, 1.3), fetched once: the
+	 * definitions point into params_text */
+	struct dnet_param *params;
+	unsigned nparams;
+	char *params_text;
+	bool params_done;
 	/* posting */
 	bool can_post;         /* the daemon speaks protocol 1.1 */
 	uint32_t unconfirmed;  /* posted frames since the last SYNC */
@@ -571,6 +578,8 @@ static void remote_free(struct remote *r)
 			free(*p);
 		free(r->names);
 	}
+	free(r->params);
+	free(r->params_text);
 	free(r);
 }
 
@@ -683,6 +692,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return -DNET_EPROTO;
 	}
 	r->can_post = rep.ver_minor >= 1;
+	r->minor = rep.ver_minor;
 	dev->cluster = rep.cluster; /* 0: a dnetd before 1.2 does not say */
 	dev->priv = r;
 	dev->nodes = rep.nodes;
@@ -1031,6 +1041,107 @@ static const char *const *remote_stat_names(struct dnet_dev *dev)
 	return (const char *const *)r->names;
 }
 
+/* ---- parameters (PARAM, protocol 1.3) ---- */
+
+static int param_rpc(struct dnet_dev *dev, uint8_t op, const char *name, const char *value,
+		     struct dnet_proto_msg *rep, struct dnet_err *err)
+{
+	struct dnet_proto_msg req;
+	msg_init(&req, DNET_MSG_PARAM);
+	req.op = op;
+	snprintf(req.name, sizeof req.name, "%s", name);
+	if (value) {
+		req.data = (const uint8_t *)value;
+		req.data_len = strlen(value);
+	}
+	return rpc(dev->priv, &req, rep, 0, err);
+}
+
+/* Parse LIST's lines "NAME\tTYPE\tFLAGS\tHELP\n" in place. */
+static int params_parse(struct remote *r, struct dnet_err *err)
+{
+	unsigned n = 0;
+	for (const char *c = r->params_text; *c; c++)
+		n += *c == '\n';
+	r->params = calloc(n ? n : 1, sizeof *r->params);
+	if (!r->params)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	char *save = NULL;
+	for (char *line = strtok_r(r->params_text, "\n", &save); line && r->nparams < n;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[4] = { line, NULL, NULL, NULL };
+		for (unsigned k = 1; k < 4; k++) {
+			f[k] = f[k - 1] ? strchr(f[k - 1], '\t') : NULL;
+			if (f[k])
+				*f[k]++ = '\0';
+		}
+		if (!f[3])
+			return dnet_seterr(err, DNET_EPROTO, "dnetd at %s: PARAM list line '%.60s' is not "
+					   "NAME TYPE FLAGS HELP", r->addr, line);
+		struct dnet_param *p = &r->params[r->nparams++];
+		p->name = f[0];
+		p->type = strcmp(f[1], "u64") == 0 ? DNET_PARAM_U64 : DNET_PARAM_TEXT;
+		p->flags = (unsigned)strtoul(f[2], NULL, 10) & (DNET_PARAM_RO | DNET_PARAM_WO);
+		p->help = f[3];
+	}
+	return 0;
+}
+
+static const struct dnet_param *remote_params(struct dnet_dev *dev, unsigned *n, struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	*n = 0;
+	if (!r->params_done && r->minor >= 3) {
+		struct dnet_proto_msg rep;
+		int rc = param_rpc(dev, DNET_PARAM_OP_LIST, "", NULL, &rep, err);
+		if (rc)
+			return NULL;
+		r->params_text = malloc(rep.data_len + 1);
+		if (!r->params_text) {
+			dnet_seterr(err, DNET_ENOMEM, "out of memory");
+			return NULL;
+		}
+		if (rep.data_len)
+			memcpy(r->params_text, rep.data, rep.data_len);
+		r->params_text[rep.data_len] = '\0';
+		if (params_parse(r, err)) {
+			free(r->params);
+			free(r->params_text);
+			r->params = NULL;
+			r->params_text = NULL;
+			r->nparams = 0;
+			return NULL;
+		}
+	}
+	r->params_done = true; /* a daemon before 1.3 has none */
+	*n = r->nparams;
+	static const struct dnet_param none[1];
+	return r->params ? r->params : none;
+}
+
+static int remote_param_get(struct dnet_dev *dev, const struct dnet_param *p, char *buf, size_t len,
+			    struct dnet_err *err)
+{
+	struct dnet_proto_msg rep;
+	int rc = param_rpc(dev, DNET_PARAM_OP_GET, p->name, NULL, &rep, err);
+	if (rc)
+		return rc;
+	if (rep.data_len >= len)
+		return dnet_seterr(err, DNET_EINVAL, "parameter '%s': %zu bytes do not fit in %zu", p->name,
+				   rep.data_len, len);
+	if (rep.data_len)
+		memcpy(buf, rep.data, rep.data_len);
+	buf[rep.data_len] = '\0';
+	return 0;
+}
+
+static int remote_param_set(struct dnet_dev *dev, const struct dnet_param *p, const char *value,
+			    struct dnet_err *err)
+{
+	struct dnet_proto_msg rep;
+	return param_rpc(dev, DNET_PARAM_OP_SET, p->name, value, &rep, err);
+}
+
 const struct dnet_backend_ops dnet_backend_remote = {
 	.name = "remote",
 	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=MS][,anypeer]",
@@ -1053,4 +1164,7 @@ const struct dnet_backend_ops dnet_backend_remote = {
 	.stat = remote_stat,
 	.stat_names = remote_stat_names,
 	.sync = remote_sync,
+	.params = remote_params,
+	.param_get = remote_param_get,
+	.param_set = remote_param_set,
 };

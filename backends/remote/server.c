@@ -1,5 +1,6 @@
 /* The dnetd server loop (see server.h and docs/protocol.md). */
 #include "remote/server.h"
+#include "remote/server_param.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -1165,7 +1166,7 @@ static bool ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_
 		return false;
 	switch (type) {
 	case DNET_MSG_HELLO: case DNET_MSG_SET_NODE: case DNET_MSG_NOW: case DNET_MSG_STAT:
-	case DNET_MSG_STAT_NAMES: case DNET_MSG_SYNC:
+	case DNET_MSG_STAT_NAMES: case DNET_MSG_SYNC: case DNET_MSG_PARAM:
 		return false;
 	default:
 		return true;
@@ -1440,6 +1441,13 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 			n++;
 		r.names = names;
 		r.count = n;
+		break;
+	}
+	case DNET_MSG_PARAM: {
+		char *text;
+		rc = dnet_srv_param(dev, c->privileged, m, &text, &r.data_len, &e);
+		buf = (uint8_t *)text;
+		r.data = buf;
 		break;
 	}
 	default:

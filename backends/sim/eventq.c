@@ -7,7 +7,7 @@ static bool ev_before(const struct sim_ev *a, const struct sim_ev *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-int evq_push(struct sim_evq *q, const struct sim_ev *ev)
+int sim_evq_push(struct sim_evq *q, const struct sim_ev *ev)
 {
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 256;
@@ -31,12 +31,12 @@ int evq_push(struct sim_evq *q, const struct sim_ev *ev)
 	return 0;
 }
 
-const struct sim_ev *evq_peek(const struct sim_evq *q)
+const struct sim_ev *sim_evq_peek(const struct sim_evq *q)
 {
 	return q->n ? &q->v[0] : NULL;
 }
 
-bool evq_pop(struct sim_evq *q, struct sim_ev *ev)
+bool sim_evq_pop(struct sim_evq *q, struct sim_ev *ev)
 {
 	if (!q->n)
 		return false;
@@ -62,7 +62,7 @@ bool evq_pop(struct sim_evq *q, struct sim_ev *ev)
 	return true;
 }
 
-void evq_free(struct sim_evq *q)
+void sim_evq_free(struct sim_evq *q)
 {
 	for (size_t i = 0; i < q->n; i++)
 		free(q->v[i].p);

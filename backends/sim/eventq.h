@@ -34,10 +34,10 @@ struct sim_evq {
 };
 
 /* 0 or -1 (out of memory). */
-int evq_push(struct sim_evq *q, const struct sim_ev *ev);
-bool evq_pop(struct sim_evq *q, struct sim_ev *ev);
-const struct sim_ev *evq_peek(const struct sim_evq *q);
+int sim_evq_push(struct sim_evq *q, const struct sim_ev *ev);
+bool sim_evq_pop(struct sim_evq *q, struct sim_ev *ev);
+const struct sim_ev *sim_evq_peek(const struct sim_evq *q);
 /* Free the queue; free(p) of every event still queued. */
-void evq_free(struct sim_evq *q);
+void sim_evq_free(struct sim_evq *q);
 
 #endif

@@ -3,9 +3,9 @@
  * link, by rate or by rule; seeded and reproducible (Decision
  * D-SIM-FAULTS, docs/decisions.md).
  *
- * The rule language (the spec option faults=... and dsh's fault command
- * read the same words; in a spec, ':' separates words and '+' rules, since
- * ',' ends the option):
+ * The rule language (the spec option faults=... and the fault.*
+ * parameters, params.c, read the same words; in a spec, ':' separates words
+ * and '+' rules, since ',' ends the option):
  *
  *   KIND [RATE] [from N] [to N] [for DUR] [nth K] [every K] [count C] [data|acks]
  *   seed N        the PRNG seed (default 0); restarts the sequence
@@ -29,13 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/parse.h"
-#include "sim/faults.h"
 #include "sim/sim.h"
 
 #define DEFAULT_RTO_NS 16384u /* InfiniBand's 4.096 us x 2^2 Local ACK Timeout */
 
-_Static_assert(SIM_FAULT_INFO_RULES == SIM_FAULT_RULES, "faults.h and sim.h rule counts");
-_Static_assert(SIM_FAULT_INFO_KINDS == SIM_FK_COUNT, "faults.h and sim.h kind counts");
 _Static_assert(ST_F_STALL - ST_F_DROP == SIM_FK_STALL, "per-kind statistics in enum sim_fault_kind order");
 
 static const char *const kind_names[SIM_FK_COUNT] = {
@@ -302,65 +299,4 @@ void sim_faults_rule_text(const struct sim_fault_rule *r, char *buf, size_t n)
 	if (r->what)
 		ADD(" %s", r->what == 1 ? "data" : "acks");
 #undef ADD
-}
-
-/* ---- the API for dsh (faults.h) ---- */
-
-static struct sim *dev_sim(struct dnet_dev *dev, struct dnet_err *err)
-{
-	if (!dev || dev->ops != &dnet_backend_sim || !dev->priv) {
-		dnet_seterr(err, DNET_ENOTSUP, "fault: needs the in-process emulator (sim:...); for a "
-			    "daemon's emulator give faults=... in the spec dnetd serves");
-		return NULL;
-	}
-	return dev->priv;
-}
-
-int sim_fault_add(struct dnet_dev *dev, const char *rules, struct dnet_err *err)
-{
-	struct sim *s = dev_sim(dev, err);
-	if (!s)
-		return -DNET_ENOTSUP;
-	return sim_faults_parse(&s->faults, rules, err);
-}
-
-int sim_fault_clear(struct dnet_dev *dev, struct dnet_err *err)
-{
-	struct sim *s = dev_sim(dev, err);
-	if (!s)
-		return -DNET_ENOTSUP;
-	s->faults.nrules = 0; /* packets still unacknowledged keep being retransmitted */
-	return 0;
-}
-
-int sim_fault_info(struct dnet_dev *dev, struct sim_fault_info *info, struct dnet_err *err)
-{
-	struct sim *s = dev_sim(dev, err);
-	if (!s)
-		return -DNET_ENOTSUP;
-	memset(info, 0, sizeof *info);
-	const struct sim_faults *f = &s->faults;
-	info->seed = f->seed;
-	info->rto_ns = sim_faults_rto(s);
-	info->nrules = f->nrules;
-	for (unsigned i = 0; i < f->nrules; i++) {
-		sim_faults_rule_text(&f->rule[i], info->rule[i], sizeof info->rule[i]);
-		info->fired[i] = f->rule[i].fired;
-	}
-	for (unsigned k = 0; k < SIM_FK_COUNT; k++)
-		info->injected[k] = f->injected[k];
-	for (unsigned i = 0; i < s->nnodes; i++) {
-		const struct sim_node *n = s->node[i];
-		if (!n)
-			continue;
-		info->retransmissions += n->st[ST_RETRANSMITS];
-		info->timeouts += n->st[ST_RETX_TIMEOUTS];
-		info->duplicates_dropped += n->st[ST_DUPS_DROPPED];
-		info->crc_errors += n->st[ST_CRC_ERRORS];
-		info->out_of_sequence += n->st[ST_OUT_OF_SEQ];
-		info->acks_sent += n->st[ST_ACKS_SENT];
-		info->naks_sent += n->st[ST_NAKS_SENT];
-		info->unacked += n->swif.used;
-	}
-	return 0;
 }

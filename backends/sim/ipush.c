@@ -30,7 +30,7 @@
 
 /* Decision D-SIM-IPUSH-WIRE (OQ-15): TYPE 5'b11001 / 5'b11010 on the wire
  * (the §7.2.2 BOTF images) are received as LHS, like IPUSH with lflag = 1. */
-bool ipush_is_lhs_type(unsigned type)
+bool sim_ipush_is_lhs_type(unsigned type)
 {
 	return type == DNET_OT_LHSV1 || type == DNET_OT_LHSV2;
 }
@@ -162,7 +162,7 @@ static struct ipush_msg **msg_find(struct sim_node *n, uint16_t slid, unsigned s
 	return pp;
 }
 
-bool ipush_receiving(const struct sim_node *n, unsigned dwid)
+bool sim_ipush_receiving(const struct sim_node *n, unsigned dwid)
 {
 	for (const struct ipush_msg *m = n->rx_msgs; m; m = m->next)
 		if (m->dwid == dwid)
@@ -170,7 +170,7 @@ bool ipush_receiving(const struct sim_node *n, unsigned dwid)
 	return false;
 }
 
-void ipush_reset(struct sim_node *n)
+void sim_ipush_reset(struct sim_node *n)
 {
 	while (n->rx_msgs) {
 		struct ipush_msg *m = n->rx_msgs;
@@ -274,12 +274,12 @@ static enum ipush_rx_result msg_open(struct sim_node *n, uint16_t slid, unsigned
 	return IPUSH_RX_DONE;
 }
 
-enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct sim_pkt *p,
+enum ipush_rx_result sim_ipush_rx(struct sim *s, struct sim_node *n, const struct sim_pkt *p,
 			      const struct dnet_pkt_hdr *h, unsigned hl, uint64_t dlen)
 {
 	unsigned dwid = h->dwid & 1u;
 	struct sim_wid *w = &n->w[dwid];
-	bool lhs = h->lflag || ipush_is_lhs_type(h->type);
+	bool lhs = h->lflag || sim_ipush_is_lhs_type(h->type);
 	/* Decision D-SIM-IPUSH-WIRE: a 2-line header is a whole message; with
 	 * 3 lines the 3rd DW gives the message size and the 2nd DW the offset
 	 * of this packet's data (DSTOff - Initial DSTOff, as RVS sends it). */
@@ -319,10 +319,10 @@ enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct si
 			lh_fill(w, m->lh_slot, off, b, head_part);
 		}
 		if (len > head_part)
-			sd_area_write(n, dwid, (uint64_t)m->addr + (off + head_part - LH_HEAD_BYTES),
+			sim_sd_area_write(n, dwid, (uint64_t)m->addr + (off + head_part - LH_HEAD_BYTES),
 				      b + head_part, len - head_part);
 	} else if (len) {
-		sd_area_write(n, dwid, (uint64_t)m->addr + off, b, len);
+		sim_sd_area_write(n, dwid, (uint64_t)m->addr + off, b, len);
 	}
 	m->got += (uint32_t)len;
 	if (m->got >= m->total) {
@@ -336,9 +336,9 @@ enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct si
 		*pp = m->next;
 		free(m);
 		n->wu_ipush = DNET_WUI_IDLE;
-		if (n->vl_hold && !ipush_receiving(n, dwid)) {
+		if (n->vl_hold && !sim_ipush_receiving(n, dwid)) {
 			n->vl_hold = false;
-			wc_wake(s, n);
+			sim_wc_wake(s, n);
 		}
 	}
 	return IPUSH_RX_DONE;

@@ -162,8 +162,8 @@ void sim_node_free(struct sim_node *n)
 	if (!n)
 		return;
 	free(n->posted);
-	rc_reset(NULL, n);
-	sd_free(n);
+	sim_rc_reset(NULL, n);
+	sim_sd_free(n);
 	free(n->amt);
 	free(n->hostq.v);
 	free(n->rcq.v);
@@ -225,7 +225,7 @@ void sim_pw_flags_written(struct sim_wid *w, uint32_t off, uint32_t len)
  * in error -- in HEAD for a header error ([19:18]), after the clipped
  * write of an RVS-family packet's overrun (bit 17), before Packet Counter
  * and status; an IPUSH packet that cannot be received (bit 17) where
- * ipush.c drops it (rc.c rc_finish, rc_step).  Module State shows those states.  Off by
+ * ipush.c drops it (rc.c rc_finish, sim_rc_step).  Module State shows those states.  Off by
  * default. */
 void sim_error_raised(struct sim_node *n)
 {
@@ -344,11 +344,11 @@ static uint64_t ctl_status(const struct sim_node *n, unsigned wid)
 		v |= DNET_CS_REQ_PENDING;
 	if (n->sdimm_ready)
 		v |= DNET_CS_SDIMM_INIT;
-	if (wc_fifo_almost_full(n))
+	if (sim_wc_fifo_almost_full(n))
 		v |= DNET_CS_FIFO_FULL;
-	if (ring_full(w))
+	if (sim_ring_full(w))
 		v |= DNET_CS_STATUS_FULL;
-	if (ring_empty(w))
+	if (sim_ring_empty(w))
 		v |= DNET_CS_STATUS_EMPTY;
 	return v & DNET_CS_VALID_MASK;
 }
@@ -384,22 +384,22 @@ static void ureg_write(struct sim *s, struct sim_node *n, unsigned wid, uint32_t
 {
 	struct sim_wid *w = &n->w[wid];
 	switch (o) {
-	case DNET_UR_CMD0_LOWER: wc_kick_lower(s, n, wid, 0, v); break;
-	case DNET_UR_CMD1_LOWER: wc_kick_lower(s, n, wid, 1, v); break;
+	case DNET_UR_CMD0_LOWER: sim_wc_kick_lower(s, n, wid, 0, v); break;
+	case DNET_UR_CMD1_LOWER: sim_wc_kick_lower(s, n, wid, 1, v); break;
 	case DNET_UR_CMD0_UPPER: w->cmd_upper[0] = v; break;
 	case DNET_UR_CMD1_UPPER: w->cmd_upper[1] = v; break;
 	case DNET_UR_CMD_EX: w->cmd_ex = v; break;
 	case DNET_UR_PRIM_COUNTER: memset(w->prim, 0, sizeof w->prim); break;
 	case DNET_UR_PKT_COUNTER: w->pkt_count = 0; break;
-	case DNET_UR_IPUSH_AREA: w->ipush_area = (uint16_t)v; rc_retry(s, n); break;
+	case DNET_UR_IPUSH_AREA: w->ipush_area = (uint16_t)v; sim_rc_retry(s, n); break;
 	/* Decision D-SIM-LHS: Head steps by whole 64-byte entries [I]. */
 	case DNET_UR_LHB_ADDR:
 		w->lhb_head = (uint16_t)(v & 0xfc0u);
-		rc_retry(s, n);
+		sim_rc_retry(s, n);
 		break;
-	case DNET_UR_STATUS_INIT: ring_config(w, 0, v); rc_retry(s, n); break;
-	case DNET_UR_STATUS_SIZE: ring_config(w, 1, v); rc_retry(s, n); break;
-	case DNET_UR_STATUS_ADDR: ring_config(w, 2, v); rc_retry(s, n); break;
+	case DNET_UR_STATUS_INIT: sim_ring_config(w, 0, v); sim_rc_retry(s, n); break;
+	case DNET_UR_STATUS_SIZE: sim_ring_config(w, 1, v); sim_rc_retry(s, n); break;
+	case DNET_UR_STATUS_ADDR: sim_ring_config(w, 2, v); sim_rc_retry(s, n); break;
 	case DNET_UR_CMD_EX_FLAG: w->ex_flag = v & 1u; break;
 	default: break; /* read-only or unassigned: no effect [I] */
 	}
@@ -418,8 +418,8 @@ static void ureg_write(struct sim *s, struct sim_node *n, unsigned wid, uint32_t
  * Write Window, Prefetch Window and LLCM (Block RAM is not cleared). */
 static void ctl_reset(struct sim *s, struct sim_node *n)
 {
-	wc_reset(n);
-	rc_reset(s, n);
+	sim_wc_reset(n);
+	sim_rc_reset(s, n);
 	for (unsigned w = 0; w < DNET_NWID; w++)
 		wid_reset(&n->w[w], false);
 	n->cs_rc = 0;
@@ -622,7 +622,7 @@ void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const u
 	case DNET_REG_WW: memcpy(w->ww + o, buf, len); break;
 	case DNET_REG_LLCM:
 		memcpy(w->llcm + o, buf, len);
-		rc_retry(s, n); /* once is as good as once per access: no event runs between */
+		sim_rc_retry(s, n); /* once is as good as once per access: no event runs between */
 		break;
 	default: break; /* Prefetch Window, LH Buffer: read-only */
 	}
@@ -696,7 +696,7 @@ int sim_host_write(struct sim *s, struct sim_node *n, uint32_t off, const uint8_
 	case DNET_REG_WW: memcpy(w->ww + o, buf, wd); return 0;
 	case DNET_REG_LLCM:
 		memcpy(w->llcm + o, buf, wd);
-		rc_retry(s, n); /* a Head of an AMT entry may have moved (§7.1.3) */
+		sim_rc_retry(s, n); /* a Head of an AMT entry may have moved (§7.1.3) */
 		return 0;
 	case DNET_REG_UREG:
 	case DNET_REG_SREG:

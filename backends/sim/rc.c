@@ -30,17 +30,17 @@ static uint16_t ring_next(const struct sim_wid *w, uint16_t p)
 	return (uint16_t)((w->st_init + rel) & 0x7fffu);
 }
 
-bool ring_full(const struct sim_wid *w)
+bool sim_ring_full(const struct sim_wid *w)
 {
 	return ring_next(w, w->st_tail) == w->st_head;
 }
 
-bool ring_empty(const struct sim_wid *w)
+bool sim_ring_empty(const struct sim_wid *w)
 {
 	return w->st_tail == w->st_head;
 }
 
-void ring_config(struct sim_wid *w, int what, uint64_t v)
+void sim_ring_config(struct sim_wid *w, int what, uint64_t v)
 {
 	switch (what) {
 	case 0:
@@ -67,13 +67,13 @@ static void rc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
 	sim_schedule(s, s->now + delay, EV_RC, n->id, n->rc_gen, 0, NULL);
 }
 
-bool rc_busy(const struct sim_node *n)
+bool sim_rc_busy(const struct sim_node *n)
 {
 	return n->rx_cur || n->rxq_len;
 }
 
 /* s = NULL when the whole cluster is being freed (no sender to notify). */
-void rc_reset(struct sim *s, struct sim_node *n)
+void sim_rc_reset(struct sim *s, struct sim_node *n)
 {
 	if (s)
 		sim_pkt_retired(n, n->rx_cur);
@@ -83,7 +83,7 @@ void rc_reset(struct sim *s, struct sim_node *n)
 		struct sim_pkt *p = n->rxq_head;
 		n->rxq_head = p->next;
 		if (s) {
-			sw_taken(s, p); /* dropped: the sender's FIFO slot frees */
+			sim_sw_taken(s, p); /* dropped: the sender's FIFO slot frees */
 			sim_pkt_retired(n, p);
 		}
 		free(p);
@@ -95,10 +95,10 @@ void rc_reset(struct sim *s, struct sim_node *n)
 	n->rc_wait = RC_RUN;
 	n->rc_phase = 0;
 	n->rc_ms = DNET_RCS_IDLE;
-	ipush_reset(n);
+	sim_ipush_reset(n);
 }
 
-void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
+void sim_rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 {
 	p->next = NULL;
 	if (n->rxq_tail)
@@ -111,7 +111,7 @@ void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 		rc_schedule(s, n, 0);
 }
 
-void rc_retry(struct sim *s, struct sim_node *n)
+void sim_rc_retry(struct sim *s, struct sim_node *n)
 {
 	if (n->rx_cur && n->rc_wait != RC_RUN) {
 		n->rc_wait = RC_RUN;
@@ -135,7 +135,7 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 {
 	/* Decision D-SIM-HALT: stopped on an error, the Receive Controller
 	 * keeps the offending packet and its state (Module State) until
-	 * Controller Reset (rc_reset) drops it. */
+	 * Controller Reset (sim_rc_reset) drops it. */
 	if (n->halted)
 		return;
 	sim_pkt_retired(n, n->rx_cur);
@@ -200,14 +200,14 @@ static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const str
 	const struct dnet_pkt_hdr *h = &x->h;
 	unsigned dwid = h->dwid & 1u;
 	struct sim_pat pat;
-	pat_from_req(&pat, x->oi->variant, h->dstoff, h->dtype, h->iter, h->stride_list, x->dlen);
+	sim_pat_from_req(&pat, x->oi->variant, h->dstoff, h->dtype, h->iter, h->stride_list, x->dlen);
 	/* Receive destination (Tab. 4.15, §4.2.2): lflag = 1 -> the process's
 	 * LLCM at DSTOff; else rflag = 1 -> its Prefetch Window area at DSTOff
 	 * (0-0x7FF); else its SO-DIMM area.  Decision D-SIM-RX-CLIP (OQ-25):
 	 * data past the end of the target area is not written and sets
 	 * Controller Status bit 17. */
 	enum sim_target tg = h->lflag ? SIM_TGT_LLCM : h->rflag ? SIM_TGT_PW : SIM_TGT_SDIMM;
-	if (!pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen)) {
+	if (!sim_pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen)) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN;
 		sim_rx_cause(n, SIM_CAUSE_RC_OVERRUN);
 		sim_error_raised(n);
@@ -251,11 +251,11 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	dnet_put64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);
 	dnet_put64(w->llcm + (w->st_tail & 0x7fffu), lo);
 	w->st_tail = ring_next(w, w->st_tail);
-	if (ring_full(w))
+	if (sim_ring_full(w))
 		sim_rx_cause(n, SIM_CAUSE_STATUS_FULL);
 }
 
-void rc_step(struct sim *s, struct sim_node *n)
+void sim_rc_step(struct sim *s, struct sim_node *n)
 {
 	n->rc_sched = false;
 	if (n->halted)
@@ -270,7 +270,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 		n->rxq_len--;
 		n->rx_cur = p;
 		rx_decode(p, &n->rx_x); /* once: the packet does not change while held */
-		sw_taken(s, p);
+		sim_sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;
 		n->rc_stall_counted = false;
@@ -292,7 +292,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			/* Tab. 7.5: the Write Unit's AMT steps (Head/Tail fetch, ring
 			 * start, ring end, room check) come before the PUSH steps;
 			 * with LHS the RC writes the 8 lines of the LH entry [I]. */
-			bool lhs = x.h.lflag || ipush_is_lhs_type(x.h.type);
+			bool lhs = x.h.lflag || sim_ipush_is_lhs_type(x.h.type);
 			uint64_t entry = lhs && x.dlen ? t->lh_entry_clk : 0;
 			uint64_t rl = lhs ? (lines > 7 ? lines - 7 : 0) : lines;
 			n->rc_ms = lhs ? DNET_RCS_LH : DNET_RCS_WU;
@@ -315,7 +315,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 		uint64_t dur = sim_clk(s, clk);
 		if (wu_lines) {
 			/* The Write Unit shares the SO-DIMM with the PU (D-SIM-SD-CONTEND). */
-			dur += sd_contend(s, dur, n->pu_until, wu_lines);
+			dur += sim_sd_contend(s, dur, n->pu_until, wu_lines);
 			n->wu_until = s->now + dur;
 		}
 		if (s->trace)
@@ -335,7 +335,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			return;
 		}
 		if (x.oi->family == DNET_FAM_IPUSH) {
-			switch (ipush_rx(s, n, p, &x.h, x.hl, x.dlen)) {
+			switch (sim_ipush_rx(s, n, p, &x.h, x.hl, x.dlen)) {
 			case IPUSH_RX_STALL:
 				n->rc_wait = RC_WAIT_IPUSH;
 				n->rc_ms = DNET_RCS_STALL;
@@ -366,7 +366,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 			q.org_wid = p->org_wid;
 			q.hdr = x.h;
 			q.wid = x.h.dwid & 1u;
-			if (!wc_rcq_push(s, n, &q)) {
+			if (!sim_wc_rcq_push(s, n, &q)) {
 				/* Second Request FIFO full: the RC waits [I]. */
 				n->rc_wait = RC_WAIT_FIFO;
 				return;
@@ -395,7 +395,7 @@ void rc_step(struct sim *s, struct sim_node *n)
 	case 2:
 	status: {
 		struct sim_wid *w = &n->w[x.h.dwid & 1u];
-		if (ring_full(w)) {
+		if (sim_ring_full(w)) {
 			/* Status Write Unit busy: reception stalls (§5.4).  A wake-up
 			 * that finds the ring still full (a Head write that frees
 			 * nothing, a request taken from the RC FIFO) continues the

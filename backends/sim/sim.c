@@ -12,7 +12,7 @@
  * same run gives the same result every time.
  *
  * Decision D-SIM-TIMELINES: by default all nodes' hosts share one clock
- * (one program drives them in turn, as dsh does with @K).  With
+ * (one program drives them in turn, a shell switching nodes).  With
  * `timelines` every node's host has its own clock: a host access happens at
  * that host's time (the device is run up to it first) and advances only that
  * host's clock; the device runs lazily, up to the next access of any host.
@@ -38,7 +38,7 @@ void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 {
 	struct sim_ev ev = { .t = at < s->now ? s->now : at, .kind = k, .node = node,
 			     .gen = gen, .a = a, .p = p };
-	if (evq_push(&s->q, &ev)) {
+	if (sim_evq_push(&s->q, &ev)) {
 		free(p);
 		struct sim_node *n = node ? s->node[node - 1] : NULL;
 		if (n)
@@ -53,18 +53,18 @@ static void dispatch(struct sim *s, struct sim_ev *ev)
 	switch (ev->kind) {
 	case EV_ACCEPT:
 		if (n)
-			wc_accept(s, n);
+			sim_wc_accept(s, n);
 		break;
 	case EV_WC:
 		if (n && ev->gen == n->wc_gen && ev->a == n->wc_seq)
-			wc_step(s, n);
+			sim_wc_step(s, n);
 		break;
 	case EV_RC:
 		if (n && ev->gen == n->rc_gen)
-			rc_step(s, n);
+			sim_rc_step(s, n);
 		break;
 	case EV_ARRIVE:
-		sw_deliver(s, ev->node, ev->p);
+		sim_sw_deliver(s, ev->node, ev->p);
 		break;
 	case EV_SDIMM_INIT:
 		if (n && n->sdimm_init_busy && ev->gen == n->sdimm_init_gen)
@@ -79,9 +79,9 @@ static void dispatch(struct sim *s, struct sim_ev *ev)
 static void run_until(struct sim *s, uint64_t t)
 {
 	const struct sim_ev *top;
-	while ((top = evq_peek(&s->q)) && top->t <= t) {
+	while ((top = sim_evq_peek(&s->q)) && top->t <= t) {
 		struct sim_ev ev;
-		evq_pop(&s->q, &ev);
+		sim_evq_pop(&s->q, &ev);
 		if (ev.t > s->now)
 			s->now = ev.t;
 		dispatch(s, &ev);
@@ -108,7 +108,7 @@ static void sim_free(struct sim *s)
 		for (unsigned i = 0; i < s->nnodes; i++)
 			sim_node_free(s->node[i]);
 	free(s->node);
-	evq_free(&s->q);
+	sim_evq_free(&s->q);
 	sim_trace_close(s);
 	free(s);
 }
@@ -205,7 +205,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	return 0;
 }
 
-/* Decision D-CLID: the reading is libdnet's, process-wide (dsh builds
+/* Decision D-CLID: the reading is libdnet's, process-wide (a host builds
  * BOTF images with it, the emulator routes with it), so every sim open in
  * a process must use the same one: each open sets it (default 11:8), and
  * an open with the other reading while one is open is refused. */
@@ -216,7 +216,7 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	struct sim *s = calloc(1, sizeof *s);
 	if (!s)
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
-	s->nnodes = 2; /* like dsh -N: a newcomer can send between two nodes */
+	s->nnodes = 2; /* a newcomer can send between two nodes */
 	s->cur = 1;
 	s->t = sim_timing_default;
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;
@@ -490,7 +490,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 				*last = v;
 			return 0;
 		}
-		const struct sim_ev *top = evq_peek(&s->q);
+		const struct sim_ev *top = sim_evq_peek(&s->q);
 		if (!top || top->t > deadline) {
 			run_until(s, deadline);
 			host_end(s, n, 0);
@@ -506,7 +506,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 					   (unsigned long long)v);
 		}
 		struct sim_ev ev;
-		evq_pop(&s->q, &ev);
+		sim_evq_pop(&s->q, &ev);
 		if (ev.t > s->now)
 			s->now = ev.t;
 		dispatch(s, &ev);
@@ -554,7 +554,7 @@ static int sim_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 	if (rc)
 		return rc;
 	host_begin(s, n);
-	*busy = wc_busy(n) || rc_busy(n) || n->tx_inflight || n->sdimm_init_busy;
+	*busy = sim_wc_busy(n) || sim_rc_busy(n) || n->tx_inflight || n->sdimm_init_busy;
 	return 0;
 }
 
@@ -574,10 +574,10 @@ static int sim_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len
 				   "sim: SO-DIMM range 0x%llx+0x%zx outside 0x%llx bytes",
 				   (unsigned long long)addr, len, (unsigned long long)space);
 	if (!write) {
-		sd_phys_read(n, addr, buf, len);
+		sim_sd_phys_read(n, addr, buf, len);
 		return 0;
 	}
-	if (sd_phys_write(n, addr, buf, len))
+	if (sim_sd_phys_write(n, addr, buf, len))
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for SO-DIMM storage");
 	return 0;
 }
@@ -684,7 +684,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	if (!strcmp(name, "vtime_ns")) { *v = s->now; return 0; }
 	if (!strcmp(name, "events")) { *v = s->events; return 0; }
 	if (!strcmp(name, "next_event_ns")) {
-		const struct sim_ev *top = evq_peek(&s->q);
+		const struct sim_ev *top = sim_evq_peek(&s->q);
 		*v = top ? top->t : SIM_TIME_END;
 		return 0;
 	}
@@ -695,7 +695,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	if (rc)
 		return rc;
 	if (!strcmp(name, "host_ns")) { *v = host_now(s, n); return 0; }
-	if (!strcmp(name, "sodimm_bytes")) { *v = sd_bytes(n); return 0; }
+	if (!strcmp(name, "sodimm_bytes")) { *v = sim_sd_bytes(n); return 0; }
 	if (!strcmp(name, "sodimm_area_bytes")) { *v = sim_capacity(n); return 0; }
 	if (!strcmp(name, "rx_queue")) { *v = n->rxq_len + (n->rx_cur != NULL); return 0; }
 	for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++)
@@ -729,4 +729,7 @@ const struct dnet_backend_ops dnet_backend_sim = {
 	.sodimm = sim_sodimm,
 	.stat = sim_stat,
 	.stat_names = sim_stat_names,
+	.params = sim_params,
+	.param_get = sim_param_get,
+	.param_set = sim_param_set,
 };

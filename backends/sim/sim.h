@@ -9,7 +9,8 @@
  *   ipush.c   IPUSH/LHS reception: AMT lookup, SO-DIMM rings, LH Buffer
  *   switch.c  packet delivery between nodes (source LID as link metadata) and
  *             SWIF's end-to-end retransmission when faults are configured
- *   faults.c  the fault model: rules, their seeded PRNG, the `fault` API
+ *   faults.c  the fault model: rules, their seeded PRNG, the rule language
+ *   params.c  the backend's parameters: fault rules, SWIF counters, step costs
  *   sodimm.c  two SO-DIMMs interleaved every 8 bytes, sparse storage
  *   xfer.c    contiguous / stride / list access patterns over SO-DIMM areas
  *   eventq.c  deterministic event queue (time, sequence)
@@ -400,7 +401,7 @@ struct sim {
 	bool trace_first;
 	unsigned char *trace_named;   /* [nnodes + 1]: node's tracks named */
 	uint64_t *trace_lane;         /* per node, track and lane: its last end + 1 (0: unused) */
-	struct sim_faults faults;     /* faults=... and the dsh fault command (faults.c) */
+	struct sim_faults faults;     /* faults=... and the fault.* parameters (faults.c, params.c) */
 };
 
 /* trace.c */
@@ -459,69 +460,69 @@ void sim_rx_cause(struct sim_node *n, enum sim_cause c);
 void sim_pkt_sent(struct sim *s, const struct sim_pkt *p);
 void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p);
 /* The host request the running job of n serves. */
-void wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
+void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 
 /* sodimm.c */
-void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
-int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
-void sd_free(struct sim_node *n);
-uint64_t sd_bytes(const struct sim_node *n);
+void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
+int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
+void sim_sd_free(struct sim_node *n);
+uint64_t sim_sd_bytes(const struct sim_node *n);
 /* Process-area accessors: offset inside WID wid's area, bounds checked by the
  * caller; honour "SO-DIMM not initialised" (reads 0, writes dropped). */
-void sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len);
-void sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len);
-uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off);
-uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines);
+void sim_sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len);
+void sim_sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len);
+uint32_t sim_sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off);
+uint64_t sim_sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines);
 
 /* xfer.c */
-void pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,
+void sim_pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,
 		  unsigned iter, uint32_t size_stride_list, uint64_t total);
-uint64_t pat_run(const struct sim_pat *p, uint64_t pos);
-uint64_t pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos);
+uint64_t sim_pat_run(const struct sim_pat *p, uint64_t pos);
+uint64_t sim_pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos);
 /* Gather [pos, pos+len) of pattern p from WID wid's SO-DIMM area into buf;
  * bytes outside the area read as 0 and return false. */
-bool pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos,
+bool sim_pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos,
 		uint8_t *buf, uint64_t len);
 enum sim_target { SIM_TGT_SDIMM, SIM_TGT_PW, SIM_TGT_LLCM };
-bool pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const struct sim_pat *p,
+bool sim_pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const struct sim_pat *p,
 		 uint64_t pos, const uint8_t *buf, uint64_t len);
 
 /* wc.c */
-void wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel,
+void sim_wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel,
 		   uint64_t lower);
-void wc_accept(struct sim *s, struct sim_node *n);
-void wc_step(struct sim *s, struct sim_node *n);
-bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r);
-bool wc_busy(const struct sim_node *n);
-bool wc_fifo_almost_full(const struct sim_node *n);
-void wc_reset(struct sim_node *n);
-void wc_wake(struct sim *s, struct sim_node *n);
+void sim_wc_accept(struct sim *s, struct sim_node *n);
+void sim_wc_step(struct sim *s, struct sim_node *n);
+bool sim_wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r);
+bool sim_wc_busy(const struct sim_node *n);
+bool sim_wc_fifo_almost_full(const struct sim_node *n);
+void sim_wc_reset(struct sim_node *n);
+void sim_wc_wake(struct sim *s, struct sim_node *n);
 
 /* rc.c */
-void rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p);
-void rc_step(struct sim *s, struct sim_node *n);
-void rc_retry(struct sim *s, struct sim_node *n);
-void rc_reset(struct sim *s, struct sim_node *n);
-bool rc_busy(const struct sim_node *n);
-bool ring_full(const struct sim_wid *w);
-bool ring_empty(const struct sim_wid *w);
-void ring_config(struct sim_wid *w, int what, uint64_t v);
+void sim_rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p);
+void sim_rc_step(struct sim *s, struct sim_node *n);
+void sim_rc_retry(struct sim *s, struct sim_node *n);
+void sim_rc_reset(struct sim *s, struct sim_node *n);
+bool sim_rc_busy(const struct sim_node *n);
+bool sim_ring_full(const struct sim_wid *w);
+bool sim_ring_empty(const struct sim_wid *w);
+void sim_ring_config(struct sim_wid *w, int what, uint64_t v);
 
 /* ipush.c */
 enum ipush_rx_result { IPUSH_RX_DONE, IPUSH_RX_STALL, IPUSH_RX_DROP };
-enum ipush_rx_result ipush_rx(struct sim *s, struct sim_node *n, const struct sim_pkt *p,
+enum ipush_rx_result sim_ipush_rx(struct sim *s, struct sim_node *n, const struct sim_pkt *p,
 			      const struct dnet_pkt_hdr *h, unsigned hl, uint64_t dlen);
-bool ipush_receiving(const struct sim_node *n, unsigned dwid);
-void ipush_reset(struct sim_node *n);
-bool ipush_is_lhs_type(unsigned type);
+bool sim_ipush_receiving(const struct sim_node *n, unsigned dwid);
+void sim_ipush_reset(struct sim_node *n);
+bool sim_ipush_is_lhs_type(unsigned type);
 
 /* switch.c */
-struct sim_pkt *pkt_alloc(unsigned nlines);
-struct sim_pkt *pkt_alloc_lines(unsigned nlines);
-bool sw_can_send(const struct sim_node *src);
-void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
-void sw_taken(struct sim *s, const struct sim_pkt *p);
-void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
+struct sim_pkt *sim_pkt_alloc(unsigned nlines);
+struct sim_pkt *sim_pkt_alloc_lines(unsigned nlines);
+bool sim_sw_can_send(const struct sim_node *src);
+void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
+void sim_sw_taken(struct sim *s, const struct sim_pkt *p);
+void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
 
 /* faults.c */
 uint64_t sim_faults_rto(const struct sim *s);
@@ -536,5 +537,12 @@ void sim_faults_apply(struct sim *s, struct sim_node *from, unsigned to, bool ac
 const char *sim_fault_kind_name(enum sim_fault_kind k);
 /* One rule as the text the parser reads back. */
 void sim_faults_rule_text(const struct sim_fault_rule *r, char *buf, size_t n);
+
+/* params.c: the backend's parameters (dnet/param.h) */
+const struct dnet_param *sim_params(struct dnet_dev *dev, unsigned *n, struct dnet_err *err);
+int sim_param_get(struct dnet_dev *dev, const struct dnet_param *p, char *buf, size_t len,
+		  struct dnet_err *err);
+int sim_param_set(struct dnet_dev *dev, const struct dnet_param *p, const char *value,
+		  struct dnet_err *err);
 
 #endif

@@ -161,7 +161,7 @@ static void chunk_write(struct sim_chunk *c, size_t o, const uint8_t *in, size_t
 	}
 }
 
-void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
+void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
 {
 	uint8_t *out = buf;
 	while (len) {
@@ -179,7 +179,7 @@ void sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len
 	}
 }
 
-int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
+int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
 {
 	const uint8_t *in = buf;
 	struct sim_sdimm *m = &n->sd;
@@ -214,7 +214,7 @@ int sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len
 	return 0;
 }
 
-void sd_free(struct sim_node *n)
+void sim_sd_free(struct sim_node *n)
 {
 	struct sim_sdimm *m = &n->sd;
 	for (unsigned i = 0; i < SIM_L1_ENTRIES; i++) {
@@ -229,37 +229,37 @@ void sd_free(struct sim_node *n)
 	m->chunks = 0;
 }
 
-uint64_t sd_bytes(const struct sim_node *n)
+uint64_t sim_sd_bytes(const struct sim_node *n)
 {
 	return n->sd.chunks * SIM_MCHUNK;
 }
 
 /* Until SO-DIMM Init has completed the SO-DIMMs are not usable through the
  * windows (App. B): reads give 0, writes are dropped and counted. [I] */
-void sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len)
+void sim_sd_area_read(struct sim_node *n, unsigned wid, uint64_t off, void *buf, size_t len)
 {
 	if (!n->sdimm_ready) {
 		memset(buf, 0, len);
 		n->st[ST_SDIMM_UNINIT]++;
 		return;
 	}
-	sd_phys_read(n, (uint64_t)wid * sim_capacity(n) + off, buf, len);
+	sim_sd_phys_read(n, (uint64_t)wid * sim_capacity(n) + off, buf, len);
 }
 
-void sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len)
+void sim_sd_area_write(struct sim_node *n, unsigned wid, uint64_t off, const void *buf, size_t len)
 {
 	if (!n->sdimm_ready) {
 		n->st[ST_SDIMM_UNINIT]++;
 		return;
 	}
-	if (sd_phys_write(n, (uint64_t)wid * sim_capacity(n) + off, buf, len))
+	if (sim_sd_phys_write(n, (uint64_t)wid * sim_capacity(n) + off, buf, len))
 		n->st[ST_ALLOC_FAIL]++;
 }
 
-uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off)
+uint32_t sim_sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off)
 {
 	uint8_t b[4];
-	sd_area_read(n, wid, off, b, 4);
+	sim_sd_area_read(n, wid, off, b, 4);
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
@@ -268,7 +268,7 @@ uint32_t sd_area_read32(struct sim_node *n, unsigned wid, uint64_t off)
  * taking dur ns from now, while the other engine is busy until
  * other_until, costs sd_collide_ns once and sd_contend_8b_ps more for each
  * line that overlaps (rounded to the nanosecond once, for the stream). */
-uint64_t sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines)
+uint64_t sim_sd_contend(const struct sim *s, uint64_t dur, uint64_t other_until, uint64_t lines)
 {
 	if (other_until <= s->now || !dur || !lines)
 		return 0;

@@ -18,7 +18,7 @@
 #include "dnet/codes.h"
 #include "sim/sim.h"
 
-struct sim_pkt *pkt_alloc(unsigned nlines)
+struct sim_pkt *sim_pkt_alloc(unsigned nlines)
 {
 	struct sim_pkt *p = calloc(1, sizeof *p + (size_t)nlines * sizeof(uint64_t));
 	if (p)
@@ -28,7 +28,7 @@ struct sim_pkt *pkt_alloc(unsigned nlines)
 
 /* A packet whose every line the caller writes (header, then data): not
  * cleared, apart from its last line (the padding of a partial data line). */
-struct sim_pkt *pkt_alloc_lines(unsigned nlines)
+struct sim_pkt *sim_pkt_alloc_lines(unsigned nlines)
 {
 	struct sim_pkt *p = malloc(sizeof *p + (size_t)nlines * sizeof(uint64_t));
 	if (p) {
@@ -45,7 +45,7 @@ struct sim_pkt *pkt_alloc_lines(unsigned nlines)
  * is full the executor waits (the WAIT states of Fig. 5.11, 5.14, 5.15), so
  * a stalled receiver (full status ring, §5.4) backs up to its senders
  * instead of queueing their packets without bound. */
-bool sw_can_send(const struct sim_node *src)
+bool sim_sw_can_send(const struct sim_node *src)
 {
 	return src->tx_unacked < SIM_SWIF_TX_PKTS;
 }
@@ -57,7 +57,7 @@ static void slot_release(struct sim *s, struct sim_node *src)
 		return;
 	src->tx_unacked--;
 	if (src->tx_wait)
-		wc_wake(s, src);
+		sim_wc_wake(s, src);
 }
 
 static void slot_free(struct sim *s, struct sim_node *src, struct sim_swif_slot *sl)
@@ -70,7 +70,7 @@ static void slot_free(struct sim *s, struct sim_node *src, struct sim_swif_slot 
 /* The receiving RC took packet p off its queue (or a Controller Reset
  * dropped it): its slot in the sender's SWIF FIFO is free again -- on the
  * reliable path once it is acknowledged too. */
-void sw_taken(struct sim *s, const struct sim_pkt *p)
+void sim_sw_taken(struct sim *s, const struct sim_pkt *p)
 {
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
 	if (!src)
@@ -168,7 +168,7 @@ static void transmit(struct sim *s, struct sim_node *src, unsigned dst, struct s
 			p->psn ^= 1u << (r & 31u);
 	}
 	if (fx.dup) {
-		struct sim_pkt *q = pkt_alloc(p->nlines);
+		struct sim_pkt *q = sim_pkt_alloc(p->nlines);
 		if (q) {
 			memcpy(q, p, sizeof *p + (size_t)p->nlines * sizeof(uint64_t));
 			q->next = NULL;
@@ -186,7 +186,7 @@ static void transmit(struct sim *s, struct sim_node *src, unsigned dst, struct s
 static void send_ctl(struct sim *s, struct sim_node *n, unsigned to, enum sim_pkt_kind kind,
 		     uint32_t psn)
 {
-	struct sim_pkt *a = pkt_alloc(0);
+	struct sim_pkt *a = sim_pkt_alloc(0);
 	if (!a) {
 		n->st[ST_ALLOC_FAIL]++;
 		return;
@@ -211,7 +211,7 @@ static void arm_timer(struct sim *s, struct sim_node *n)
 	}
 	if (t == UINT64_MAX || (n->swif.timer_at && n->swif.timer_at <= t))
 		return;
-	struct sim_pkt *tm = pkt_alloc(0);
+	struct sim_pkt *tm = sim_pkt_alloc(0);
 	if (!tm) {
 		n->st[ST_ALLOC_FAIL]++;
 		return;
@@ -240,7 +240,7 @@ static void resend(struct sim *s, struct sim_node *n, unsigned dst, uint32_t psn
 		if (!next)
 			break;
 		last = next->order;
-		struct sim_pkt *q = pkt_alloc(next->nlines);
+		struct sim_pkt *q = sim_pkt_alloc(next->nlines);
 		if (!q) {
 			n->st[ST_ALLOC_FAIL]++;
 			break;
@@ -327,23 +327,23 @@ static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 	if (src && src->tx_inflight)
 		src->tx_inflight--;
 	send_ctl(s, n, from, SIM_PKT_ACK, e + 1);
-	rc_arrive(s, n, p);
+	sim_rc_arrive(s, n, p);
 }
 
-void sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
+void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
 {
 	p->depart = depart;
 	struct dnet_pkt_hdr h;
 	dnet_hdr_decode_dw1(p->line[0], &h);
 	p->slid = sim_sma_lid(s, src);
 	p->src_node = src->id;
-	wc_job_origin(src, &p->org_node, &p->org_wid);
+	sim_wc_job_origin(src, &p->org_node, &p->org_wid);
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
 	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
 	 * multicast groups, which the thesis does not describe further; the
 	 * emulated switch has none, so such packets are dropped and counted
-	 * (stat multicast_drops) -- dsh refuses to address them. */
+	 * (stat multicast_drops) -- a careful caller does not address them. */
 	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) == 0 && clid > DNET_CLID_MAX_UNICAST &&
 	    clid != DNET_CLID_INIT) {
 		src->st[ST_MULTICAST_DROPS]++;
@@ -400,7 +400,7 @@ static void trace_hop(struct sim *s, const struct sim_pkt *p, unsigned to)
 	sim_trace_span(s, to, SIM_TR_SWIF_RX, t3 - swif, t3, "from node %u, %u lines", p->src_node, p->nlines);
 }
 
-void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
+void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 {
 	if (p->kind == SIM_PKT_TIMER) {
 		struct sim_node *tn = s->node[node - 1];
@@ -445,5 +445,5 @@ void sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 	if (src && src->tx_inflight)
 		src->tx_inflight--;
 	n->peer[p->src_node].rx_epsn = p->psn + 1;
-	rc_arrive(s, n, p);
+	sim_rc_arrive(s, n, p);
 }

@@ -37,19 +37,19 @@ static bool fifo_pop(struct sim_fifo *f, struct sim_req *r)
  * left (count >= depth - 1), so a host that saw bit 2 = 0 always finds room
  * for the request it kicks next; a kicked request still moves into the FIFO
  * whenever a slot is free. */
-bool wc_fifo_almost_full(const struct sim_node *n)
+bool sim_wc_fifo_almost_full(const struct sim_node *n)
 {
 	return n->hostq.count + 1 >= n->hostq.depth;
 }
 
-bool wc_busy(const struct sim_node *n)
+bool sim_wc_busy(const struct sim_node *n)
 {
 	return n->job.kind != SIM_JOB_NONE || n->hostq.count || n->rcq.count ||
 	       n->w[0].pending[0] || n->w[0].pending[1] || n->w[1].pending[0] ||
 	       n->w[1].pending[1];
 }
 
-void wc_reset(struct sim_node *n)
+void sim_wc_reset(struct sim_node *n)
 {
 	n->hostq.head = n->hostq.count = 0;
 	n->rcq.head = n->rcq.count = 0;
@@ -79,16 +79,16 @@ static void wc_schedule(struct sim *s, struct sim_node *n, uint64_t delay)
 
 /* The executor waits in WAIT while the SWIF FIFO is full (Fig. 5.11 WAIT,
  * 5.14 WAIT, 5.15 RVS1 "SWIF space"); it leaves no step scheduled and
- * sw_taken wakes it, one clock later, when a slot frees. */
+ * sim_sw_taken wakes it, one clock later, when a slot frees. */
 static bool swif_wait(struct sim_node *n)
 {
-	if (sw_can_send(n))
+	if (sim_sw_can_send(n))
 		return false;
 	n->tx_wait = true;
 	return true;
 }
 
-void wc_wake(struct sim *s, struct sim_node *n)
+void sim_wc_wake(struct sim *s, struct sim_node *n)
 {
 	n->tx_wait = false;
 	wc_step_at(s, n, sim_clk(s, 1));
@@ -147,7 +147,7 @@ static void issue_pw_flags(struct sim_wid *w, const struct sim_req *q)
 	}
 }
 
-void wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel,
+void sim_wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned sel,
 		   uint64_t lower)
 {
 	struct sim_wid *w = &n->w[wid];
@@ -190,14 +190,14 @@ static void accept_pending(struct sim_node *n)
 	}
 }
 
-void wc_accept(struct sim *s, struct sim_node *n)
+void sim_wc_accept(struct sim *s, struct sim_node *n)
 {
 	accept_pending(n);
 	if (n->job.kind == SIM_JOB_NONE && n->hostq.count)
 		wc_schedule(s, n, sim_clk(s, s->t.acc_clk));
 }
 
-bool wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r)
+bool sim_wc_rcq_push(struct sim *s, struct sim_node *n, const struct sim_req *r)
 {
 	if (!fifo_push(&n->rcq, r))
 		return false;
@@ -218,7 +218,7 @@ static bool pick(struct sim *s, struct sim_node *n, struct sim_req *r)
 	if (from_rc) {
 		if (!fifo_pop(&n->rcq, r))
 			return false;
-		rc_retry(s, n);
+		sim_rc_retry(s, n);
 	} else {
 		if (!fifo_pop(&n->hostq, r))
 			return false;
@@ -255,7 +255,7 @@ static uint64_t lines_of(uint64_t bytes)
 
 /* ---- packet building ---- */
 
-void wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid)
+void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid)
 {
 	const struct sim_req *r = &n->job.req;
 	*node = r->from_rc ? r->org_node : (uint16_t)n->id;
@@ -267,7 +267,7 @@ static void ww_cause(struct sim_node *n, unsigned win, bool dst)
 {
 	uint16_t on;
 	uint8_t ow;
-	wc_job_origin(n, &on, &ow);
+	sim_wc_job_origin(n, &on, &ow);
 	sim_cause(n, on, ow, (enum sim_cause)(SIM_CAUSE_WW0_SRC + 2 * win + (dst ? 1 : 0)));
 }
 
@@ -275,7 +275,7 @@ static void ww_cause(struct sim_node *n, unsigned win, bool dst)
 static struct sim_pkt *build_pkt(struct sim_node *n, const struct dnet_pkt_hdr *h,
 				 unsigned hdr_lines, uint64_t data_bytes)
 {
-	struct sim_pkt *p = pkt_alloc_lines(hdr_lines + (unsigned)lines_of(data_bytes));
+	struct sim_pkt *p = sim_pkt_alloc_lines(hdr_lines + (unsigned)lines_of(data_bytes));
 	if (!p) {
 		n->st[ST_ALLOC_FAIL]++;
 		return NULL;
@@ -313,7 +313,7 @@ static void exec_botf(struct sim *s, struct sim_node *n)
 	 * the start of the window; the Packet Size field is set to Size (after
 	 * the 512 cap); only PGID and Packet Size are rewritten (§4.6.2). */
 	unsigned nl = (unsigned)lines_of(size);
-	struct sim_pkt *p = pkt_alloc(nl);
+	struct sim_pkt *p = sim_pkt_alloc(nl);
 	if (!p) {
 		n->st[ST_ALLOC_FAIL]++;
 		job_done(s, n, 0);
@@ -324,7 +324,7 @@ static void exec_botf(struct sim *s, struct sim_node *n)
 	p->line[0] = (p->line[0] & ~(DNET_H1_PGID_MASK | DNET_H1_SIZE_MASK)) |
 		     (pg & DNET_H1_PGID_MASK) | ((uint64_t)size << DNET_H1_SIZE_SHIFT);
 	uint64_t send = sim_clk(s, s->t.botf_setup_clk + (uint64_t)nl * s->t.line_clk);
-	sw_send(s, n, p, s->now + send);
+	sim_sw_send(s, n, p, s->now + send);
 	job_next(s, n, 1, send + sim_clk(s, s->t.botf_end_clk));
 }
 
@@ -388,7 +388,7 @@ static void exec_vl(struct sim *s, struct sim_node *n)
 		/* Decision D-SIM-LHS-VL (§7.2.1): a VL issued as soon as an LH
 		 * entry's Valid flag toggled is not executed until the message's
 		 * reception is complete; ipush.c wakes the executor. */
-		if (ipush_receiving(n, j->req.wid)) {
+		if (sim_ipush_receiving(n, j->req.wid)) {
 			n->vl_hold = true;
 			return;
 		}
@@ -402,7 +402,7 @@ static void exec_vl(struct sim *s, struct sim_node *n)
 						 : (uint64_t)dnet_dtype_bytes(r->dtype) * r->iter;
 			n->copy.valid = true;
 			n->copy.wid = j->req.wid;
-			pat_from_req(&n->copy.src, oi->variant, src, r->dtype, r->iter, r->size, total);
+			sim_pat_from_req(&n->copy.src, oi->variant, src, r->dtype, r->iter, r->size, total);
 			w->prim[DNET_FAM_VL]++;
 			job_done(s, n, sim_clk(s, 1 + s->t.end_clk));
 			return;
@@ -410,11 +410,11 @@ static void exec_vl(struct sim *s, struct sim_node *n)
 		j->dst = AREA_OFF(r->dstoff);
 		uint64_t size = oi->variant == DNET_VAR_CONTIG ? clip_contig_src(n, r->srcoff, r->size) : 0;
 		j->len = vl_len(oi->variant, j->dst, r->dtype, r->iter, size);
-		pat_from_req(&j->pat, oi->variant, r->srcoff, r->dtype, r->iter, r->size, j->len);
+		sim_pat_from_req(&j->pat, oi->variant, r->srcoff, r->dtype, r->iter, r->size, j->len);
 		/* The data is read when the Prefetch Unit starts (a snapshot);
 		 * it lands in the window line by line, each line's flag set as it
 		 * completes (§4.5.5.2 step 3). */
-		pat_gather(n, j->req.wid, &j->pat, 0, j->buf, j->len);
+		sim_pat_gather(n, j->req.wid, &j->pat, 0, j->buf, j->len);
 		sim_pw_flags_unwritten(w, j->dst, j->len);
 		if (j->len == 0) {
 			w->prim[DNET_FAM_VL]++;
@@ -495,7 +495,7 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 		}
 		j->len = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
 		j->pos = total;
-		pat_from_req(&dp, oi->variant, r->dstoff, r->dtype, r->iter, r->size, total);
+		sim_pat_from_req(&dp, oi->variant, r->dstoff, r->dtype, r->iter, r->size, total);
 		uint64_t clk = s->t.wu_setup_clk + s->t.wu_write_clk + s->t.end_clk;
 		uint64_t t = sim_clk(s, clk) + pat_time(s, &dp, total, sim_clk(s, s->t.line_clk));
 		job_next(s, n, 1, t);
@@ -503,19 +503,19 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 	}
 	/* phase 1: the Write Unit has written the data; Vector Store Status. */
 	uint64_t total = j->pos;
-	pat_from_req(&dp, oi->variant, r->dstoff, r->dtype, r->iter, r->size, total);
+	sim_pat_from_req(&dp, oi->variant, r->dstoff, r->dtype, r->iter, r->size, total);
 	bool ok = true;
 	if (copy) {
 		uint8_t tmp[4096];
 		for (uint64_t pos = 0; pos < total; pos += sizeof tmp) {
 			uint64_t len = total - pos < sizeof tmp ? total - pos : sizeof tmp;
-			pat_gather(n, n->copy.wid, &n->copy.src, pos, tmp, len);
-			if (!pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, pos, tmp, len))
+			sim_pat_gather(n, n->copy.wid, &n->copy.src, pos, tmp, len);
+			if (!sim_pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, pos, tmp, len))
 				ok = false;
 		}
 		n->copy.valid = false;
 	} else {
-		ok = pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, 0, j->buf, total);
+		ok = sim_pat_scatter(n, wid, SIM_TGT_SDIMM, &dp, 0, j->buf, total);
 	}
 	/* Destination past the process's own SO-DIMM area: only what fits is
 	 * written, flag bit 7 + 3w.  Decision D-SIM-VS-DST (§4.6.4): the flag
@@ -525,7 +525,7 @@ static void exec_vs(struct sim *s, struct sim_node *n)
 	 * Stride from a low DSTOff does not although elements fall outside);
 	 * VSI on each element (DSTOff + list offset + element size).  What is
 	 * written does not depend on the flag: every whole element (VS: every
-	 * byte) inside the area, nothing outside (pat_scatter).  The copy's
+	 * byte) inside the area, nothing outside (sim_pat_scatter).  The copy's
 	 * second half (SRCOff = 0xffffffff) is judged the same way. */
 	if (oi->variant == DNET_VAR_STRIDE)
 		ok = (uint64_t)r->dstoff + total <= sim_capacity(n);
@@ -586,7 +586,7 @@ static void exec_rvl(struct sim *s, struct sim_node *n)
 	struct sim_pkt *p = build_pkt(n, &h, 4, 0);
 	uint64_t send = sim_clk(s, s->t.rvl_clk + 4ull * s->t.line_clk);
 	if (p)
-		sw_send(s, n, p, s->now + send);
+		sim_sw_send(s, n, p, s->now + send);
 	job_next(s, n, 1, send + sim_clk(s, s->t.end_clk));
 }
 
@@ -622,11 +622,11 @@ static void rvs_setup_host(struct sim *s, struct sim_node *n)
 		} else {
 			total = clip_contig_src(n, r->srcoff, total);
 		}
-		pat_from_req(&j->pat, xi->variant, r->srcoff, r->ex.dtype, r->ex.iter, r->ex.size,
+		sim_pat_from_req(&j->pat, xi->variant, r->srcoff, r->ex.dtype, r->ex.iter, r->ex.size,
 			     total);
 	} else {
 		total = clip_contig_src(n, r->srcoff, total);
-		pat_from_req(&j->pat, DNET_VAR_CONTIG, r->srcoff, 0, 0, 0, total);
+		sim_pat_from_req(&j->pat, DNET_VAR_CONTIG, r->srcoff, 0, 0, 0, total);
 	}
 	struct dnet_pkt_hdr *h = &j->h;
 	memset(h, 0, sizeof *h);
@@ -659,7 +659,7 @@ static void rvs_setup_response(struct sim *s, struct sim_node *n)
 	uint64_t total = q->total;
 	if (oi->variant == DNET_VAR_CONTIG)
 		total = clip_contig_src(n, q->src_or_init_dst, total);
-	pat_from_req(&j->pat, oi->variant, q->src_or_init_dst, q->dtype, q->iter, q->stride_list,
+	sim_pat_from_req(&j->pat, oi->variant, q->src_or_init_dst, q->dtype, q->iter, q->stride_list,
 		     total);
 	struct dnet_pkt_hdr *h = &j->h;
 	memset(h, 0, sizeof *h);
@@ -732,7 +732,7 @@ static void ipush_setup(struct sim *s, struct sim_node *n)
 	}
 	uint64_t body = clip_contig_src(n, src, total - j->pre_len);
 	total = j->pre_len + body;
-	pat_from_req(&j->pat, DNET_VAR_CONTIG, src, 0, 0, 0, body);
+	sim_pat_from_req(&j->pat, DNET_VAR_CONTIG, src, 0, 0, 0, body);
 	struct dnet_pkt_hdr *h = &j->h;
 	memset(h, 0, sizeof *h);
 	/* Decision D-SIM-IPUSH-WIRE (§7.2.1, OQ-15): LHSv1/LHSv2 go out as
@@ -772,7 +772,7 @@ static void job_gather(struct sim_node *n, struct sim_wcjob *j, uint64_t pos, ui
 		len -= k;
 	}
 	if (len)
-		pat_gather(n, j->req.wid, &j->pat, pos - j->pre_len, b, len);
+		sim_pat_gather(n, j->req.wid, &j->pat, pos - j->pre_len, b, len);
 }
 
 static void exec_rvs(struct sim *s, struct sim_node *n)
@@ -829,12 +829,12 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	 * the Write Unit shares the SO-DIMM (D-SIM-SD-CONTEND). */
 	uint64_t dl = lines_of(d);
 	uint64_t dur = sim_clk(s, j->hdr_lines * s->t.line_clk) + pu_lines(s, dl) * s->t.pu_8b_ns;
-	dur += sd_contend(s, dur, n->wu_until, dl);
+	dur += sim_sd_contend(s, dur, n->wu_until, dl);
 	n->pu_until = s->now + dur;
 	struct sim_pkt *p = build_pkt(n, &ph, j->hdr_lines, d);
 	if (p) {
 		job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
-		sw_send(s, n, p, s->now + dur);
+		sim_sw_send(s, n, p, s->now + dur);
 	}
 	j->pos += d;
 	if (h->type == DNET_OT_RVSS)
@@ -851,7 +851,7 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 
 /* ---- the Executor ---- */
 
-void wc_step(struct sim *s, struct sim_node *n)
+void sim_wc_step(struct sim *s, struct sim_node *n)
 {
 	n->wc_sched = false;
 	if (n->halted)

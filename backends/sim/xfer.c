@@ -11,7 +11,7 @@
 #include <string.h>
 #include "sim/sim.h"
 
-void pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,
+void sim_pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned dtype,
 		  unsigned iter, uint32_t size_stride_list, uint64_t total)
 {
 	memset(p, 0, sizeof *p);
@@ -34,7 +34,7 @@ void pat_from_req(struct sim_pat *p, unsigned variant, uint32_t base, unsigned d
 	}
 }
 
-uint64_t pat_run(const struct sim_pat *p, uint64_t pos)
+uint64_t sim_pat_run(const struct sim_pat *p, uint64_t pos)
 {
 	uint64_t left = p->total > pos ? p->total - pos : 0;
 	if (p->kind == SIM_PAT_CONTIG)
@@ -44,7 +44,7 @@ uint64_t pat_run(const struct sim_pat *p, uint64_t pos)
 }
 
 /* UINT64_MAX when the index array entry itself lies outside the area. */
-uint64_t pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos)
+uint64_t sim_pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos)
 {
 	switch (p->kind) {
 	case SIM_PAT_STRIDE:
@@ -53,28 +53,28 @@ uint64_t pat_addr(struct sim_node *n, unsigned wid, const struct sim_pat *p, uin
 		uint64_t at = (uint64_t)p->list + 4 * (pos / p->esize);
 		if (at + 4 > sim_capacity(n))
 			return UINT64_MAX;
-		return p->base + sd_area_read32(n, wid, at) + pos % p->esize;
+		return p->base + sim_sd_area_read32(n, wid, at) + pos % p->esize;
 	}
 	default:
 		return p->base + pos;
 	}
 }
 
-bool pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos,
+bool sim_pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint64_t pos,
 		uint8_t *buf, uint64_t len)
 {
 	uint64_t cap = sim_capacity(n);
 	bool ok = true;
 	while (len) {
-		uint64_t run = pat_run(p, pos);
+		uint64_t run = sim_pat_run(p, pos);
 		if (run == 0)
 			break;
 		if (run > len)
 			run = len;
-		uint64_t a = pat_addr(n, wid, p, pos);
+		uint64_t a = sim_pat_addr(n, wid, p, pos);
 		uint64_t in = a >= cap ? 0 : (cap - a < run ? cap - a : run);
 		if (in)
-			sd_area_read(n, wid, a, buf, in);
+			sim_sd_area_read(n, wid, a, buf, in);
 		if (in < run) {
 			memset(buf + in, 0, run - in);
 			ok = false;
@@ -93,7 +93,7 @@ bool pat_gather(struct sim_node *n, unsigned wid, const struct sim_pat *p, uint6
  * flags written) or its LLCM.  Contiguous data is cut at the end of the
  * target; an element is written only if it fits whole (elements are never
  * split, OQ-10/OQ-25).  Returns false if anything was cut. */
-bool pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const struct sim_pat *p,
+bool sim_pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const struct sim_pat *p,
 		 uint64_t pos, const uint8_t *buf, uint64_t len)
 {
 	struct sim_wid *w = &n->w[wid];
@@ -101,12 +101,12 @@ bool pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const str
 		     : tg == SIM_TGT_PW ? DNET_WINAREA_SIZE : DNET_LLCM_SIZE;
 	bool ok = true;
 	while (len) {
-		uint64_t run = pat_run(p, pos);
+		uint64_t run = sim_pat_run(p, pos);
 		if (run == 0)
 			break;
 		if (run > len)
 			run = len;
-		uint64_t a = pat_addr(n, wid, p, pos);
+		uint64_t a = sim_pat_addr(n, wid, p, pos);
 		uint64_t in;
 		if (p->kind == SIM_PAT_CONTIG) {
 			in = a >= lim ? 0 : (lim - a < run ? lim - a : run);
@@ -116,7 +116,7 @@ bool pat_scatter(struct sim_node *n, unsigned wid, enum sim_target tg, const str
 		}
 		if (in) {
 			if (tg == SIM_TGT_SDIMM) {
-				sd_area_write(n, wid, a, buf, in);
+				sim_sd_area_write(n, wid, a, buf, in);
 			} else if (tg == SIM_TGT_PW) {
 				memcpy(w->pw + a, buf, in);
 				sim_pw_flags_written(w, (uint32_t)a, (uint32_t)in);

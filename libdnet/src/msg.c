@@ -307,7 +307,7 @@ static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct
 				   (unsigned long long)(ahi / 8 - 1), DNET_LLCM_SIZE / 8);
 	if (p->llcm_reserved_len && alo < (uint64_t)p->llcm_reserved + p->llcm_reserved_len && ahi > p->llcm_reserved)
 		return dnet_seterr(err, DNET_ERANGE, "msg: AMT entries %u-%llu (LLCM 0x%llx-0x%llx) overlap the reserved "
-				   "LLCM 0x%x-0x%llx (llcm_reserved: dsh's synchronisation area)", p->amt_base,
+				   "LLCM 0x%x-0x%llx (llcm_reserved: the caller keeps it for itself)", p->amt_base,
 				   (unsigned long long)(ahi / 8 - 1), (unsigned long long)alo, (unsigned long long)ahi - 1,
 				   p->llcm_reserved, (unsigned long long)p->llcm_reserved + p->llcm_reserved_len - 1);
 	if (p->context > CTX_APP_MASK)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # dsh's fault command: rules on the emulated switch, SWIF's retransmission
 # behind them (data arrives exactly once, checked word by word), the
-# counters, JSON, refusals, the same rules as a spec option, and a dnetd
-# emulator started with faults (the counters through remote; the command
-# refused there).
+# counters, JSON, refusals, the same rules as a spec option, a dnetd
+# emulator started with faults (the counters through remote), the command
+# through dnetd (privileged clients only) and under a 4-rank dsh-run.
 . "$(dirname "$0")/lib.sh"
 tmo() { timeout 120 "$@"; }
 
@@ -115,12 +115,55 @@ stat retransmissions' 2>&1)
 		expect_match "remote: received" "^received 50000 bytes" "$out"
 		expect_match "remote: faults counted" "faults_dropped [1-9]" "$out"
 		expect_match "remote: retransmitted" "retransmissions [1-9]" "$out"
-		expect_status "remote: fault refused" 1 tmo "$BIN/dsh" -b "remote:unix:$SOCK" -c 'fault'
-		expect_match "remote: why" "needs the in-process emulator" "$(cat "$T_TMP/err")"
+		# the command through dnetd (parameters, protocol 1.3): a privileged client sets
+		out=$(tmo "$BIN/dsh" -e -b "remote:unix:$SOCK" -c 'fault clear
+fault drop from 1 to 2 data count 3
+send 1 2 size=5000 val=4
+@2 recv 0 2 check=4
+fault' 2>&1)
+		expect_match "remote: rule set through dnetd" "rule 1: drop from 1 to 2 count 3 data \(fired 3\)" "$out"
+		expect_match "remote: received once" "^received 5000 bytes" "$out"
+		expect_status "remote: a user may not set" 1 tmo "$BIN/dsh" -b "remote:unix:$SOCK,user" -c 'fault drop 5%'
+		expect_match "remote: user: why" "setting parameter 'fault.add' is for privileged clients only" "$(cat "$T_TMP/err")"
+		expect_status "remote: a user may read" 0 tmo "$BIN/dsh" -b "remote:unix:$SOCK,user" -c 'params fault.rules'
+		expect_eq "remote: the rule read" "drop from 1 to 2 count 3 data" "$(cat "$T_TMP/out")"
 	else
 		fail "dnetd did not create $SOCK within 5 s"
 	fi
 else
 	skip "$DNETD not built: faults in a daemon's emulator not tried"
+fi
+
+# ---- fault under dsh-run: 4 ranks on its private dnetd, messages exactly once --
+# Every rank sets the same rules (fault.rules replaces them), then ranks 1-3
+# send to rank 0 and rank 0 to each of them; check= compares every byte.
+if [ -x "$BIN/dsh-run" ]; then
+	R="$T_TMP/run"
+	mkdir -p "$R"
+	cat >"$R/faults.dsh" <<EOF
+params fault.rules drop 10% data+dup 10%+corrupt 5%+reorder 5% for 2us
+params fault.seed 5
+barrier
+source $R/r\$rank.dsh
+barrier
+fault
+params fault.injected.drop
+assert last > 0
+params swif.retransmissions
+assert last > 0
+params swif.duplicates_dropped
+assert last > 0
+params swif.unacked
+assert last == 0
+EOF
+	printf 'recv 1 1 check=11\nrecv 2 1 check=12\nrecv 3 1 check=13\nsend 1 2 size=30000 val=21\nsend 2 2 size=30000 val=22\nsend 3 2 size=30000 val=23\n' >"$R/r0.dsh"
+	for r in 1 2 3; do printf 'send 0 1 size=30000 val=1%s\nrecv 0 2 check=2%s\n' $r $r >"$R/r$r.dsh"; done
+	expect_status "dsh-run: 4 ranks with faults pass" 0 tmo "$BIN/dsh-run" -n 4 "$R/faults.dsh" --report "$R/r.json"
+	expect_eq "dsh-run: assertions on every rank" "4 4 4 4" \
+		"$(jq -r '[.results.tests[].extra.assertions_passed] | map(tostring) | join(" ")' "$R/r.json")"
+	expect_eq "dsh-run: no failed command" "0 0 0 0" \
+		"$(jq -r '[.results.tests[].extra.errors] | map(tostring) | join(" ")' "$R/r.json")"
+else
+	skip "$BIN/dsh-run not built: faults under dsh-run not tried"
 fi
 finish

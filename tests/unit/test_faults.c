@@ -23,7 +23,6 @@
 #include <string.h>
 #include "dnet/msg.h"
 #include "dnet/packet.h"
-#include "sim/faults.h"
 #include "test_sim_util.h"
 
 #define NODES 8u
@@ -576,12 +575,20 @@ static void test_rules(void)
  * path and those sent on the reliable one still arrive once, in order --
  * also when the rules go while two lost packets await retransmission (the
  * packets after them must not take the fault-free path and overtake). */
+/* A parameter read as a number (dnet/param.h). */
+static uint64_t param(struct dnet_dev *d, const char *name)
+{
+	uint64_t v = 0;
+	CHECK_OK(dnet_param_get_u64(d, name, &v, &E), &E);
+	return v;
+}
+
 static void test_runtime_rules(void)
 {
 	struct dnet_dev *d = sim_open("sim:nodes=2");
 	enum { LEN = 65536 };
 	static uint8_t b[LEN], r[LEN];
-	struct sim_fault_info fi;
+	char rules[512];
 	for (unsigned round = 0; round < 3; round++) {
 		fill(b, LEN, 40 + round);
 		node(d, 1);
@@ -591,7 +598,7 @@ static void test_runtime_rules(void)
 		node(d, 1);
 		uint64_t sent0 = stat(d, "packets_sent");
 		if (round == 1) /* two losses still to retransmit when the rules go */
-			CHECK_OK(sim_fault_add(d, "drop data count 2", &E), &E);
+			CHECK_OK(dnet_param_set(d, "fault.add", "drop data count 2", &E), &E);
 		issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 2, 1, LEN, 0x100000, 0x200000, NULL);
 		if (round == 1)
 			while (stat(d, "packets_sent") < sent0 + 2)
@@ -599,13 +606,12 @@ static void test_runtime_rules(void)
 		else
 			CHECK_OK(dnet_delay(d, 8000, &E), &E); /* a few packets out */
 		if (round == 0) {
-			CHECK_OK(sim_fault_add(d, "drop 30%; dup 20%; reorder 20% for 1us; corrupt 10%", &E), &E);
+			CHECK_OK(dnet_param_set(d, "fault.add", "drop 30%; dup 20%; reorder 20% for 1us; corrupt 10%", &E), &E);
 		} else if (round == 1) {
-			CHECK_OK(sim_fault_info(d, &fi, &E), &E);
-			CHECK(fi.unacked > 0);
-			CHECK_OK(sim_fault_clear(d, &E), &E); /* the reliable path drains first */
+			CHECK(param(d, "swif.unacked") > 0);
+			CHECK_OK(dnet_param_set(d, "fault.rules", "", &E), &E); /* the reliable path drains first */
 		} else {
-			CHECK_OK(sim_fault_add(d, "seed 3; stall to 2 nth 2 for 30us; delay every 3 for 1us", &E), &E);
+			CHECK_OK(dnet_param_set(d, "fault.add", "seed 3; stall to 2 nth 2 for 30us; delay every 3 for 1us", &E), &E);
 		}
 		node(d, 2);
 		wait_eq(d, DNET_UREG_WID(0) + DNET_UR_STATUS_ADDR, 0x7fff, (tail0 + 16) & 0x7fff);
@@ -614,28 +620,29 @@ static void test_runtime_rules(void)
 		memset(r, 0, LEN);
 		sd_get(d, 0x200000, r, LEN);
 		CHECK(memcmp(b, r, LEN) == 0);
-		CHECK_OK(sim_fault_info(d, &fi, &E), &E);
-		CHECK_EQ(fi.unacked, 0);
+		CHECK_EQ(param(d, "swif.unacked"), 0);
 		if (round == 0) {
-			CHECK(fi.injected[0] > 0);
-			CHECK(fi.retransmissions > 0);
+			CHECK(param(d, "fault.injected.drop") > 0);
+			CHECK(param(d, "swif.retransmissions") > 0);
 		}
 	}
-	CHECK_EQ(fi.nrules, 2); /* cleared in round 1; seed is no rule */
-	CHECK_EQ(fi.seed, 3);
-	CHECK_STR(fi.rule[0], "stall to 2 for 30us nth 2");
-	CHECK_STR(fi.rule[1], "delay for 1us every 3");
-	CHECK_EQ(fi.injected[5], 1); /* one stall */
+	/* cleared in round 1; seed is no rule */
+	CHECK_OK(dnet_param_get(d, "fault.rules", rules, sizeof rules, &E), &E);
+	CHECK_STR(rules, "stall to 2 for 30us nth 2\ndelay for 1us every 3");
+	CHECK_EQ(param(d, "fault.seed"), 3);
+	CHECK_EQ(param(d, "fault.injected.stall"), 1); /* one stall */
 	/* Each of the 3 x 33 packets (2032 data bytes each) arrived once. */
 	node(d, 1);
 	CHECK_EQ(stat(d, "packets_sent"), 3 * 33);
 	node(d, 2);
 	CHECK_EQ(stat(d, "packets_received"), 3 * 33);
 	dnet_close(d);
-	/* Not an emulator in this process: refused, saying why. */
+	/* A device without parameters: refused, saying why. */
 	struct dnet_dev *dv = NULL;
-	CHECK(sim_fault_add(dv, "drop", &E) == -DNET_ENOTSUP);
-	CHECK(strstr(E.msg, "in-process emulator") != NULL);
+	CHECK_OK(dnet_open_dry("sim:nodes=2", &dv, &E), &E); /* a dry run has none */
+	CHECK(dnet_param_set(dv, "fault.add", "drop", &E) == -DNET_ENOENT);
+	CHECK(strstr(E.msg, "has no parameters") != NULL);
+	dnet_close(dv);
 }
 
 static void test_spec_errors(void)

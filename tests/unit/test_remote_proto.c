@@ -201,6 +201,12 @@ static void build_samples(void)
 	m = add(DNET_MSG_STAT | DNET_MSG_REPLY); m->stat = 99;
 	m = add(DNET_MSG_STAT_NAMES);
 	m = add(DNET_MSG_STAT_NAMES | DNET_MSG_REPLY); m->count = 3; m->names = names3;
+	m = add(DNET_MSG_PARAM); m->op = DNET_PARAM_OP_LIST;
+	m = add(DNET_MSG_PARAM); m->op = DNET_PARAM_OP_GET; strcpy(m->name, "fault.rules");
+	m = add(DNET_MSG_PARAM); m->op = DNET_PARAM_OP_SET; strcpy(m->name, "fault.add");
+	m->data = (const uint8_t *)"drop 5% from 1 to 2"; m->data_len = 19;
+	m = add(DNET_MSG_PARAM | DNET_MSG_REPLY); m->data = (const uint8_t *)"16384"; m->data_len = 5;
+	m = add(DNET_MSG_PARAM | DNET_MSG_REPLY);
 	m = add(DNET_MSG_ERROR); m->code = DNET_ERANGE; strcpy(m->msg, "offset out of range");
 	m = add(DNET_MSG_SET_NODE | DNET_MSG_REPLY);
 }
@@ -263,6 +269,10 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 				return false;
 		return !dnet_proto_next_name(d, &pos, nm);
 	}
+	case DNET_MSG_PARAM:
+	case DNET_MSG_PARAM | DNET_MSG_REPLY:
+		return a->op == b->op && !strcmp(a->name, b->name) && a->data_len == b->data_len &&
+		       (!a->data_len || !memcmp(a->data, b->data, a->data_len));
 	case DNET_MSG_ERROR:
 		return a->code == b->code && !strcmp(a->msg, b->msg);
 	default:
@@ -397,6 +407,14 @@ static void test_decode_rejects(void)
 		{"STAT_NAMES reply trailing", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 8, {1, 0, 0, 0, 1, 0, 'a', 'b'}},
 		{"STAT_NAMES reply count", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 4, {1, 4, 0, 0}},
 		{"STAT_NAMES reply empty name", DNET_MSG_STAT_NAMES | DNET_MSG_REPLY, 6, {1, 0, 0, 0, 0, 0}},
+		{"PARAM op 3", DNET_MSG_PARAM, 4, {3, 0, 0, 0}},
+		{"PARAM LIST with a name", DNET_MSG_PARAM, 5, {0, 0, 1, 0, 'a'}},
+		{"PARAM GET without a name", DNET_MSG_PARAM, 4, {1, 0, 0, 0}},
+		{"PARAM GET with a value", DNET_MSG_PARAM, 6, {1, 0, 1, 0, 'a', 'b'}},
+		{"PARAM reserved byte", DNET_MSG_PARAM, 5, {1, 1, 1, 0, 'a'}},
+		{"PARAM name past end", DNET_MSG_PARAM, 5, {1, 0, 2, 0, 'a'}},
+		{"PARAM value NUL", DNET_MSG_PARAM, 6, {2, 0, 1, 0, 'a', 0}},
+		{"PARAM reply NUL", DNET_MSG_PARAM | DNET_MSG_REPLY, 2, {'a', 0}},
 		{"ERROR code 0", DNET_MSG_ERROR, 6, {0, 0, 0, 0, 0, 0}},
 		{"ERROR code 65536", DNET_MSG_ERROR, 6, {0, 0, 1, 0, 0, 0}},
 		{"ERROR msg past end", DNET_MSG_ERROR, 8, {1, 0, 0, 0, 5, 0, 'a', 'b'}},

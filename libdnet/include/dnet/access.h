@@ -32,6 +32,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* Check an access of len bytes at device offset off made of width-byte
  * accesses (width 8 for block transfers), a write or a read, by a device
@@ -46,6 +47,7 @@ int dnet_access_check(unsigned caps, uint32_t off, size_t len, unsigned width, b
  * ctl_status", "llcm1+0x10", "ww0+0x400", "hole". */
 const char *dnet_addr_describe(uint32_t off, bool write, char *buf, size_t n);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

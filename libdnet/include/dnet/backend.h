@@ -9,11 +9,13 @@
 #define DNET_BACKEND_H
 
 #include "dnet/device.h"
+#include "dnet/param.h"
 #include "dnet/tap.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 #define DNET_SPEC_MAX 256
 
@@ -63,6 +65,15 @@ struct dnet_backend_ops {
 	/* Optional (NULL: requests are never posted, nothing to wait for).
 	 * Posting is asked for by dev->posted, each request tagged dev->tag. */
 	int (*sync)(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err);
+	/* Optional (NULL: no parameters; param.h).  params gives the
+	 * definitions (owned by the backend, valid until close; NULL and err on
+	 * failure).  The core finds p by name and checks DNET_PARAM_RO/WO and
+	 * a U64 value's syntax before calling param_get / param_set. */
+	const struct dnet_param *(*params)(struct dnet_dev *dev, unsigned *n, struct dnet_err *err);
+	int (*param_get)(struct dnet_dev *dev, const struct dnet_param *p, char *buf, size_t len,
+			 struct dnet_err *err);
+	int (*param_set)(struct dnet_dev *dev, const struct dnet_param *p, const char *value,
+			 struct dnet_err *err);
 };
 
 struct dnet_dev {
@@ -113,6 +124,7 @@ struct dnet_kv {
 int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

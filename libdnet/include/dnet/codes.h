@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* One entry of a code table: the register value and what it means. */
 struct dnet_code {
@@ -76,6 +77,7 @@ int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err);
 /* Kind of a CLID: "reserved", "unicast", "multicast", "init". */
 const char *dnet_clid_kind(uint16_t clid);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 struct dnet_dev;
 
@@ -224,6 +225,7 @@ enum dnet_cmdsel {
 int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
 	       const struct dnet_cmd *cmd, uint64_t timeout_ns, struct dnet_err *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,8 @@
  *   packet.h   packet header codec, receive status, LH Buffer entry
  *   device.h   open a backend, accessors, waits, issuing requests
  *   parse.h    strict number parsing
+ *   param.h    backend parameters (list, get, set by name)
+ *   probe.h    where a board may be: host bridges, DRAM rows, PCI BARs
  *   decisions  every ambiguous reading of the thesis is listed in
  *              docs/decisions.md and decided once in libdnet/src.
  */
@@ -25,12 +27,16 @@
 #include "dnet/msg.h"
 #include "dnet/access.h"
 #include "dnet/tap.h"
+#include "dnet/param.h"
+#include "dnet/probe.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1
 #define DNET_VERSION_PATCH 0
 #define DNET_VERSION_STRING "0.1.0"
 
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 const char *dnet_version(void);
+#pragma GCC visibility pop
 
 #endif

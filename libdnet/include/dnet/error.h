@@ -12,6 +12,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 enum dnet_errcode {
 	DNET_OK = 0,
@@ -45,6 +46,7 @@ const char *dnet_strerror(int code);
 /* Clear an error record. */
 void dnet_clearerr(struct dnet_err *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 #define DNET_MAP_SIZE      0x51000u  /* span to map: System Register + 4 KB */
 #define DNET_PAGE_SIZE     0x1000u
@@ -100,6 +101,7 @@ int dnet_addr_lookup(uint32_t addr, enum dnet_region *r, unsigned *wid,
 /* Memory attribute of the page holding addr (UC for holes). */
 enum dnet_memattr dnet_addr_attr(uint32_t addr);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* The eleven sub-machines, in the order dsh prints them. */
 enum dnet_fsm {
@@ -79,6 +80,7 @@ enum { DNET_PUS_IDLE, DNET_PUS_READ, DNET_PUS_LIST, DNET_PUS_END };
 enum { DNET_PUC_IDLE, DNET_PUC_BUSY, DNET_PUC_DONE };
 enum { DNET_PUW_IDLE, DNET_PUW_FIFO, DNET_PUW_PW, DNET_PUW_BOTH };
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

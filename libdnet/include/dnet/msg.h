@@ -34,6 +34,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 struct dnet_msg_job;
 struct dnet_msg_req;
@@ -63,8 +64,8 @@ struct dnet_msg_params {
 	uint64_t timeout_ns;  /* of every wait (default 10 s) */
 	uint64_t poll_ns;     /* time let pass between polls (default 1 us) */
 	uint32_t llcm_reserved;     /* an LLCM byte range the AMT entries keep out of: its offset */
-	uint32_t llcm_reserved_len; /* and length (default 0: none; dsh passes its synchronisation
-	                               area where ranks synchronise, D-SYNC-AREA) */
+	uint32_t llcm_reserved_len; /* and length (default 0: none; a shell that
+	                               synchronises ranks in the LLCM keeps its area here) */
 };
 void dnet_msg_params_default(struct dnet_msg_params *p);
 
@@ -125,6 +126,7 @@ struct dnet_msg_counters {
 };
 int dnet_msg_counters(struct dnet_msg_job *job, unsigned rank, struct dnet_msg_counters *c);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* Line identifiers (Tab. 4.14). */
 enum dnet_line_id {
@@ -126,6 +127,7 @@ static inline uint64_t dnet_envelope(unsigned context, unsigned rank, uint32_t t
 	return (uint64_t)(context & 0xffffu) << 48 | (uint64_t)(rank & 0x3fffu) << 32 | tag;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* Parse an unsigned number no larger than max.  what names the value in
  * messages ("size", "offset"); may be NULL. */
@@ -43,6 +44,7 @@ const char *dnet_format_duration(uint64_t ns, char *buf, size_t n);
 /* A time stamp scaled for reading: "850ns", "12.345us", "3.002ms", "1.500s". */
 const char *dnet_format_time(uint64_t ns, char *buf, size_t n);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 enum dnet_reg_block {
 	DNET_BLK_USER,   /* User Register, one per WID at 0x40000 + 0x1000*wid */
@@ -172,6 +173,7 @@ static inline uint64_t dnet_amt_word(unsigned llcm_addr, unsigned wid, unsigned 
 	       (uint64_t)(lid & 0xffffu) << 14;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

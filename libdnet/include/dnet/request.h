@@ -16,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 /* The 17 OTYPE codes (Tab. 4.13). */
 enum dnet_otype {
@@ -164,6 +165,7 @@ void dnet_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u);
 /* The SO-DIMM-to-SO-DIMM copy marker (§4.6.8; decision D-COPY-MARKER). */
 #define DNET_COPY_MARKER 0xffffffffu
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 enum dnet_tap_kind {
 	DNET_TAP_READ,        /* off, width, val (the value read) */
@@ -71,6 +72,7 @@ bool dnet_dev_dry(const struct dnet_dev *dev);
 const char *dnet_tap_kind_name(enum dnet_tap_kind k);
 int dnet_tap_kind_parse(const char *s, enum dnet_tap_kind *k);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,4 @@
-/* The board probe (dsh probe): what libpci can tell about where a
+/* libdnet: the board probe -- what libpci can tell about where a
  * DIMMnet-2 might be.  Host bridges and memory controllers with their names
  * from the PCI ID database; for chipsets whose DRAM decode registers are
  * public, the physical range each DIMM row (slot side) decodes; devices
@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dnet/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
 enum dnet_probe_role {
 	DNET_PROBE_HOST,      /* host bridge (class 0600) */
@@ -44,4 +49,8 @@ struct dnet_probe_dev {
 int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 		   struct dnet_probe_dev **out, unsigned *n, struct dnet_err *err);
 
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 #endif

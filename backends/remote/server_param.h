@@ -1,0 +1,17 @@
+/* dnetd: the PARAM request (protocol 1.3, server_param.c). */
+#ifndef DNET_REMOTE_SERVER_PARAM_H
+#define DNET_REMOTE_SERVER_PARAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "remote/proto.h"
+
+struct dnet_dev;
+
+/* Serve one decoded PARAM request on dev: *text (malloc'ed, the caller
+ * frees it; NULL when empty) and *len are the reply's text.  SET needs a
+ * privileged client (-DNET_EPERM otherwise). */
+int dnet_srv_param(struct dnet_dev *dev, bool privileged, const struct dnet_proto_msg *m,
+		   char **text, size_t *len, struct dnet_err *err);
+
+#endif
