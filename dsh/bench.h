@@ -74,6 +74,10 @@ struct bench_opts {
 	unsigned e8_ranks;    /* ranks=N (0: 64) */
 	bool e8_any;          /* partners=any: senders and receivers (default: senders) */
 	int e8_coll;          /* coll=: BENCH_E8_COLL_* */
+	/* timing.NAME=VALUE: step costs of the model set in every emulator the
+	 * experiments open (a what-if: the sensitivity table) */
+	const char *timing[16];
+	unsigned ntiming;
 };
 
 /* Run experiment "E1".."E9" (case-insensitive), appending to out.

@@ -498,6 +498,7 @@ const char *const bench_experiments[] = { "E1", "E2", "E3", "E4", "E5", "E6", "E
 int bench_experiment(const char *id, const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen)
 {
 	bp_trace_next = o->trace;
+	bp_opts = o;
 	for (size_t i = 0; i < sizeof experiments / sizeof experiments[0]; i++)
 		if (!strcasecmp(id, experiments[i].id))
 			return experiments[i].run(experiments[i].id, o, out, err, errlen);

@@ -2,12 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "dnet/codes.h"
+#include "dnet/param.h"
 #include "dnet/map.h"
 #include "dnet/regs.h"
 #include "dnet/request.h"
 #include "bench_prog.h"
 
 const char *bp_trace_next;
+const struct bench_opts *bp_opts;
 
 int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen)
 {
@@ -20,6 +22,17 @@ int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen)
 	if (dnet_open(spec, dev, &e)) {
 		snprintf(err, errlen, "%s", e.msg);
 		return -1;
+	}
+	for (unsigned i = 0; bp_opts && i < bp_opts->ntiming; i++) {
+		char name[96];
+		const char *eq = strchr(bp_opts->timing[i], '=');
+		snprintf(name, sizeof name, "%.*s", (int)(eq - bp_opts->timing[i]), bp_opts->timing[i]);
+		if (dnet_param_set(*dev, name, eq + 1, &e)) {
+			snprintf(err, errlen, "%s: %s", bp_opts->timing[i], e.msg);
+			dnet_close(*dev);
+			*dev = NULL;
+			return -1;
+		}
 	}
 	return 0;
 }

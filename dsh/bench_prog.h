@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dnet/packet.h"
+#include "bench.h"
 #include "bench_host.h"
 
 #define WID 0u
@@ -23,6 +24,8 @@
 /* trace=FILE: the first emulator opened after it is set writes its Chrome
  * trace-event JSON there (bench_experiment sets it). */
 extern const char *bp_trace_next;
+/* timing.NAME=VALUE overrides every emulator opened gets (bench_opts). */
+extern const struct bench_opts *bp_opts;
 
 /* ---- per-host state ---- */
 

@@ -98,13 +98,18 @@ static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
 	}
 }
 
-static int write_json(struct dsh *d, const char *path, const struct bench_out *b, bool quick)
+static int write_json(struct dsh *d, const char *path, const struct bench_out *b, const struct bench_opts *o)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "tool", "dsh bench");
 	cJSON_AddStringToObject(root, "version", DNET_VERSION_STRING);
 	cJSON_AddStringToObject(root, "model", "sim:nodes=2,timelines (backends/sim/timing.c)");
-	cJSON_AddBoolToObject(root, "quick", quick);
+	cJSON_AddBoolToObject(root, "quick", o->quick);
+	if (o->ntiming) { /* a what-if, not the model: say so */
+		cJSON *t = cJSON_AddArrayToObject(root, "timing_overrides");
+		for (unsigned i = 0; i < o->ntiming; i++)
+			cJSON_AddItemToArray(t, cJSON_CreateString(o->timing[i]));
+	}
 	cJSON *vals = cJSON_AddArrayToObject(root, "values");
 	for (unsigned i = 0; i < b->nval; i++)
 		cJSON_AddItemToArray(vals, val_json(&b->val[i]));
@@ -239,6 +244,12 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			o.e8_ranks = (unsigned)r;
 			e8opt = w;
 		}
+		else if (!strncmp(w, "timing.", 7) && strchr(w, '=') && strchr(w, '=') > w + 7 && strchr(w, '=')[1]) {
+			if (o.ntiming == sizeof o.timing / sizeof o.timing[0])
+				return dsh_error(d, "argument %d: at most %zu timing.NAME=VALUE", i,
+						 sizeof o.timing / sizeof o.timing[0]);
+			o.timing[o.ntiming++] = w; /* checked by the first emulator opened */
+		}
 		else if (!strcasecmp(w, "all"))
 			continue;
 		else {
@@ -247,7 +258,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 				k++;
 			if (!bench_experiments[k])
 				return dsh_error(d, "argument %d: '%s' is not an experiment (E1-E9, all), quick, json=FILE, "
-						 "out=DIR, trace=FILE, traces=FILE|DIR, coll=rd|binomial|none, partners=recv|any or ranks=N",
+						 "out=DIR, trace=FILE, traces=FILE|DIR, coll=rd|binomial|none, partners=recv|any, ranks=N or timing.NAME=VALUE",
 						 i, w);
 			if (nwant < 16)
 				want[nwant++] = bench_experiments[k];
@@ -312,7 +323,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		}
 	}
 	if (!rc && json)
-		rc = write_json(d, json, b, o.quick);
+		rc = write_json(d, json, b, &o);
 	if (!rc && dir) {
 		bool plotted = false;
 		rc = write_plots(d, dir, b, &plotted);

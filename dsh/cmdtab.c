@@ -160,14 +160,16 @@ static const struct dsh_cmd cmds[] = {
 	  "Wait for the next signal from rank RANK", "waitfor 0 timeout=5s", "timeout=", 0,
 	  "Poll this rank's LLCM flag word for RANK until RANK's next 'signal' arrives; a timeout\n"
 	  "(default 30 s of real time) names the rank." },
-	{ "bench", { 0 }, cmd_bench, "bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR] [coll=rd|binomial|none] [partners=recv|any] [ranks=N]",
-	  "Re-run the thesis's evaluation (E1-E9) on the emulator's timing model", "bench E1 E5 json=bench.json", "json= out= trace= traces= coll= partners= ranks=", 0,
+	{ "bench", { 0 }, cmd_bench, "bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR] [coll=rd|binomial|none] [partners=recv|any] [ranks=N] [timing.NAME=VALUE...]",
+	  "Re-run the thesis's evaluation (E1-E9) on the emulator's timing model", "bench E1 E5 json=bench.json", "json= out= trace= traces= coll= partners= ranks= timing.", 0,
 	  "Each experiment of spec/evaluation.md runs on its own two-node emulator whose hosts have their own\n"
 	  "virtual clocks (sim timelines), host programs written as the thesis's host runs them. One line per\n"
 	  "headline figure: the model's value, the thesis's (calibration) or 'withheld' (a prediction), and\n"
 	  "the difference. quick: fewer sizes. json=FILE: every curve and value. out=DIR: a .dat and .gp per\n"
 	  "figure, and PNG and SVG when gnuplot is installed. trace=FILE (one experiment): its first run\n"
 	  "writes a Chrome trace-event JSON (Perfetto). Independent of the shell's backend.\n"
+	  "timing.NAME=VALUE (repeatable): a step cost of the model set in every emulator the run opens, a\n"
+	  "what-if (params lists them as timing.*; the JSON names them in timing_overrides).\n"
 	  "E8 (IPUSH receive area, Table 7.3) runs no emulator: per application P = the most distinct\n"
 	  "partners of any process, IPUSH area (P+1) x N against PUSH's 64 x N. Built in: the point-to-point\n"
 	  "traffic of NPB 3.3 MPI Class A (MG CG IS LU SP BT, 64 ranks) generated from their decomposition\n"

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "dnet/parse.h"
 #include "sim/sim.h"
 
 /* Every step cost of struct sim_timing, by field name. */
@@ -61,7 +62,8 @@ enum {
 #define RO DNET_PARAM_RO
 #define U64 DNET_PARAM_U64
 #define TXT DNET_PARAM_TEXT
-#define T(f) { "timing." #f, U64, RO, "the emulator's step cost " #f " (docs/timing-model.md)" },
+#define T(f) { "timing." #f, U64, 0, "the emulator's step cost " #f " (docs/timing-model.md); set: a what-if " \
+		      "of the model (bench timing.NAME=VALUE)" },
 
 static const struct dnet_param params[] = {
 	[P_ADD] = { "fault.add", TXT, DNET_PARAM_WO,
@@ -124,6 +126,24 @@ static uint64_t timing_value(const struct sim_timing *t, unsigned k)
 	TIMING_FIELDS
 #undef T
 	return 0;
+}
+
+/* Set step cost k (a what-if of the model, e.g. the bench's sensitivity
+ * table): refused when the value does not fit the field. */
+static int timing_set(struct sim_timing *t, unsigned k, uint64_t v, const char *name, struct dnet_err *err)
+{
+	unsigned i = 0;
+#define T(f)                                                                                                    \
+	if (i++ == k) {                                                                                         \
+		if (v > (__typeof__(t->f))-1)                                                                   \
+			return dnet_seterr(err, DNET_ERANGE, "sim: %s: %" PRIu64 " does not fit (at most %" PRIu64 ")", \
+					   name, v, (uint64_t)(__typeof__(t->f))-1);                            \
+		t->f = (__typeof__(t->f))v;                                                                     \
+		return 0;                                                                                       \
+	}
+	TIMING_FIELDS
+#undef T
+	return dnet_seterr(err, DNET_EINVAL, "sim: no step cost '%s'", name);
 }
 
 static int fits(int w, size_t room, const struct dnet_param *p, size_t len, struct dnet_err *err)
@@ -197,6 +217,11 @@ int sim_param_set(struct dnet_dev *dev, const struct dnet_param *p, const char *
 		snprintf(text, sizeof text, "rto %sns", value);
 		return sim_faults_parse(f, text, err);
 	default:
+		if ((size_t)(p - params) >= P_TIMING0 && (size_t)(p - params) < NPARAMS) {
+			uint64_t v;
+			int rc = dnet_parse_u64(value, UINT64_MAX, &v, p->name, err);
+			return rc ? rc : timing_set(&s->t, (unsigned)(p - params) - P_TIMING0, v, p->name, err);
+		}
 		return dnet_seterr(err, DNET_EPERM, "sim: parameter '%s' cannot be set", p->name);
 	}
 }

@@ -174,4 +174,15 @@ expect_status "unknown experiment" 1 "$DSH" -c 'bench E10'
 expect_match "names it" "argument 1: 'E10' is not an experiment" "$(cat "$T_TMP/err")"
 expect_status "unwritable json" 1 "$DSH" -c "bench E1 quick json=/nonexistent/x.json"
 expect_match "names the file" "json=/nonexistent/x.json" "$(cat "$T_TMP/err")"
+# timing.NAME=VALUE: a what-if of the model.  E1's host part at 24 B is the
+# WC drain (94 ns) + one 64-byte WC line (60 ns) + the UC store that issues
+# (timing.c): with that store at 250 ns it is 94 + 60 + 250 = 404 ns.
+expect_status "timing override" 0 "$DSH" -c "bench E1 quick timing.host_uc_write_ns=250 json=$S/t.json"
+expect_match "timing override: E1 host part 0.404 us" "host part at 24 B.* 0\.404 us" "$(cat "$T_TMP/out")"
+expect_eq "timing override: named in the JSON" '["timing.host_uc_write_ns=250"]' "$(jq -c .timing_overrides "$S/t.json")"
+expect_eq "no override: no timing_overrides key" "null" "$(jq -c .timing_overrides "$S/b.json")"
+expect_status "timing override: unknown constant" 1 "$DSH" -c 'bench E1 quick timing.nope=3'
+expect_match "timing override: names it" "timing.nope=3: no parameter 'timing.nope'" "$(cat "$T_TMP/err")"
+expect_status "timing override: too large" 1 "$DSH" -c 'bench E1 quick timing.clk_ns=99999999999'
+expect_match "timing override: says the limit" "does not fit \(at most 4294967295\)" "$(cat "$T_TMP/err")"
 finish
