@@ -70,7 +70,7 @@ struct dnet_srv_config {
 	unsigned idle_evict_s;
 	/* The virtual time one peer may add to the shared clock (DELAY, WAIT):
 	 * a bucket of this many ns refilled at that much per minute (0: the
-	 * default; UINT64_MAX: no cap).  See vt_* in server.c. */
+	 * default; UINT64_MAX: no cap).  See vt_* in srv_wait.c. */
 	uint64_t vtime_budget_ns;
 };
 #define DNET_SRV_DEFAULT_HELLO_GRACE_S 10u

@@ -293,18 +293,19 @@ int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto
 	struct dnet_dev *dev = s->cfg.dev;
 	int rc;
 	(void)r, (void)hold;
+	/* what the loop re-checks (kind stays P_NONE until it is pending) */
+	c->wait.id = m->id;
+	c->wait.off = m->off;
+	c->wait.cond = m->cond;
+	c->wait.mask = m->mask;
+	c->wait.value = m->value;
+	c->wait.timeout = m->timeout_ns;
 	if (s->virt) {
 		/* Virtual time: advanced from the loop in bounded slices
 		 * (vpending_step), the deadline in virtual time. */
 		uint64_t vnow = 0;
 		if ((rc = dnet_now(dev, &vnow, e)))
 			return rc;
-		c->wait.id = m->id;
-		c->wait.off = m->off;
-		c->wait.cond = m->cond;
-		c->wait.mask = m->mask;
-		c->wait.value = m->value;
-		c->wait.timeout = m->timeout_ns;
 		c->wait.deadline = vt_room(vnow) < m->timeout_ns ? (vnow > DNET_VTIME_END ? vnow : DNET_VTIME_END)
 								   : vnow + m->timeout_ns;
 		c->wait.slice = SLICE_MIN_NS;
@@ -317,12 +318,6 @@ int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto
 		return SRV_DONE;
 	}
 	/* Real time: check now, then from the loop until the deadline. */
-	c->wait.id = m->id;
-	c->wait.off = m->off;
-	c->wait.cond = m->cond;
-	c->wait.mask = m->mask;
-	c->wait.value = m->value;
-	c->wait.timeout = m->timeout_ns;
 	c->wait.deadline = srv_sat_add(srv_mono_ns(), m->timeout_ns);
 	uint64_t last = 0;
 	if (wait_check(s, c, &last, &rc, e)) {

@@ -1,4 +1,4 @@
-/* End to end: the dnetd server loop (backends/remote/server.c) run in a
+/* End to end: the dnetd server loop (backends/remote/srv_*.c) run in a
  * child process, driven through the `remote` backend and through raw
  * frames.  UNIX sockets in a private temporary directory, and TCP on
  * 127.0.0.1 only; every child is killed and reaped, every wait is bounded.
