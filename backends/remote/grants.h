@@ -1,5 +1,5 @@
 /* dnetd's grant files: which node and WIDs a user client may use.
- * Internal to libdnet (hidden symbols); used by server.c, bin/dnetd and
+ * Internal to libdnet (hidden symbols); used by srv_auth.c, bin/dnetd and
  * tests/unit/test_dnetd_auth.c.
  *
  * One grammar for both files, one line per grant:

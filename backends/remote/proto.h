@@ -1,7 +1,8 @@
 /* The dnetd wire protocol, version 1 (docs/protocol.md is the spec).
  *
  * Internal to libdnet: used by the `remote` backend (the client), by the
- * server loop (server.c, run by bin/dnetd) and by the unit tests.
+ * server (srv_*.c, run by bin/dnetd) and by the unit tests.  The message
+ * types are described by one table, proto_types.c.
  *
  * Every message is one frame: a 12-byte header followed by a payload.
  * All integers are little-endian with explicit sizes.
@@ -82,6 +83,40 @@ enum dnet_msg_type {
 /* Whether a request type may be posted: the ones whose reply carries
  * nothing but success (writes, block writes, flushes, prefetch, delay). */
 DNET_PROTO_HIDDEN bool dnet_proto_postable(uint16_t type);
+
+struct dnet_proto_msg;
+
+/* How one message type is sized, encoded and decoded (proto_types.c).
+ *   size    checks m as the decoder would and gives the payload size;
+ *           NULL: always `fixed` bytes.
+ *   encode  writes the n payload bytes (zeroed before); NULL: nothing to write.
+ *   decode  reads and validates the n payload bytes; NULL: nothing to read.
+ * Unless fixed is DNET_PROTO_VAR, the decoder checks that the payload is
+ * `fixed` bytes before calling decode; a VAR type's decode checks its
+ * length itself. */
+#define DNET_PROTO_VAR SIZE_MAX
+struct dnet_proto_codec {
+	size_t fixed;
+	int (*size)(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err);
+	void (*encode)(uint8_t *p, size_t n, const struct dnet_proto_msg *m);
+	int (*decode)(const uint8_t *p, size_t n, const char *tn, struct dnet_proto_msg *m,
+		      struct dnet_err *err);
+};
+
+/* One request type: its names, whether it may be posted, the codecs of the
+ * request and of its reply.  The one table of them (dnet_proto_types,
+ * indexed by enum dnet_msg_type) drives the encoder, the decoder and the
+ * names; dnetd's dispatch table (srv_dispatch.c) is indexed the same way.
+ * A new request type is one entry there and one here. */
+struct dnet_proto_type {
+	const char *name, *reply_name;
+	bool postable;
+	struct dnet_proto_codec req, rep;
+};
+/* The descriptor of request type (1..DNET_MSG_REQ_LAST), or NULL. */
+DNET_PROTO_HIDDEN const struct dnet_proto_type *dnet_proto_type(uint16_t type);
+/* The codec of any message type, the ERROR reply's included; NULL if unknown. */
+DNET_PROTO_HIDDEN const struct dnet_proto_codec *dnet_proto_codec(uint16_t type);
 
 /* Short name of a type ("READ", "READ reply", "ERROR"); "?" if unknown. */
 DNET_PROTO_HIDDEN const char *dnet_proto_type_name(uint16_t type);

@@ -9,559 +9,23 @@
  * after such a failure every later call fails with DNET_EIO.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dnet/backend.h"
 #include "dnet/parse.h"
-#include "remote/proto.h"
+#include "remote/rmt.h"
 
 #define DEFAULT_TIMEOUT_MS 30000u
 #define MAX_OPTS 16
-
-/* Posted requests (dnet_set_posted): the frames go out in batches and are
- * answered only if they fail; a failure is kept here, with the caller's tag
- * of the request, until dnet_sync() hands it over. */
-#define OUT_BATCH   (64u << 10)  /* posted bytes kept before a send */
-#define SEG_MAX     4096u        /* tag changes between two SYNCs */
-#define PERR_MAX    1024u        /* failures kept; more are counted */
-struct seg { uint32_t first_id; uint64_t tag; };
-struct perr { uint64_t tag; int code; char msg[DNET_PROTO_MSG_MAX + 1]; };
-
-struct remote {
-	int fd;
-	bool broken;
-	char broken_why[DNET_ERR_MSG_MAX + 64]; /* a cause with its context */
-	uint64_t timeout_ns;   /* 0: none */
-	uint64_t rcvtimeo_ns;  /* the socket's SO_RCVTIMEO now (0: none) */
-	uint32_t next_id;
-	char addr[300];
-	struct dnet_pbuf out;  /* frames not yet sent (posted ones wait for a batch) */
-	uint8_t *in;           /* received bytes: in[in_pos..in_len) not yet decoded */
-	size_t in_cap, in_len, in_pos;
-	char **names;          /* stat names cache, NULL-terminated */
-	bool names_done;
-	uint16_t minor;        /* the daemon's protocol minor version */
-	/* the daemon's parameters (PARAM LIST, 1.3), fetched once: the
-	 * definitions point into params_text */
-	struct dnet_param *params;
-	unsigned nparams;
-	char *params_text;
-	bool params_done;
-	/* posting */
-	bool can_post;         /* the daemon speaks protocol 1.1 */
-	uint32_t unconfirmed;  /* posted frames since the last SYNC */
-	struct seg segs[SEG_MAX];
-	unsigned nsegs;
-	struct perr *perr;     /* failures not yet handed over */
-	unsigned nperr, perr_head, perr_more;
-	uint32_t came;         /* ERRORs of posted requests since the last SYNC */
-	bool stopped;          /* STOP mode: a failure is known, post nothing more */
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Poll fd for events until deadline (0: forever).  0, or -DNET_ETIMEDOUT/-DNET_EIO. */
-static int wait_fd(int fd, short events, uint64_t deadline, struct dnet_err *err)
-{
-	for (;;) {
-		int ms = -1;
-		if (deadline) {
-			uint64_t now = mono_ns();
-			if (now >= deadline)
-				return dnet_seterr(err, DNET_ETIMEDOUT, "timed out");
-			uint64_t left = (deadline - now + 999999) / 1000000;
-			ms = left > 86400000 ? 86400000 : (int)left;
-		}
-		struct pollfd p = {.fd = fd, .events = events};
-		int n = poll(&p, 1, ms);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return dnet_seterr(err, DNET_EIO, "poll: %s", strerror(errno));
-	}
-}
-
-static int broken(struct remote *r, struct dnet_err *err, int code, const char *fmt, const char *what)
-{
-	r->broken = true;
-	snprintf(r->broken_why, sizeof r->broken_why, fmt, what);
-	return dnet_seterr(err, code, "dnetd at %s: %s", r->addr, r->broken_why);
-}
-
-/* Drain what the daemon sent while we are blocked sending: the ERRORs of
- * posted requests (a daemon that cannot queue them stops reading us). */
-static int read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_err *err);
-static int take_posted_errors(struct remote *r, struct dnet_err *err);
-
-static int send_all(struct remote *r, const uint8_t *p, size_t n, uint64_t deadline, struct dnet_err *err)
-{
-	while (n) {
-		ssize_t w = send(r->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct dnet_err e;
-			int rc = wait_fd(r->fd, POLLOUT | POLLIN, deadline, &e);
-			if (rc == -DNET_ETIMEDOUT)
-				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out sending a request");
-			if (rc)
-				return broken(r, err, DNET_EIO, "%s", e.msg);
-			if (r->unconfirmed) {
-				struct pollfd pf = {.fd = r->fd, .events = POLLIN};
-				if (poll(&pf, 1, 0) == 1 && (rc = read_some(r, deadline, false, err)) < 0)
-					return rc;
-				if ((rc = take_posted_errors(r, err)))
-					return rc;
-			}
-			continue;
-		}
-		if (errno == EPIPE || errno == ECONNRESET)
-			return -EPIPE; /* the daemon may have said why before closing: read it */
-		return broken(r, err, DNET_EIO, "send: %s", strerror(errno));
-	}
-	return 0;
-}
-
-/* Send every queued frame. */
-static int flush_out(struct remote *r, uint64_t deadline, struct dnet_err *err)
-{
-	if (!r->out.len)
-		return 0;
-	int rc = send_all(r, r->out.p, r->out.len, deadline, err);
-	r->out.len = 0;
-	return rc;
-}
-
-/* The socket's receive timeout follows the deadline of the call (a recv
- * that blocks costs one system call; poll + recv cost two). */
-static int set_rcvtimeo(struct remote *r, uint64_t deadline, struct dnet_err *err)
-{
-	uint64_t want = 0;
-	if (deadline) {
-		uint64_t now = mono_ns();
-		if (now >= deadline)
-			return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
-		want = deadline - now;
-		/* Close enough: re-set only when it is off by more than 10 %. */
-		if (r->rcvtimeo_ns && want <= r->rcvtimeo_ns && want >= r->rcvtimeo_ns - r->rcvtimeo_ns / 10)
-			return 0;
-	} else if (!r->rcvtimeo_ns) {
-		return 0;
-	}
-	struct timeval tv = {.tv_sec = (time_t)(want / 1000000000ull),
-			     .tv_usec = (suseconds_t)(want % 1000000000ull / 1000)};
-	if (want && !tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1;
-	if (setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
-		return broken(r, err, DNET_EIO, "setsockopt: %s", strerror(errno));
-	r->rcvtimeo_ns = want;
-	return 0;
-}
-
-/* Receive what is there into in[] (blocking until something comes, or not).
- * 1 if bytes came, 0 if none (non-blocking), or an error. */
-static int read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_err *err)
-{
-	if (r->in_pos == r->in_len) {
-		r->in_pos = r->in_len = 0;
-	} else if (r->in_pos && r->in_cap - r->in_len < 4096) {
-		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-		r->in_len -= r->in_pos;
-		r->in_pos = 0;
-	}
-	if (r->in_cap - r->in_len < 4096) {
-		size_t cap = r->in_cap ? r->in_cap * 2 : 65536;
-		uint8_t *p = realloc(r->in, cap);
-		if (!p)
-			return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
-		r->in = p;
-		r->in_cap = cap;
-	}
-	for (;;) {
-		if (block) {
-			int rc = set_rcvtimeo(r, deadline, err);
-			if (rc)
-				return rc;
-		}
-		ssize_t got = recv(r->fd, r->in + r->in_len, r->in_cap - r->in_len, block ? 0 : MSG_DONTWAIT);
-		if (got > 0) {
-			r->in_len += (size_t)got;
-			return 1;
-		}
-		if (got == 0)
-			return broken(r, err, DNET_EIO, "%s", "the daemon closed the connection");
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!block)
-				return 0;
-			if (deadline && mono_ns() >= deadline)
-				return broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
-			continue;
-		}
-		return broken(r, err, DNET_EIO, "recv: %s", strerror(errno));
-	}
-}
-
-/* The next whole frame, decoded into m (m->data points into in[] until the
- * next read).  Blocks until it is there. */
-static int next_frame(struct remote *r, struct dnet_proto_msg *m, uint64_t deadline, struct dnet_err *err)
-{
-	for (;;) {
-		size_t flen = 0;
-		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
-		if (pk < 0)
-			return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
-		if (pk > 0) {
-			if (dnet_proto_decode(r->in + r->in_pos, flen, m, &e) != 0)
-				return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
-			r->in_pos += flen;
-			return 0;
-		}
-		if (flen > r->in_cap - r->in_pos) {
-			/* A large reply: make room for all of it at once. */
-			memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-			r->in_len -= r->in_pos;
-			r->in_pos = 0;
-			if (flen > r->in_cap) {
-				uint8_t *p = realloc(r->in, flen + 4096);
-				if (!p)
-					return broken(r, err, DNET_ENOMEM, "%s", "out of memory for a reply");
-				r->in = p;
-				r->in_cap = flen + 4096;
-			}
-		}
-		int rc = read_some(r, deadline, true, err);
-		if (rc < 0)
-			return rc;
-	}
-}
-
-/* The tag a posted request was sent with. */
-static uint64_t tag_of(const struct remote *r, uint32_t id)
-{
-	uint64_t tag = DNET_NO_TAG;
-	for (unsigned i = 0; i < r->nsegs; i++) {
-		if ((uint32_t)(id - r->segs[0].first_id) < (uint32_t)(r->segs[i].first_id - r->segs[0].first_id))
-			break;
-		tag = r->segs[i].tag;
-	}
-	return tag;
-}
-
-/* Keep the failure of posted request id (an ERROR reply) for dnet_sync. */
-static void keep_posted_error(struct remote *r, const struct dnet_proto_msg *m)
-{
-	r->came++;
-	if (!r->perr)
-		r->perr = calloc(PERR_MAX, sizeof *r->perr);
-	if (!r->perr || r->nperr == PERR_MAX) {
-		r->perr_more++;
-		return;
-	}
-	struct perr *p = &r->perr[(r->perr_head + r->nperr++) % PERR_MAX];
-	p->tag = tag_of(r, m->id);
-	p->code = (int)m->code;
-	snprintf(p->msg, sizeof p->msg, "%s", m->msg);
-}
-
-/* Whether id is one of the posted requests sent since the last SYNC. */
-static bool is_posted_id(const struct remote *r, uint32_t id, uint32_t next)
-{
-	if (!r->nsegs)
-		return false;
-	return (uint32_t)(id - r->segs[0].first_id) < (uint32_t)(next - r->segs[0].first_id);
-}
-
-/* Read the ERRORs of posted requests that have arrived, without waiting. */
-static int take_posted_errors(struct remote *r, struct dnet_err *err)
-{
-	for (;;) {
-		size_t flen = 0;
-		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
-		if (pk <= 0)
-			return pk < 0 ? broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg) : 0;
-		struct dnet_proto_msg m;
-		if (dnet_proto_decode(r->in + r->in_pos, flen, &m, &e) != 0)
-			return broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
-		if (m.type != DNET_MSG_ERROR || !is_posted_id(r, m.id, r->next_id + 1))
-			return 0; /* a reply: its reader takes it */
-		r->in_pos += flen;
-		keep_posted_error(r, &m);
-	}
-}
-
-/* One request, one reply (after the frames already queued, posted ones
- * included, whose ERRORs are kept on the way).  extra_ns lengthens the
- * deadline (waits, delays).  An ERROR reply becomes the return code and
- * message. */
-static int rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg *rep,
-	       uint64_t extra_ns, struct dnet_err *err)
-{
-	if (r->broken)
-		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
-				   r->broken_why);
-	req->id = ++r->next_id;
-	req->flags = 0;
-	int rc = dnet_proto_encode(&r->out, req, err);
-	if (rc)
-		return rc;
-	uint64_t deadline = 0;
-	if (r->timeout_ns) {
-		deadline = mono_ns();
-		deadline += r->timeout_ns;
-		deadline = deadline > UINT64_MAX - extra_ns ? 0 : deadline + extra_ns;
-	}
-	bool sent = true;
-	if ((rc = flush_out(r, deadline, err))) {
-		if (rc != -EPIPE)
-			return rc;
-		sent = false;
-		deadline = mono_ns() + 100000000ull; /* what is already there */
-	}
-	for (;;) {
-		if ((rc = next_frame(r, rep, deadline, err)))
-			return rc;
-		if (rep->type == DNET_MSG_ERROR && rep->id != req->id && is_posted_id(r, rep->id, req->id)) {
-			keep_posted_error(r, rep);
-			continue;
-		}
-		break;
-	}
-	if (!sent) {
-		r->broken = true;
-		snprintf(r->broken_why, sizeof r->broken_why, "the daemon closed the connection");
-		if (rep->type == DNET_MSG_ERROR)
-			return dnet_seterr(err, (int)rep->code, "%s", rep->msg);
-		return dnet_seterr(err, DNET_EIO, "dnetd at %s: the daemon closed the connection", r->addr);
-	}
-	if (rep->type == DNET_MSG_ERROR) {
-		/* id 0: the daemon refused the connection before reading (too many clients). */
-		if (rep->id != req->id && rep->id != 0)
-			return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
-		return dnet_seterr(err, (int)rep->code, "%s", rep->msg);
-	}
-	if (rep->id != req->id)
-		return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
-	if (rep->type != (req->type | DNET_MSG_REPLY))
-		return broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep->type));
-	return 0;
-}
-
-/* SYNC: every request sent is done; the ERRORs of failed posted ones are
- * kept on the way.  The daemon's counts must match what came. */
-static int sync_posted(struct remote *r, struct dnet_err *err)
-{
-	if (!r->unconfirmed && !r->out.len)
-		return 0;
-	struct dnet_proto_msg req, rep;
-	memset(&req, 0, sizeof req);
-	req.type = DNET_MSG_SYNC;
-	int rc = rpc(r, &req, &rep, 0, err);
-	if (rc)
-		return rc;
-	if (rep.count - rep.skipped != r->came)
-		return broken(r, err, DNET_EPROTO, "%s", "SYNC reply counts failures that never came");
-	r->came = 0;
-	r->unconfirmed = 0;
-	r->nsegs = 0;
-	return 0;
-}
-
-/* Queue one posted request (sent with the next batch).  In STOP mode, after
- * a known failure, nothing more is sent: it counts as skipped. */
-static int post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct dnet_err *err)
-{
-	struct remote *r = dev->priv;
-	if (r->broken)
-		return dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr,
-				   r->broken_why);
-	if (stop && r->stopped)
-		return 0; /* skipped, as the daemon would */
-	if (r->nsegs == SEG_MAX || r->unconfirmed >= (1u << 30)) {
-		int rc = sync_posted(r, err);
-		if (rc)
-			return rc;
-		if (stop && r->nperr + r->perr_more) {
-			r->stopped = true;
-			return 0;
-		}
-	}
-	req->id = ++r->next_id;
-	req->flags = (uint16_t)(DNET_PROTO_F_POSTED | (stop ? DNET_PROTO_F_STOP : 0));
-	int rc = dnet_proto_encode(&r->out, req, err);
-	if (rc)
-		return rc;
-	if (!r->nsegs || r->segs[r->nsegs - 1].tag != dev->tag)
-		r->segs[r->nsegs++] = (struct seg){ .first_id = req->id, .tag = dev->tag };
-	r->unconfirmed++;
-	if (r->out.len >= OUT_BATCH) {
-		uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
-		if ((rc = flush_out(r, deadline, err)))
-			return rc == -EPIPE ? broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
-	}
-	return 0;
-}
-
-/* Whether this request goes posted: the caller asked for it and the daemon
- * can. */
-static bool posting(const struct dnet_dev *dev)
-{
-	const struct remote *r = dev->priv;
-	return dev->posted != DNET_POST_OFF && r->can_post;
-}
-
-/* Hand over the oldest kept failure: its code and message, *tag. */
-static int pop_error(struct remote *r, uint64_t *tag, struct dnet_err *err)
-{
-	if (r->nperr) {
-		struct perr *p = &r->perr[r->perr_head];
-		r->perr_head = (r->perr_head + 1) % PERR_MAX;
-		r->nperr--;
-		if (tag)
-			*tag = p->tag;
-		int rc = dnet_seterr(err, p->code, "%s", p->msg);
-		if (!r->nperr && !r->perr_more)
-			r->stopped = false;
-		return rc;
-	}
-	if (r->perr_more) {
-		unsigned n = r->perr_more;
-		r->perr_more = 0;
-		r->stopped = false;
-		if (tag)
-			*tag = DNET_NO_TAG;
-		return dnet_seterr(err, DNET_EIO, "%u more posted requests failed (their errors were not kept)", n);
-	}
-	return 0;
-}
-
-/* A request in several frames (a block write over DNET_PROTO_MAX_DATA):
- * posted when posting, else sent together and stopped at the first
- * failure, which is returned -- one round trip instead of one per frame. */
-static int send_part(struct dnet_dev *dev, struct dnet_proto_msg *req, bool more, struct dnet_err *err)
-{
-	struct remote *r = dev->priv;
-	if (posting(dev))
-		return post(dev, req, dev->posted == DNET_POST_STOP, err);
-	if (!r->can_post || (!more && !r->unconfirmed)) {
-		struct dnet_proto_msg rep;
-		return rpc(r, req, &rep, 0, err);
-	}
-	int rc = post(dev, req, true, err);
-	if (rc || more)
-		return rc;
-	if ((rc = sync_posted(r, err)))
-		return rc;
-	return pop_error(r, NULL, err);
-}
 
 static void msg_init(struct dnet_proto_msg *m, uint16_t type)
 {
 	memset(m, 0, sizeof *m);
 	m->type = type;
-}
-
-/* ---- connecting ---- */
-
-static int connect_to(struct remote *r, const struct dnet_sockspec *a, struct dnet_err *err)
-{
-	uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
-	int fd = -1, e = 0;
-
-	if (!a->tcp) {
-		struct sockaddr_un sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sun_family = AF_UNIX;
-		memcpy(sa.sun_path, a->path, strlen(a->path) + 1);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return dnet_seterr(err, DNET_EIO, "socket: %s", strerror(errno));
-		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-			e = errno;
-			close(fd);
-			if (e == ENOENT || e == ECONNREFUSED)
-				return dnet_seterr(err, DNET_EIO, "cannot connect to dnetd at %s: %s (is dnetd running?)",
-						   r->addr, e == ENOENT ? "no such socket" : "connection refused");
-			return dnet_seterr(err, e == EACCES ? DNET_EPERM : DNET_EIO,
-					   "cannot connect to dnetd at %s: %s", r->addr, strerror(e));
-		}
-	} else {
-		struct addrinfo hints, *res = NULL, *ai;
-		memset(&hints, 0, sizeof hints);
-		hints.ai_family = AF_UNSPEC;
-		hints.ai_socktype = SOCK_STREAM;
-		hints.ai_flags = AI_NUMERICSERV;
-		int g = getaddrinfo(a->host, a->port, &hints, &res);
-		if (g != 0)
-			return dnet_seterr(err, DNET_EIO, "cannot resolve %s: %s", a->host, gai_strerror(g));
-		for (ai = res; ai; ai = ai->ai_next) {
-			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
-			if (fd < 0) {
-				e = errno;
-				continue;
-			}
-			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-				break;
-			e = errno;
-			if (e == EINPROGRESS) {
-				struct dnet_err we;
-				int so = 0;
-				socklen_t sl = sizeof so;
-				if (wait_fd(fd, POLLOUT, deadline, &we) != 0)
-					e = ETIMEDOUT;
-				else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) != 0)
-					e = errno;
-				else if (so == 0)
-					break;
-				else
-					e = so;
-			}
-			close(fd);
-			fd = -1;
-		}
-		freeaddrinfo(res);
-		if (fd < 0) {
-			if (e == ECONNREFUSED)
-				return dnet_seterr(err, DNET_EIO, "cannot connect to dnetd at %s: connection refused "
-						   "(is dnetd running?)", r->addr);
-			return dnet_seterr(err, e == ETIMEDOUT ? DNET_ETIMEDOUT : DNET_EIO,
-					   "cannot connect to dnetd at %s: %s", r->addr, strerror(e));
-		}
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-		e = errno;
-		close(fd);
-		return dnet_seterr(err, DNET_EIO, "fcntl: %s", strerror(e));
-	}
-	r->fd = fd;
-	return 0;
 }
 
 static void remote_free(struct remote *r)
@@ -645,7 +109,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	r->fd = -1;
 	r->timeout_ns = timeout_ms * 1000000ull;
 	dnet_sockspec_format(&sa, r->addr, sizeof r->addr);
-	if ((rc = connect_to(r, &sa, err))) {
+	if ((rc = rmt_connect_to(r, &sa, err))) {
 		remote_free(r);
 		return rc;
 	}
@@ -673,7 +137,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	req.privileged = privileged;
 	if (token)
 		snprintf(req.token, sizeof req.token, "%s", token);
-	rc = rpc(r, &req, &rep, 0, err);
+	rc = rmt_rpc(r, &req, &rep, 0, err);
 	if (rc) {
 		/* Say who refused. */
 		if (err && !r->broken) {
@@ -711,7 +175,7 @@ static void remote_close(struct dnet_dev *dev)
 	 * the connection (dnet_sync first to see them). */
 	if (r && r->out.len && !r->broken) {
 		struct dnet_err e;
-		flush_out(r, mono_ns() + 1000000000ull, &e);
+		rmt_flush_out(r, rmt_mono_ns() + 1000000000ull, &e);
 	}
 	remote_free(dev->priv);
 	dev->priv = NULL;
@@ -726,7 +190,7 @@ static int remote_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned w
 	msg_init(&req, DNET_MSG_READ);
 	req.off = off;
 	req.width = (uint8_t)width;
-	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
 	if (rc)
 		return rc;
 	if (rep.width != width)
@@ -756,9 +220,9 @@ static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, uns
 	case 16: memcpy(req.val, buf, 16); break;
 	default: return dnet_seterr(err, DNET_EINVAL, "bad access width %u", width);
 	}
-	if (posting(dev))
-		return post(dev, &req, dev->posted == DNET_POST_STOP, err);
-	return rpc(dev->priv, &req, &rep, 0, err);
+	if (rmt_posting(dev))
+		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err);
+	return rmt_rpc(dev->priv, &req, &rep, 0, err);
 }
 
 /* Block reads: every frame's request goes out at once, then the replies
@@ -777,7 +241,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 		else
 			req.off = (uint32_t)at;
 		req.len = (uint32_t)len;
-		int rc = rpc(r, &req, &rep, 0, err);
+		int rc = rmt_rpc(r, &req, &rep, 0, err);
 		if (rc)
 			return rc;
 		if (rep.data_len != len)
@@ -806,30 +270,30 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 			return rc;
 		done += n;
 	}
-	uint64_t deadline = r->timeout_ns ? mono_ns() + r->timeout_ns : 0;
-	int rc = flush_out(r, deadline, err), first_rc = 0;
+	uint64_t deadline = r->timeout_ns ? rmt_mono_ns() + r->timeout_ns : 0;
+	int rc = rmt_flush_out(r, deadline, err), first_rc = 0;
 	if (rc)
-		return rc == -EPIPE ? broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
+		return rc == -EPIPE ? rmt_broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
 	struct dnet_err e0;
 	dnet_clearerr(&e0);
 	for (size_t i = 0, done = 0; i < nreq;) {
 		struct dnet_proto_msg rep;
-		if ((rc = next_frame(r, &rep, deadline, err)))
+		if ((rc = rmt_next_frame(r, &rep, deadline, err)))
 			return rc;
-		if (rep.type == DNET_MSG_ERROR && is_posted_id(r, rep.id, first)) {
-			keep_posted_error(r, &rep);
+		if (rep.type == DNET_MSG_ERROR && rmt_is_posted_id(r, rep.id, first)) {
+			rmt_keep_posted_error(r, &rep);
 			continue;
 		}
 		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
 		if (rep.id != first + (uint32_t)i)
-			return broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
+			return rmt_broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
 		if (rep.type == DNET_MSG_ERROR) {
 			if (!first_rc)
 				first_rc = dnet_seterr(&e0, (int)rep.code, "%s", rep.msg);
 		} else if (rep.type != (type | DNET_MSG_REPLY)) {
-			return broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
+			return rmt_broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
 		} else if (rep.data_len != n) {
-			return broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
+			return rmt_broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
 		} else {
 			memcpy(p + done, rep.data, n);
 		}
@@ -859,7 +323,7 @@ static int write_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, const v
 		req.data = p + done;
 		req.data_len = n;
 		done += n;
-		int rc = send_part(dev, &req, done < len, err);
+		int rc = rmt_send_part(dev, &req, done < len, err);
 		if (rc)
 			return rc;
 	} while (done < len);
@@ -882,14 +346,14 @@ static int simple(struct dnet_dev *dev, uint16_t type, struct dnet_proto_msg *re
 {
 	struct dnet_proto_msg req;
 	msg_init(&req, type);
-	return rpc(dev->priv, &req, rep, 0, err);
+	return rmt_rpc(dev->priv, &req, rep, 0, err);
 }
 
 static int remote_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	struct dnet_proto_msg req;
 	msg_init(&req, DNET_MSG_WC_FLUSH);
-	return send_part(dev, &req, false, err);
+	return rmt_send_part(dev, &req, false, err);
 }
 
 static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t len, struct dnet_err *err)
@@ -900,9 +364,9 @@ static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t le
 	msg_init(&req, type);
 	req.off = off;
 	req.len = (uint32_t)len;
-	if (posting(dev))
-		return post(dev, &req, dev->posted == DNET_POST_STOP, err);
-	return rpc(dev->priv, &req, &rep, 0, err);
+	if (rmt_posting(dev))
+		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err);
+	return rmt_rpc(dev->priv, &req, &rep, 0, err);
 }
 
 static int remote_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
@@ -922,7 +386,7 @@ static int remote_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err 
 	req.node = node;
 	if (node < 1)
 		return dnet_seterr(err, DNET_EINVAL, "nodes are numbered from 1");
-	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
 	if (rc == 0)
 		dev->node = node;
 	return rc;
@@ -939,7 +403,7 @@ static int remote_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum d
 	req.value = value;
 	req.timeout_ns = timeout_ns;
 	/* Virtual waits are quick in real time; real ones take up to timeout_ns. */
-	int rc = rpc(dev->priv, &req, &rep, timeout_ns, err);
+	int rc = rmt_rpc(dev->priv, &req, &rep, timeout_ns, err);
 	if (rc)
 		return rc;
 	if (last)
@@ -954,9 +418,9 @@ static int remote_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	struct dnet_proto_msg req, rep;
 	msg_init(&req, DNET_MSG_DELAY);
 	req.ns = ns;
-	if (posting(dev) && (dev->caps & DNET_CAP_VIRTUAL_TIME))
-		return post(dev, &req, dev->posted == DNET_POST_STOP, err); /* instant in real time */
-	return rpc(dev->priv, &req, &rep, ns, err);
+	if (rmt_posting(dev) && (dev->caps & DNET_CAP_VIRTUAL_TIME))
+		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err); /* instant in real time */
+	return rmt_rpc(dev->priv, &req, &rep, ns, err);
 }
 
 static int remote_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
@@ -991,13 +455,13 @@ static int remote_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err
 	if (tag)
 		*tag = DNET_NO_TAG;
 	if (!r->nperr && !r->perr_more) {
-		int rc = sync_posted(r, err);
+		int rc = rmt_sync_posted(r, err);
 		if (rc)
 			return rc;
 	}
 	if (!r->nperr && !r->perr_more)
 		return 0;
-	return pop_error(r, tag, err);
+	return rmt_pop_error(r, tag, err);
 }
 
 static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err)
@@ -1008,7 +472,7 @@ static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, stru
 		return dnet_seterr(err, DNET_ENOENT, "unknown statistic \"%s\"", name);
 	msg_init(&req, DNET_MSG_STAT);
 	memcpy(req.name, name, nl + 1);
-	int rc = rpc(dev->priv, &req, &rep, 0, err);
+	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
 	if (rc == 0)
 		*v = rep.stat;
 	return rc;
@@ -1054,7 +518,7 @@ static int param_rpc(struct dnet_dev *dev, uint8_t op, const char *name, const c
 		req.data = (const uint8_t *)value;
 		req.data_len = strlen(value);
 	}
-	return rpc(dev->priv, &req, rep, 0, err);
+	return rmt_rpc(dev->priv, &req, rep, 0, err);
 }
 
 /* Parse LIST's lines "NAME\tTYPE\tFLAGS\tHELP\n" in place. */

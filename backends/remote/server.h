@@ -13,6 +13,7 @@
  * dnet_wait()/dnet_delay() (instant in real time); on a real-time backend
  * they are kept pending and re-checked from the loop, so that one client's
  * wait never blocks the others.
+ * Its files (srv_*.c, one room each) and what they share: srv.h.
  */
 #ifndef DNET_REMOTE_SERVER_H
 #define DNET_REMOTE_SERVER_H
@@ -69,7 +70,7 @@ struct dnet_srv_config {
 	unsigned idle_evict_s;
 	/* The virtual time one peer may add to the shared clock (DELAY, WAIT):
 	 * a bucket of this many ns refilled at that much per minute (0: the
-	 * default; UINT64_MAX: no cap).  See vt_* in server.c. */
+	 * default; UINT64_MAX: no cap).  See vt_* in srv_wait.c. */
 	uint64_t vtime_budget_ns;
 };
 #define DNET_SRV_DEFAULT_HELLO_GRACE_S 10u
@@ -91,5 +92,8 @@ DNET_PROTO_HIDDEN const char *dnet_srv_address(const struct dnet_srv *srv);
 DNET_PROTO_HIDDEN int dnet_srv_run(struct dnet_srv *srv, struct dnet_err *err);
 /* Disconnect everyone, close the listener and remove the UNIX socket. */
 DNET_PROTO_HIDDEN void dnet_srv_close(struct dnet_srv *srv);
+/* Whether dnetd's dispatch table (srv_dispatch.c) has a handler for
+ * request type: every type from 1 to DNET_MSG_REQ_LAST must (a test). */
+DNET_PROTO_HIDDEN bool dnet_srv_serves(uint16_t type);
 
 #endif

@@ -1,4 +1,4 @@
-/* Fuzz target: the remote backend (backends/remote/remote.c), the client
+/* Fuzz target: the remote backend (backends/remote/remote.c, rmt_*.c), the client
  * of dnetd, against a hostile server.
  *
  * Input: [nops] [op, param] x nops [reply stream...].  A thread plays the

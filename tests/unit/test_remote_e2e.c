@@ -1,4 +1,4 @@
-/* End to end: the dnetd server loop (backends/remote/server.c) run in a
+/* End to end: the dnetd server loop (backends/remote/srv_*.c) run in a
  * child process, driven through the `remote` backend and through raw
  * frames.  UNIX sockets in a private temporary directory, and TCP on
  * 127.0.0.1 only; every child is killed and reaped, every wait is bounded.
@@ -1268,6 +1268,20 @@ out:
 	CHECK_EQ(stop_server(&sv), 0);
 }
 
+/* dnetd's dispatch table has a handler for every request type of the
+ * protocol (its size is checked when it is compiled; a hole here). */
+static void test_dispatch_table(void)
+{
+	for (uint16_t t = 1; t <= DNET_MSG_REQ_LAST; t++) {
+		if (!dnet_srv_serves(t))
+			fprintf(stderr, "dnetd has no handler for %s\n", dnet_proto_type_name(t));
+		CHECK(dnet_srv_serves(t));
+	}
+	CHECK(!dnet_srv_serves(0));
+	CHECK(!dnet_srv_serves(DNET_MSG_REQ_LAST + 1));
+	CHECK(!dnet_srv_serves(DNET_MSG_ERROR));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1276,6 +1290,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	RUN(test_dispatch_table);
 	RUN(test_identity_devmem);
 	RUN(test_identity_sim);
 	RUN(test_permissions);

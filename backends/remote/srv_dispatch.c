@@ -1,0 +1,473 @@
+/* dnetd's dispatch: a decoded request goes through the checks every request
+ * gets (HELLO first, the access check of its type, the client's node) to
+ * its handler in the table below, indexed by request type like the
+ * protocol's own table (proto_types.c); then its reply, unless posted.
+ * client_process turns a client's received bytes into requests. */
+#include "remote/server_param.h"
+#include "remote/srv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnet/backend.h"
+#include "dnet/map.h"
+#include "dnet/regs.h"
+
+/* Requests served per client and loop turn: a client keeping hundreds of
+ * reads in flight gets its turn, then the others theirs (8 such clients
+ * made another's read wait 21 ms; the rest waits in its buffer). */
+#define FRAMES_PER_TURN 32u
+/* Posted requests queue no reply, so a client may send many per turn: a
+ * script of posted writes goes at the speed of the device, still bounded
+ * per turn (frames and bytes) so that the others are served between. */
+#define POSTED_PER_TURN       1024u
+#define POSTED_BYTES_PER_TURN (1u << 20)
+/* A receive buffer grown for large frames is kept while they keep coming
+ * (re-growing it per 256 KiB frame cost 18,000 page faults per 256 KiB of
+ * writes), and given back after this long without one. */
+#define IN_KEEP_NS 1000000000ull
+#define TURN_OUT_MAX    (2u << 20) /* reply bytes queued per loop turn, for all clients */
+
+/* ---- the handlers ---- */
+
+static int serve_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)r, (void)hold, (void)e;
+	if (c->auth.hello)
+		srv_reply_error(s, c, m->id, DNET_EPROTO, "HELLO sent twice");
+	else
+		srv_hello(s, c, m);
+	return SRV_DONE;
+}
+
+static int serve_read(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	uint64_t v[2] = {0, 0};
+	int rc;
+	(void)hold;
+	switch (m->width) {
+	case 1: { uint8_t x; rc = dnet_read8(dev, m->off, &x, e); v[0] = x; break; }
+	case 2: { uint16_t x; rc = dnet_read16(dev, m->off, &x, e); v[0] = x; break; }
+	case 4: { uint32_t x; rc = dnet_read32(dev, m->off, &x, e); v[0] = x; break; }
+	case 8:
+		if (m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET && c->auth.privileged) {
+			/* The client's library sends this read only after its
+			 * user confirmed it (dnet_reg_read_effect): the read
+			 * resets the controller, on purpose (App. B). */
+			const struct dnet_reg *reg = dnet_reg_by_name("ctl_reset");
+			rc = reg ? dnet_reg_read_effect(dev, 0, reg, &v[0], e)
+				 : dnet_seterr(e, DNET_EINVAL, "no ctl_reset register");
+		} else {
+			rc = dnet_read64(dev, m->off, &v[0], e);
+		}
+		break;
+	default: rc = dnet_read128(dev, m->off, v, e); break;
+	}
+	if (rc)
+		return rc;
+	r->width = m->width;
+	r->val[0] = v[0];
+	r->val[1] = v[1];
+	return 0;
+}
+
+static int serve_write(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	(void)c, (void)r, (void)hold;
+	switch (m->width) {
+	case 1: return dnet_write8(dev, m->off, (uint8_t)m->val[0], e);
+	case 2: return dnet_write16(dev, m->off, (uint16_t)m->val[0], e);
+	case 4: return dnet_write32(dev, m->off, (uint32_t)m->val[0], e);
+	case 8: return dnet_write64(dev, m->off, m->val[0], e);
+	default: return dnet_write128(dev, m->off, m->val, e);
+	}
+}
+
+/* READ_BLOCK and SODIMM_READ: the data, in a buffer the reply points into. */
+static int serve_read_data(struct dnet_srv *s, const struct dnet_proto_msg *m, struct dnet_proto_msg *r,
+			   uint8_t **hold, struct dnet_err *e)
+{
+	uint8_t *buf = malloc(m->len ? m->len : 1);
+	if (!buf)
+		return dnet_seterr(e, DNET_ENOMEM, "out of memory");
+	*hold = buf;
+	r->data = buf;
+	r->data_len = m->len;
+	if (m->type == DNET_MSG_SODIMM_READ)
+		return dnet_sodimm_access(s->cfg.dev, m->addr, buf, m->len, false, e);
+	/* dnet_block_transfer, not dnet_read_block: the client's core
+	 * already flushed the cache lines (backend.h). */
+	return dnet_block_transfer(s->cfg.dev, m->off, buf, m->len, false, e);
+}
+
+static int serve_read_block(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			    struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c;
+	return serve_read_data(s, m, r, hold, e);
+}
+
+static int serve_write_block(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)r, (void)hold;
+	return dnet_block_transfer(s->cfg.dev, m->off, (void *)(uintptr_t)m->data, m->len, true, e);
+}
+
+static int serve_wc_flush(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)m, (void)r, (void)hold;
+	return dnet_wc_flush(s->cfg.dev, e);
+}
+
+static int serve_cache_flush(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)r, (void)hold;
+	return dnet_cache_flush(s->cfg.dev, m->off, m->len, e);
+}
+
+static int serve_prefetch(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)r, (void)hold;
+	return dnet_prefetch(s->cfg.dev, m->off, m->len, e);
+}
+
+static int serve_set_node(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	(void)r, (void)hold;
+	if (m->node > dnet_node_count(dev))
+		return dnet_seterr(e, DNET_EINVAL, "node %u does not exist (nodes 1..%u)", m->node,
+				   dnet_node_count(dev));
+	if (!srv_grant_allows(c, m->node, c->auth.wid)) {
+		char what[120];
+		return dnet_seterr(e, DNET_EPERM, "permission denied: node %u WID %u is not granted to this "
+				   "client (it may use %s)", m->node, c->auth.wid, srv_grant_text(c, what, sizeof what));
+	}
+	int rc = dnet_set_node(dev, m->node, e);
+	if (rc == 0)
+		c->auth.node = m->node;
+	return rc;
+}
+
+static int serve_now(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)m, (void)hold;
+	return dnet_now(s->cfg.dev, &r->ns, e);
+}
+
+static int serve_busy(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	bool busy = false;
+	(void)c, (void)m, (void)hold;
+	int rc = dnet_busy(s->cfg.dev, &busy, e);
+	r->busy = busy;
+	return rc;
+}
+
+static int serve_sodimm_read(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c;
+	return serve_read_data(s, m, r, hold, e);
+}
+
+static int serve_sodimm_write(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)r, (void)hold;
+	return dnet_sodimm_access(s->cfg.dev, m->addr, (void *)(uintptr_t)m->data, m->len, true, e);
+}
+
+static int serve_stat(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)hold;
+	return dnet_stat(s->cfg.dev, m->name, &r->stat, e);
+}
+
+static int serve_stat_names(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			    struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)m, (void)hold, (void)e;
+	const char *const *names = dnet_stat_names(s->cfg.dev);
+	uint32_t n = 0;
+	while (names && names[n] && n < DNET_PROTO_NAMES_MAX)
+		n++;
+	r->names = names;
+	r->count = n;
+	return 0;
+}
+
+/* Every request before it is done (served in order): say how many posted
+ * ones failed, and start counting afresh. */
+static int serve_sync(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)s, (void)m, (void)hold, (void)e;
+	r->count = c->post.failed;
+	r->skipped = c->post.skipped;
+	c->post.failed = c->post.skipped = 0;
+	return 0;
+}
+
+/* Backend parameters (1.3): list, get, and for a privileged client set. */
+static int serve_param(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	char *text = NULL;
+	int rc = dnet_srv_param(s->cfg.dev, c->auth.privileged, m, &text, &r->data_len, e);
+	*hold = (uint8_t *)text;
+	r->data = (const uint8_t *)text;
+	return rc;
+}
+
+/* ---- the table ---- */
+
+/* The access check a request gets before its handler (srv_check_access):
+ * its off and width, its off and len, the 8-byte word a WAIT reads, or
+ * privilege (the SO-DIMM backdoor). */
+enum srv_check { CHK_NONE, CHK_WIDTH, CHK_LEN, CHK_WORD, CHK_BACKDOOR };
+
+struct srv_request {
+	srv_handler serve;
+	enum srv_check check;
+	bool any_node;   /* served without pointing the device at the client's node */
+	bool unordered;  /* lockstep: served at once, not in virtual-time order */
+};
+
+static const struct srv_request requests[] = {
+	[DNET_MSG_HELLO]        = { serve_hello, CHK_NONE, false, true },
+	[DNET_MSG_READ]         = { serve_read, CHK_WIDTH, false, false },
+	[DNET_MSG_WRITE]        = { serve_write, CHK_WIDTH, false, false },
+	[DNET_MSG_READ_BLOCK]   = { serve_read_block, CHK_LEN, false, false },
+	[DNET_MSG_WRITE_BLOCK]  = { serve_write_block, CHK_LEN, false, false },
+	[DNET_MSG_WC_FLUSH]     = { serve_wc_flush, CHK_NONE, false, false },
+	[DNET_MSG_CACHE_FLUSH]  = { serve_cache_flush, CHK_LEN, false, false },
+	[DNET_MSG_PREFETCH]     = { serve_prefetch, CHK_LEN, false, false },
+	[DNET_MSG_SET_NODE]     = { serve_set_node, CHK_NONE, true, true },
+	[DNET_MSG_WAIT]         = { srv_wait_start, CHK_WORD, false, false },
+	[DNET_MSG_DELAY]        = { srv_delay_start, CHK_NONE, false, false },
+	[DNET_MSG_NOW]          = { serve_now, CHK_NONE, false, true },
+	[DNET_MSG_BUSY]         = { serve_busy, CHK_NONE, false, false },
+	[DNET_MSG_SODIMM_READ]  = { serve_sodimm_read, CHK_BACKDOOR, false, false },
+	[DNET_MSG_SODIMM_WRITE] = { serve_sodimm_write, CHK_BACKDOOR, false, false },
+	[DNET_MSG_STAT]         = { serve_stat, CHK_NONE, false, true },
+	[DNET_MSG_STAT_NAMES]   = { serve_stat_names, CHK_NONE, true, true },
+	[DNET_MSG_SYNC]         = { serve_sync, CHK_NONE, true, true },
+	[DNET_MSG_PARAM]        = { serve_param, CHK_NONE, true, true },
+};
+/* A request type added to the protocol (DNET_MSG_REQ_LAST moves) needs
+ * its entry here; a hole is caught by test_remote_e2e (dnet_srv_serves). */
+_Static_assert(sizeof requests / sizeof requests[0] == DNET_MSG_REQ_LAST + 1,
+	       "dnetd's dispatch table: one entry per request type");
+
+bool dnet_srv_serves(uint16_t type)
+{
+	return dnet_proto_is_request(type) && requests[type].serve != NULL;
+}
+
+bool srv_type_ordered(uint16_t type)
+{
+	return !dnet_proto_is_request(type) || !requests[type].unordered;
+}
+
+/* Permission first: the device never sees a forbidden access. */
+static int check(const struct client *c, const struct srv_request *q, const struct dnet_proto_msg *m,
+		 char *msg, size_t msz)
+{
+	switch (q->check) {
+	case CHK_WIDTH:
+		return srv_check_access(c, m->off, m->width, msg, msz);
+	case CHK_LEN:
+		return srv_check_access(c, m->off, m->len, msg, msz);
+	case CHK_WORD:
+		return srv_check_access(c, m->off, 8, msg, msz);
+	case CHK_BACKDOOR:
+		if (c->auth.privileged)
+			return 0;
+		snprintf(msg, msz, "permission denied: the SO-DIMM backdoor is for privileged clients only");
+		return -DNET_EPERM;
+	default:
+		return 0;
+	}
+}
+
+/* Point the shared device at the client's node. */
+int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e)
+{
+	if (dnet_node(s->cfg.dev) == c->auth.node)
+		return 0;
+	return dnet_set_node(s->cfg.dev, c->auth.node, e);
+}
+
+static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	const struct srv_request *q = dnet_srv_serves(m->type) ? &requests[m->type] : NULL;
+	struct dnet_err e;
+	struct dnet_proto_msg r;
+	char msg[256];
+	uint8_t *hold = NULL;
+	int rc = 0;
+
+	dnet_clearerr(&e);
+	memset(&r, 0, sizeof r);
+	r.type = (uint16_t)(m->type | DNET_MSG_REPLY);
+	r.id = m->id;
+
+	if (m->type == DNET_MSG_HELLO) {
+		q->serve(s, c, m, &r, &hold, &e);
+		return;
+	}
+	if (!c->auth.hello) {
+		snprintf(msg, sizeof msg, "HELLO expected before %s", dnet_proto_type_name(m->type));
+		srv_reply_error(s, c, m->id, DNET_EPROTO, msg);
+		c->io.closing = true;
+		return;
+	}
+	if (q && (rc = check(c, q, m, msg, sizeof msg))) {
+		srv_log(s, DNET_SRV_LOG_INFO, "client #%u: %s", c->io.serial, msg);
+		srv_reply_error(s, c, m->id, rc, msg);
+		return;
+	}
+	if (!q)
+		rc = dnet_seterr(&e, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(m->type));
+	else if (!q->any_node)
+		rc = srv_select_node(s, c, &e);
+	if (rc == 0)
+		rc = q->serve(s, c, m, &r, &hold, &e);
+	if (rc == SRV_DONE)
+		return;
+	if (rc) {
+		if (!e.msg[0])
+			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", dnet_proto_type_name(m->type),
+				 dnet_strerror(-rc));
+		srv_reply_error(s, c, m->id, rc, e.msg);
+	} else if (!(m->flags & DNET_PROTO_F_POSTED)) {
+		srv_reply(s, c, &r);
+	}
+	free(hold);
+}
+
+/* A posted request: skipped when it asks to stop after a failure and one
+ * happened; otherwise served, and answered only if it fails. */
+static void do_posted(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
+{
+	if ((m->flags & DNET_PROTO_F_STOP) && c->post.failed) {
+		c->post.failed++;
+		c->post.skipped++;
+		return;
+	}
+	unsigned before = c->post.err_replies;
+	c->post.posted = true;
+	do_request(s, c, m);
+	if (c->post.err_replies != before)
+		c->post.failed++;
+	if (c->wait.kind == P_NONE)
+		c->post.posted = false;
+}
+
+void srv_client_process(struct dnet_srv *s, struct client *c)
+{
+	size_t pos = 0, pbytes = 0;
+	unsigned done = 0, posted = 0;
+	/* One request per turn always; more while this turn has queued less
+	 * than TURN_OUT_MAX bytes of replies and all clients less than
+	 * OUT_TOTAL_HIGH (60 clients pipelining 256 KiB reads they never
+	 * collect used to queue 60 MB in one turn, 341 ms for the others). */
+	while (!c->io.dead && !c->io.closing && c->wait.kind == P_NONE && srv_out_pending(c) < OUT_HIGH &&
+	       (done + posted == 0 ||
+		(done < FRAMES_PER_TURN && posted < POSTED_PER_TURN && pbytes < POSTED_BYTES_PER_TURN &&
+		 s->turn_out < TURN_OUT_MAX && s->out_total + s->turn_out < OUT_TOTAL_HIGH))) {
+		size_t before = srv_out_pending(c);
+		size_t flen = 0;
+		struct dnet_err e;
+		dnet_clearerr(&e);
+		int pk = dnet_proto_peek(c->io.in + pos, c->io.in_len - pos, &flen, &e);
+		if (pk == 0)
+			break;
+		if (pk < 0) {
+			/* The length cannot be trusted: say why and hang up. */
+			uint32_t len, id;
+			uint16_t type, flags;
+			dnet_proto_header(c->io.in + pos, &len, &type, &flags, &id);
+			srv_log(s, DNET_SRV_LOG_INFO, "client #%u: %s; disconnecting", c->io.serial, e.msg);
+			srv_reply_error(s, c, id, DNET_EPROTO, e.msg);
+			c->io.closing = true;
+			break;
+		}
+		{
+			uint32_t len, id;
+			uint16_t type, flags;
+			dnet_proto_header(c->io.in + pos, &len, &type, &flags, &id);
+			if (srv_ls_ordered(s, c, type)) {
+				if (!c->ls.home)
+					c->ls.home = c->auth.node; /* its node at its first device request */
+				if (!c->ls.go) {
+					c->ls.ready = true; /* lockstep_run lets it through */
+					break;
+				}
+				c->ls.go = false;
+				c->ls.ready = false;
+			}
+		}
+		struct dnet_proto_msg m;
+		int rc = dnet_proto_decode(c->io.in + pos, flen, &m, &e);
+		if (rc == 0 && !dnet_proto_is_request(m.type))
+			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", dnet_proto_type_name(m.type));
+		if (rc) {
+			done++;
+			srv_log(s, DNET_SRV_LOG_INFO, "client #%u: malformed frame: %s", c->io.serial, e.msg);
+			srv_reply_error(s, c, m.id, DNET_EPROTO, e.msg);
+			if (!c->auth.hello)
+				c->io.closing = true;
+		} else {
+			srv_log(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->io.serial,
+			     dnet_proto_type_name(m.type), m.id);
+			c->io.active_ns = srv_mono_ns();
+			bool ordered = srv_ls_ordered(s, c, m.type);
+			if (m.flags & DNET_PROTO_F_POSTED) {
+				posted++;
+				pbytes += flen;
+				do_posted(s, c, &m);
+			} else {
+				done++;
+				do_request(s, c, &m);
+			}
+			if (ordered)
+				srv_ls_clock_update(s, c);
+		}
+		if (srv_out_pending(c) > before)
+			s->turn_out += srv_out_pending(c) - before;
+		pos += flen;
+	}
+	if (pos) {
+		memmove(c->io.in, c->io.in + pos, c->io.in_len - pos);
+		c->io.in_len -= pos;
+	}
+	if (c->io.eof && c->wait.kind == P_NONE && !c->io.dead && !c->io.closing) {
+		size_t need = 0;
+		if (dnet_proto_peek(c->io.in, c->io.in_len, &need, NULL) == 0)
+			c->io.closing = true; /* nothing whole left to answer */
+	}
+	/* Give back a large buffer once large frames have stopped coming. */
+	if (c->io.in_cap > IN_INIT && c->io.in_len <= IN_INIT && srv_mono_ns() - c->io.in_big_ns > IN_KEEP_NS) {
+		uint8_t *p = realloc(c->io.in, IN_INIT);
+		if (p) {
+			c->io.in = p;
+			c->io.in_cap = IN_INIT;
+		}
+	}
+}

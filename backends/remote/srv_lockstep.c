@@ -1,0 +1,143 @@
+/* dnetd --lockstep (D-SIM-TIMELINES): device requests served in
+ * virtual-time order across clients, so a multi-rank run on a backend with
+ * per-host clocks gives the same virtual times every time. */
+#include "remote/srv.h"
+
+#include <stdio.h>
+
+#include "dnet/backend.h"
+
+/* Lockstep: the requests that act on the device or on a host's clock are
+ * served in virtual-time order; the others (HELLO, PING-like queries,
+ * node selection, statistics, the clock) at once. */
+bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type)
+{
+	return s->cfg.lockstep && c->auth.hello && srv_type_ordered(type);
+}
+
+/* Lockstep: the clock a client's host has reached, and bringing the node
+ * it acts on up to it (a node another client touched may be ahead: then
+ * this client waits for it). */
+static uint64_t ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt)
+{
+	struct dnet_err e;
+	uint64_t v = dflt;
+	if (dnet_stat(s->cfg.dev, name, &v, &e))
+		v = dflt;
+	return v;
+}
+
+void srv_ls_clock_update(struct dnet_srv *s, struct client *c)
+{
+	struct dnet_err e;
+	if (srv_select_node(s, c, &e) == 0) {
+		uint64_t t = ls_stat(s, "host_ns", c->ls.clock);
+		if (t > c->ls.clock)
+			c->ls.clock = t;
+	}
+}
+
+static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e)
+{
+	int rc = srv_select_node(s, c, e);
+	uint64_t t = ls_stat(s, "host_ns", 0);
+	if (!rc && t < c->ls.clock)
+		rc = dnet_delay(s->cfg.dev, c->ls.clock - t, e);
+	return rc;
+}
+
+/* Lockstep (D-SIM-TIMELINES): once every client is either waiting on the
+ * device or has its next device request here, serve the one with the least
+ * virtual time (its host's clock, or for a wait the device's next event),
+ * ties to the lower node; repeat for at most one slice of real time.
+ * A client with nothing to do yet holds the others (batch runs only). */
+void srv_lockstep_run(struct dnet_srv *s)
+{
+	struct dnet_dev *dev = s->cfg.dev;
+	uint64_t t0 = srv_mono_ns();
+	s->ls_more = false;
+	unsigned members = 0;
+	for (unsigned i = 0; i < s->ncl; i++)
+		members += s->cl[i]->auth.hello && !s->cl[i]->io.dead && !s->cl[i]->io.closing;
+	if (!members)
+		s->ls_started = false; /* the run is over: the next one waits for N again */
+	if (!s->ls_started) {
+		unsigned n = members;
+		if (n < s->cfg.lockstep)
+			return;
+		s->ls_started = true;
+		srv_log(s, DNET_SRV_LOG_INFO, "lockstep: %u clients, serving in virtual-time order", n);
+	}
+	for (;;) {
+		struct client *best = NULL;
+		uint64_t ev = 0, dev_now = 0;
+		bool have_ev = false;
+		for (unsigned i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+			if (!c->auth.hello || c->io.dead || c->io.closing)
+				continue;
+			if (c->wait.kind != P_VWAIT && !c->ls.ready)
+				return; /* its next request has not come yet */
+			uint64_t key = c->ls.clock;
+			if (c->wait.kind == P_VWAIT && c->ls.looked) {
+				if (!have_ev) {
+					ev = ls_stat(s, "next_event_ns", DNET_VTIME_END);
+					dev_now = ls_stat(s, "vtime_ns", 0);
+					have_ev = true;
+				}
+				uint64_t at = ev < c->wait.deadline ? ev : c->wait.deadline;
+				if (dev_now > key && dev_now < at)
+					at = dev_now;
+				key = at > key ? at : key;
+			}
+			c->ls.key = key;
+			/* Ties go to the lower node, then WID: never to whoever
+			 * connected first (real time). */
+			if (!best || key < best->ls.key || (key == best->ls.key && c->ls.home < best->ls.home))
+				best = c;
+		}
+		if (!best)
+			return;
+		if (best->wait.kind == P_VWAIT) {
+			struct dnet_err e;
+			dnet_clearerr(&e);
+			uint64_t hnow = 0, last = 0;
+			int rc = ls_node_sync(s, best, &e);
+			if (!rc)
+				rc = dnet_now(dev, &hnow, &e);
+			if (!rc && best->ls.key > hnow)
+				rc = dnet_delay(dev, best->ls.key - hnow, &e);
+			if (!rc)
+				rc = dnet_wait(dev, best->wait.off, best->wait.mask, (enum dnet_cond)best->wait.cond, best->wait.value, 0,
+					       &last, &e);
+			best->ls.looked = true;
+			srv_ls_clock_update(s, best);
+			if (rc == -DNET_ETIMEDOUT && best->ls.clock < best->wait.deadline)
+				continue; /* not yet: look again at the next event */
+			best->wait.kind = P_NONE;
+			if (rc == 0 || rc == -DNET_ETIMEDOUT) {
+				char msg[160];
+				if (rc)
+					snprintf(msg, sizeof msg, "0x%x & 0x%llx %s 0x%llx not reached by virtual time %llu ns "
+						 "(last 0x%llx)", best->wait.off, (unsigned long long)best->wait.mask,
+						 dnet_cond_name((enum dnet_cond)best->wait.cond), (unsigned long long)best->wait.value,
+						 (unsigned long long)best->wait.deadline, (unsigned long long)last);
+				srv_reply_wait(s, best, best->wait.id, rc != 0, last, rc ? msg : NULL);
+			} else {
+				srv_reply_error(s, best, best->wait.id, rc, e.msg);
+			}
+		} else {
+			struct dnet_err e;
+			if (ls_node_sync(s, best, &e) == 0)
+				best->ls.go = true;
+			else
+				best->io.dead = true;
+		}
+		srv_client_process(s, best);
+		srv_flush_out(s, best);
+		if (srv_mono_ns() - t0 >= SLICE_BUDGET_NS) {
+			s->ls_more = true;
+			return;
+		}
+	}
+}
