@@ -126,8 +126,8 @@ $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 
 # Unit tests see the public headers; those of emulator or daemon internals
 # also backends/, and those that drive the server link its objects.
-INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_proto
-SERVER_TESTS := test_dnetd_grants test_remote_e2e
+INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto
+SERVER_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire
 TEST_CFLAGS = $(PUB_CFLAGS)
 TEST_EXTRA =
 $(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)

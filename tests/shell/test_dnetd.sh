@@ -78,7 +78,7 @@ done
 expect_eq "16 clients at once" 16 "$okc"
 
 # Garbage on the socket does not bring it down (python3 is optional here;
-# the C test test_remote_e2e covers malformed frames in detail).
+# the C test test_remote_wire covers malformed frames in detail).
 if command -v python3 >/dev/null 2>&1; then
 	timeout 20 python3 - "$SOCK" <<'EOF' >"$T_TMP/py.out" 2>&1
 import os, socket, struct, sys
