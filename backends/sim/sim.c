@@ -109,6 +109,7 @@ static void sim_free(struct sim *s)
 			sim_node_free(s->node[i]);
 	free(s->node);
 	sim_evq_free(&s->q);
+	sim_pkt_pool_free(s);
 	sim_trace_close(s);
 	free(s);
 }
