@@ -395,6 +395,11 @@ struct sim {
 	uint64_t now;
 	uint64_t events;
 	struct sim_evq q;
+	/* An event due now, scheduled while run_until runs, waits here instead
+	 * of in the heap (sim.c: sim_schedule); the order is (time, sequence)
+	 * all the same. */
+	struct sim_ev now_ev;
+	bool now_ev_set, running;
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
