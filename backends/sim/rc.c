@@ -139,7 +139,7 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 	if (n->halted)
 		return;
 	sim_pkt_retired(n, n->rx_cur);
-	free(n->rx_cur);
+	sim_pkt_free(s, n->rx_cur);
 	n->rx_cur = NULL;
 	n->rc_phase = 0;
 	n->rc_ms = DNET_RCS_IDLE;

@@ -98,6 +98,7 @@ struct sim_pkt {
 	uint64_t depart;      /* when it left the sender (trace) */
 	uint16_t org_node;    /* the host request it serves (D-SIM-CAUSE): node, */
 	uint8_t org_wid;      /* and WID; org_node 0: none */
+	bool pooled;          /* SIM_PKT_POOL_LINES long: goes back to sim.pkt_pool */
 	uint64_t line[];      /* header lines then data lines */
 };
 enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
@@ -379,13 +380,26 @@ struct sim_node {
 	struct sim_widmem mem[DNET_NWID];
 };
 
+/* Data packets of the default MTU (2 KB) are recycled through a free list in
+ * struct sim instead of malloc/free per packet (host speed only; the model
+ * never sees it): header lines and 2048 B, at most SIM_PKT_POOL_MAX kept. */
+#define SIM_PKT_POOL_LINES (DNET_HDR_MAX_LINES + 2048 / 8)
+#define SIM_PKT_POOL_MAX 64
+
 struct sim {
 	unsigned nnodes;
+	struct sim_pkt *pkt_pool;     /* free packets of SIM_PKT_POOL_LINES (via next) */
+	unsigned pkt_pool_n;
 	struct sim_node **node;       /* [nnodes], lazily allocated */
 	unsigned cur;                 /* 1-based current node */
 	uint64_t now;
 	uint64_t events;
 	struct sim_evq q;
+	/* An event due now, scheduled while run_until runs, waits here instead
+	 * of in the heap (sim.c: sim_schedule); the order is (time, sequence)
+	 * all the same. */
+	struct sim_ev now_ev;
+	bool now_ev_set, running;
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
@@ -518,7 +532,9 @@ bool sim_ipush_is_lhs_type(unsigned type);
 
 /* switch.c */
 struct sim_pkt *sim_pkt_alloc(unsigned nlines);
-struct sim_pkt *sim_pkt_alloc_lines(unsigned nlines);
+struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines);
+void sim_pkt_free(struct sim *s, struct sim_pkt *p);
+void sim_pkt_pool_free(struct sim *s);
 bool sim_sw_can_send(const struct sim_node *src);
 void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sim_sw_taken(struct sim *s, const struct sim_pkt *p);

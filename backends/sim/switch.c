@@ -27,17 +27,50 @@ struct sim_pkt *sim_pkt_alloc(unsigned nlines)
 }
 
 /* A packet whose every line the caller writes (header, then data): not
- * cleared, apart from its last line (the padding of a partial data line). */
-struct sim_pkt *sim_pkt_alloc_lines(unsigned nlines)
+ * cleared, apart from its last line (the padding of a partial data line).
+ * One of more than half the pool's size comes from s's pool (sim.h). */
+struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines)
 {
-	struct sim_pkt *p = malloc(sizeof *p + (size_t)nlines * sizeof(uint64_t));
+	bool pool = nlines > SIM_PKT_POOL_LINES / 2 && nlines <= SIM_PKT_POOL_LINES;
+	struct sim_pkt *p;
+	if (pool && s->pkt_pool) {
+		p = s->pkt_pool;
+		s->pkt_pool = p->next;
+		s->pkt_pool_n--;
+	} else {
+		p = malloc(sizeof *p + (size_t)(pool ? SIM_PKT_POOL_LINES : nlines) * sizeof(uint64_t));
+	}
 	if (p) {
 		memset(p, 0, sizeof *p);
 		p->nlines = nlines;
+		p->pooled = pool;
 		if (nlines)
 			p->line[nlines - 1] = 0;
 	}
 	return p;
+}
+
+/* Free p, a pooled packet into s's pool while it has room; free() is
+ * right for any packet too (the pool only saves malloc's work). */
+void sim_pkt_free(struct sim *s, struct sim_pkt *p)
+{
+	if (p && p->pooled && s->pkt_pool_n < SIM_PKT_POOL_MAX) {
+		p->next = s->pkt_pool;
+		s->pkt_pool = p;
+		s->pkt_pool_n++;
+		return;
+	}
+	free(p);
+}
+
+void sim_pkt_pool_free(struct sim *s)
+{
+	while (s->pkt_pool) {
+		struct sim_pkt *p = s->pkt_pool;
+		s->pkt_pool = p->next;
+		free(p);
+	}
+	s->pkt_pool_n = 0;
 }
 
 /* Decision D-SIM-SWIF-BUF: the sender's SWIF FIFO holds SIM_SWIF_TX_PKTS
@@ -172,6 +205,7 @@ static void transmit(struct sim *s, struct sim_node *src, unsigned dst, struct s
 		if (q) {
 			memcpy(q, p, sizeof *p + (size_t)p->nlines * sizeof(uint64_t));
 			q->next = NULL;
+			q->pooled = false; /* sized to its lines */
 			sim_schedule(s, at + fx.dup_ns, EV_ARRIVE, dst, 0, 0, q);
 		} else {
 			src->st[ST_ALLOC_FAIL]++;

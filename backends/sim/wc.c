@@ -272,10 +272,10 @@ static void ww_cause(struct sim_node *n, unsigned win, bool dst)
 }
 
 /* The caller writes the data_bytes after the header lines. */
-static struct sim_pkt *build_pkt(struct sim_node *n, const struct dnet_pkt_hdr *h,
+static struct sim_pkt *build_pkt(struct sim *s, struct sim_node *n, const struct dnet_pkt_hdr *h,
 				 unsigned hdr_lines, uint64_t data_bytes)
 {
-	struct sim_pkt *p = sim_pkt_alloc_lines(hdr_lines + (unsigned)lines_of(data_bytes));
+	struct sim_pkt *p = sim_pkt_alloc_lines(s, hdr_lines + (unsigned)lines_of(data_bytes));
 	if (!p) {
 		n->st[ST_ALLOC_FAIL]++;
 		return NULL;
@@ -583,7 +583,7 @@ static void exec_rvl(struct sim *s, struct sim_node *n)
 	h.stride_list = oi->variant == DNET_VAR_CONTIG ? 0 : r->size;
 	if (r->has_ex)
 		h.ex = r->ex; /* 4th DW: the Ex parameters (§4.7) */
-	struct sim_pkt *p = build_pkt(n, &h, 4, 0);
+	struct sim_pkt *p = build_pkt(s, n, &h, 4, 0);
 	uint64_t send = sim_clk(s, s->t.rvl_clk + 4ull * s->t.line_clk);
 	if (p)
 		sim_sw_send(s, n, p, s->now + send);
@@ -831,7 +831,7 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	uint64_t dur = sim_clk(s, j->hdr_lines * s->t.line_clk) + pu_lines(s, dl) * s->t.pu_8b_ns;
 	dur += sim_sd_contend(s, dur, n->wu_until, dl);
 	n->pu_until = s->now + dur;
-	struct sim_pkt *p = build_pkt(n, &ph, j->hdr_lines, d);
+	struct sim_pkt *p = build_pkt(s, n, &ph, j->hdr_lines, d);
 	if (p) {
 		job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
 		sim_sw_send(s, n, p, s->now + dur);

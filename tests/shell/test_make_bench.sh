@@ -23,9 +23,14 @@ expect_match "barrier bench: 480 ranks (the limit)" "^ +480 +9 +[0-9.]+ +[0-9.]+
 expect_match "barrier bench: its limit" "limit: at most 480 ranks" "$bar"
 expect_eq "no script needs an argument" "" "$(grep -E 'unbound variable|usage:' "$out")"
 # bench-toolkit: every figure line ends in a verdict
-figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|dsh|QEMU)' | grep -v 'not installed')
+figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|sim SO-DIMM|dsh|QEMU)' | grep -v 'not installed')
 n=$(printf '%s\n' "$figs" | grep -c .)
-[ "$n" -ge 12 ] && pass || fail "toolkit figures measured: $n, expected 12 (13 with QEMU)"
+[ "$n" -ge 14 ] && pass || fail "toolkit figures measured: $n, expected 14 (15 with QEMU)"
+# issue 26's figures, each with its verdict
+for f in 'sim SO-DIMM backdoor read / write' 'remote block write 1 MB \(ww\) without posting' \
+	'remote block read 1 MB \(llcm\)' 'sim RVS 65536 B, share of memcpy' 'sim RVS 1048576 B, share of memcpy'; do
+	expect_match "figure: $f" "^$f.*(met|NOT MET)\$" "$figs"
+done
 expect_eq "each with a verdict" "" "$(printf '%s\n' "$figs" | grep -v -E '(met|NOT MET)\)?$')"
 # a NOT MET figure is followed by its limit
 python3 - "$out" <<'PYEOF' && pass || fail "a figure short of its goal without a limit line"
