@@ -4,7 +4,9 @@
 # `dsh -c params` as timing.*) raised by 10 % in turn (at least by one unit),
 # `bench all quick` re-run with it (bench timing.NAME=VALUE), and the change
 # of each headline value printed, in % of its value with the model as it is.
-#   scripts/bench-sensitivity.sh [OUT.md]   (default: standard output)
+#   scripts/timing-sensitivity.sh [OUT.md]   (default: standard output)
+# Not part of `make bench` (about 75 s; it describes the model, not the
+# toolkit's speed).
 # The emulator is deterministic: one run per constant is the result.  Only
 # changes of at least 0.5 % are shown; a constant that moves nothing is
 # listed at the end.  The slow-event constants (SO-DIMM init, link up/reset)
@@ -12,7 +14,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 DSH=${DSH:-bin/dsh}
-out=${1:-/dev/stdout}
+out=${1:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$DSH" -c 'bench all quick json='"$tmp"'/base.json' >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
@@ -27,7 +29,8 @@ while read -r name value; do
 	"$DSH" -c "bench all quick $name=$up json=$tmp/$name.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	echo "$name $value $up" >>"$tmp/done"
 done <"$tmp/consts"
-python3 - "$tmp" >"$out" <<'EOF'
+report() { if [ -n "$out" ]; then cat >"$out"; else cat; fi; }
+python3 - "$tmp" <<'EOF' | report
 import json, sys, os
 tmp = sys.argv[1]
 base = json.load(open(os.path.join(tmp, "base.json")))["values"]
