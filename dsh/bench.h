@@ -81,7 +81,7 @@ int bench_experiment(const char *id, const struct bench_opts *o, struct bench_ou
 		     size_t errlen);
 extern const char *const bench_experiments[]; /* "E1".."E9", NULL */
 
-/* Results (bench_exp.c): a figure, a series of it, a point of a series, a
+/* Results (bench_results.c): a figure, a series of it, a point of a series, a
  * headline value; all ignore overflow of the fixed tables. */
 struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
 				const char *yl, bool logx);

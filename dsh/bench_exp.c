@@ -376,60 +376,7 @@ static int run_pair(struct run *r, bool both, char *err, size_t errlen)
 	return rc;
 }
 
-/* ---- results ---- */
-
-struct bench_fig *bench_fig_new(struct bench_out *o, const char *id, const char *title, const char *xl,
-				 const char *yl, bool logx)
-{
-	if (o->nfig >= BENCH_MAX_FIGS)
-		return NULL;
-	struct bench_fig *f = &o->fig[o->nfig++];
-	memset(f, 0, sizeof *f);
-	snprintf(f->id, sizeof f->id, "%s", id);
-	snprintf(f->title, sizeof f->title, "%s", title);
-	f->xlabel = xl;
-	f->ylabel = yl;
-	f->logx = logx;
-	return f;
-}
-
-struct bench_series *bench_series_new(struct bench_fig *f, const char *name)
-{
-	if (!f || f->ns >= BENCH_MAX_SERIES)
-		return NULL;
-	struct bench_series *s = &f->s[f->ns++];
-	memset(s, 0, sizeof *s);
-	snprintf(s->name, sizeof s->name, "%s", name);
-	return s;
-}
-
-void bench_point(struct bench_series *s, double x, double y)
-{
-	if (s && s->n < BENCH_MAX_PTS) {
-		s->x[s->n] = x;
-		s->y[s->n] = y;
-		s->n++;
-	}
-}
-
-void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
-		double thesis, const char *fmt, ...)
-{
-	if (o->nval >= BENCH_MAX_VALS)
-		return;
-	struct bench_val *v = &o->val[o->nval++];
-	snprintf(v->exp, sizeof v->exp, "%s", exp);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(v->what, sizeof v->what, fmt, ap);
-	va_end(ap);
-	v->model = model;
-	v->thesis = thesis;
-	v->unit = unit;
-	v->kind = kind;
-	v->fig[0] = 0;
-	v->x = NAN;
-}
+/* ---- results (the API: bench_results.c) ---- */
 
 /* The value just added is a thesis point to draw on figure fig at x. */
 static void val_plot(struct bench_out *o, const char *fig, double x)

@@ -8,12 +8,6 @@
 #include <string.h>
 #include "dsh.h"
 
-/* Address Table writes of this shell, newest last (the register cannot be
- * read back). */
-struct amt_map { unsigned clid, wid, index; };
-static struct amt_map *maps;
-static unsigned nmaps;
-
 static int amt_map(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t clid, wid, idx;
@@ -28,18 +22,18 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 	if (!r)
 		return dsh_error(d, "register table has no 'amt'");
 	uint64_t word = dnet_amt_word((unsigned)idx, (unsigned)wid, dnet_clid_to_lid((uint16_t)clid));
-	struct amt_map *nm = realloc(maps, (nmaps + 1) * sizeof *maps);
+	struct dsh_amt_map *nm = realloc(d->amt_maps, (d->amt_nmaps + 1) * sizeof *d->amt_maps);
 	if (!nm)
 		return dsh_error(d, "out of memory");
-	maps = nm;
+	d->amt_maps = nm;
 	if (dsh_reg_write(d, r, word) < 0)
 		return -1;
 	unsigned k = 0;
-	while (k < nmaps && !(maps[k].clid == clid && maps[k].wid == wid))
+	while (k < d->amt_nmaps && !(d->amt_maps[k].clid == clid && d->amt_maps[k].wid == wid))
 		k++;
-	if (k == nmaps)
-		nmaps++;
-	maps[k] = (struct amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
+	if (k == d->amt_nmaps)
+		d->amt_nmaps++;
+	d->amt_maps[k] = (struct dsh_amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
 	cJSON *o = out_res(d);
 	jnum(o, "clid", clid);
 	jnum(o, "wid", wid);
@@ -53,16 +47,16 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 static void amt_list(struct dsh *d)
 {
 	cJSON *o = out_res(d), *arr = o ? cJSON_CreateArray() : NULL;
-	if (!nmaps)
+	if (!d->amt_nmaps)
 		out_text(d, "amt: no Address Table entry written by this shell (the register is write-only)\n");
-	for (unsigned k = 0; k < nmaps; k++) {
-		out_text(d, "sender CLID %u WID %u -> entry %u (LLCM 0x%03x)\n", maps[k].clid, maps[k].wid,
-			 maps[k].index, maps[k].index * 8);
+	for (unsigned k = 0; k < d->amt_nmaps; k++) {
+		out_text(d, "sender CLID %u WID %u -> entry %u (LLCM 0x%03x)\n", d->amt_maps[k].clid, d->amt_maps[k].wid,
+			 d->amt_maps[k].index, d->amt_maps[k].index * 8);
 		if (arr) {
 			cJSON *x = cJSON_CreateObject();
-			jnum(x, "clid", maps[k].clid);
-			jnum(x, "wid", maps[k].wid);
-			jnum(x, "index", maps[k].index);
+			jnum(x, "clid", d->amt_maps[k].clid);
+			jnum(x, "wid", d->amt_maps[k].wid);
+			jnum(x, "index", d->amt_maps[k].index);
 			cJSON_AddItemToArray(arr, x);
 		}
 	}
@@ -131,9 +125,9 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 	return 0;
 }
 
-void dsh_amt_free(void)
+void dsh_amt_free(struct dsh *d)
 {
-	free(maps);
-	maps = NULL;
-	nmaps = 0;
+	free(d->amt_maps);
+	d->amt_maps = NULL;
+	d->amt_nmaps = 0;
 }

@@ -4,130 +4,12 @@
  * Every encoding is libdnet's (dnet_req_encode, dnet_botf_encode,
  * dnet_hdr_encode); dsh only gathers and checks the parameters.
  *
- * Command Ex Flag rule: a request with Ex parameters (xot= xdt= xit= xsize=)
- * is issued with the flag at 1, any other with the flag at 0.  dsh writes
- * the flag before the request when it differs from the value it last wrote
- * (0 after reset) and writes the previous value back afterwards.
+ * The Command Ex Flag rule: device.c (dsh_issue).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-
-/* A duration for a message: scaled and readable at any size (dnet_format_time). */
-static const char *dur(uint64_t ns)
-{
-	static char b[4][24];
-	static unsigned i;
-	i = (i + 1) % 4;
-	return dnet_format_time(ns, b[i], sizeof b[i]);
-}
-
-int dsh_now(struct dsh *d, uint64_t *ns)
-{
-	struct dnet_err e = { 0 };
-	if (dnet_now(d->dev, ns, &e) < 0)
-		return dsh_derr(d, &e);
-	return 0;
-}
-
-static int ex_flag_set(struct dsh *d, uint64_t v)
-{
-	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
-	if (!r)
-		return dsh_error(d, "libdnet has no Command Ex Flag register");
-	return dsh_reg_write(d, r, v);
-}
-
-static uint64_t ex_flag_shadow(struct dsh *d)
-{
-	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
-	struct dsh_shadow *s = dsh_shadow(d);
-	if (!r || !s)
-		return 0;
-	unsigned i = dsh_reg_index(d, r);
-	return s->reg_has[d->wid][i] ? s->reg[d->wid][i] & 1 : 0;
-}
-
-/* Wait until no request of this process sits in a command register, so that
- * a change of Command Ex Flag cannot apply to a request already kicked
- * (the request takes the flag with it into the FIFO, §5.2.2). */
-static int wait_not_pending(struct dsh *d, struct dnet_err *e)
-{
-	return dnet_wait(d->dev, DNET_UREG_WID(d->wid) + DNET_UR_CTL_STATUS, DNET_CS_REQ_PENDING,
-			 DNET_COND_EQ, 0, d->timeout_ns, NULL, e);
-}
-
-int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
-{
-	struct dnet_err e = { 0 };
-	uint64_t prev = ex_flag_shadow(d), want = cmd->has_ex ? 1 : 0;
-	if (prev != want) {
-		if (wait_not_pending(d, &e) < 0)
-			return dsh_derr(d, &e);
-		if (ex_flag_set(d, want) < 0)
-			return -1;
-	}
-	int rc = dnet_issue(d->dev, d->wid, sel, cmd, d->timeout_ns, &e);
-	if (rc < 0)
-		dsh_derr(d, &e);   /* the first error is the one reported */
-	if (prev != want) {
-		struct dnet_err e2 = { 0 };
-		if (rc == 0 && wait_not_pending(d, &e2) < 0)
-			return dsh_derr(d, &e2);
-		if (ex_flag_set(d, prev) < 0)
-			return -1;
-	}
-	return rc < 0 ? -1 : 0;
-}
-
-int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed)
-{
-	struct dnet_err e = { 0 };
-	uint64_t t0, t;
-	unsigned cur = dnet_node(d->dev), n = dnet_node_count(d->dev);
-	uint64_t step = (d->caps & DNET_CAP_VIRTUAL_TIME) ? 100 : 10000;
-	if (dsh_now(d, &t0) < 0)
-		return -1;
-	char inflight[32];
-	snprintf(inflight, sizeof inflight, "w%u_in_flight", d->wid);
-	for (;;) {
-		bool busy = false, hidden = false;
-		for (unsigned k = all_nodes ? 1 : cur; k <= (all_nodes ? n : cur) && !busy; k++) {
-			if (all_nodes && dnet_set_node(d->dev, k, &e) < 0) {
-				if (e.code != DNET_EPERM)
-					return dsh_derr(d, &e);
-				hidden = true; /* a node this client may not use */
-				continue;
-			}
-			int rc = dnet_busy(d->dev, &busy, &e);
-			if (all_nodes)
-				dnet_set_node(d->dev, cur, NULL);
-			if (rc < 0)
-				return dsh_derr(d, &e);
-		}
-		/* Nodes this client may not see: its own packets must at least
-		 * have been received (the emulator counts them, D-SIM-CAUSE). */
-		uint64_t fl = 0;
-		if (!busy && hidden && dnet_stat(d->dev, inflight, &fl, NULL) == 0 && fl)
-			busy = true;
-		if (dsh_now(d, &t) < 0)
-			return -1;
-		if (!busy)
-			break;
-		if (t - t0 >= timeout_ns)
-			return dsh_error(d, "timed out after %s: node%s still busy", dur(t - t0),
-					 all_nodes ? "s" : "");
-		if (dsh_interrupted(d))
-			return dsh_error(d, "interrupted after %s: node%s still busy", dur(t - t0),
-					 all_nodes ? "s" : "");
-		if (dnet_delay(d->dev, step, &e) < 0)
-			return dsh_derr(d, &e);
-	}
-	if (elapsed)
-		*elapsed = t - t0;
-	return 0;
-}
 
 static const struct dnet_reg *reg_r(unsigned off)
 {
@@ -151,7 +33,7 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 			      NULL, &e) < 0) {
 			if (e.code == DNET_ETIMEDOUT)
 				return dsh_error(d, "%s did not complete within %s (%s counter unchanged)",
-						 oi->name, dur(timeout), dnet_family_name(oi->family));
+						 oi->name, dsh_dur(timeout), dnet_family_name(oi->family));
 			return dsh_derr(d, &e);
 		}
 	}
@@ -526,52 +408,6 @@ static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t
 
 /* The packet image of a remote LLCM store (RVS with lflag = 1, Tab. 4.15):
  * 2 header lines and the 8-byte value; n gets the header line count. */
-static int rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
-		       uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = DNET_OT_RVS;
-	h->dwid = dwid;
-	h->swid = d->wid;
-	h->dlid = dnet_clid_to_lid((uint16_t)clid);
-	h->eflag = ef;
-	h->lflag = 1;
-	h->src_or_init_dst = off;
-	h->dstoff = off;
-	h->size = 2 * 8 + 8;
-	struct dnet_err e = { 0 };
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	h->size = *n * 8 + 8;
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	img[*n] = val;
-	return 0;
-}
-
-int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww)
-{
-	struct dnet_pkt_hdr h;
-	uint64_t img[DNET_HDR_MAX_LINES + 1];
-	uint8_t buf[(DNET_HDR_MAX_LINES + 1) * 8];
-	unsigned n;
-	if (rllcm_image(d, clid, dwid, 0, off, val, &h, img, &n) < 0)
-		return -1;
-	for (unsigned i = 0; i <= n; i++)
-		for (unsigned k = 0; k < 8; k++)
-			buf[i * 8 + k] = (uint8_t)(img[i] >> (8 * k));
-	struct dnet_botf_req b = { .ww = ww, .size = h.size };
-	struct dnet_cmd cmd;
-	struct dnet_err e = { 0 };
-	memset(&cmd, 0, sizeof(cmd));
-	if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
-		return dsh_derr(d, &e);
-	cmd.lower_only = true;
-	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, (n + 1) * 8) < 0)
-		return -1;
-	return dsh_issue(d, DNET_CMD0, &cmd);
-}
-
 int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t clid, off, val;
@@ -598,7 +434,7 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 	struct dnet_pkt_hdr h;
 	uint64_t img[DNET_HDR_MAX_LINES + 1];
 	unsigned n;
-	if (rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
+	if (dsh_rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
 			img, &n) < 0)
 		return -1;
 	dsh_check_clid(d, (unsigned)clid);
@@ -782,7 +618,7 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 			return -1;
 		if (rc < 0)
 			return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-					 dur(t - t0), c.desc, v);
+					 dsh_dur(t - t0), c.desc, v);
 	} else {
 		for (;;) {
 			if (dsh_cond_read(d, &c, &v) < 0)
@@ -793,10 +629,10 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 				break;
 			if (t - t0 >= timeout)
 				return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dur(t - t0), c.desc, v);
+						 dsh_dur(t - t0), c.desc, v);
 			if (dsh_interrupted(d))
 				return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dur(t - t0), c.desc, v);
+						 dsh_dur(t - t0), c.desc, v);
 			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
 				return dsh_derr(d, &e);
 		}

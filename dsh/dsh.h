@@ -11,6 +11,10 @@
  *   cmd_snapshot.c snapshot/diff of all registers, watch
  *   cmd_decode.c  status-ring and LH Buffer decoders, decode of given words
  *   cmd_prim.c    prim/botf/rllcm_write/wait
+ *   device.c      the device as commands use it: issue, idle wait, Write Window
+ *                 shadow, SO-DIMM access, remote LLCM store, the sync area guard
+ *   sync.c        ranks, the barrier, signals between ranks (cmd_sync.c: the commands)
+ *   signals.c     what stops a run: Ctrl-C, SIGINT/SIGTERM/SIGHUP, --max-time
  *   flags.c       the error flags a primitive caused; verdicts pending until a wait
  *   verdict.c     the run's one verdict (summaries, exit status), late failures
  *   post.c        posted commands and their outcome slots
@@ -137,6 +141,13 @@ struct dsh {
 	bool sync_offered;           /* rank 0: offers sent to every rank */
 	bool *joined;                /* rank 0: [size], the ranks it admitted */
 	unsigned unjoined;           /* rank 0: ranks not admitted yet */
+	/* send/recv (cmd_msg.c): the message job, set up on first use */
+	struct dnet_msg_job *msg_job;
+	struct dnet_dev *msg_job_dev;  /* the device the job was opened on */
+	/* amt map (cmd_amt.c): this shell's Address Table writes, newest last
+	 * (the register cannot be read back) */
+	struct dsh_amt_map { unsigned clid, wid, index; } *amt_maps;
+	unsigned amt_nmaps;
 
 	/* device */
 	struct dnet_dev *dev;
@@ -242,6 +253,8 @@ struct dsh_kv *dsh_kv_get(struct dsh_kv *kv, unsigned n, const char *key);
 /* Remove the bare word w from the arguments from start on; true if it was there. */
 bool dsh_take_word(struct dsh_args *a, int start, const char *w);
 
+struct dsh_run_verdict;
+
 /* ---- print.c ---- */
 int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning on stderr (with file:line in scripts) and in the JSON result. */
@@ -267,6 +280,8 @@ void jnum(cJSON *o, const char *k, uint64_t v);
 void jstr(cJSON *o, const char *k, const char *s);
 void jbool(cJSON *o, const char *k, bool b);
 char *hexstr(char *buf, size_t n, uint64_t v);
+/* "1.500 us": a duration for a message (four may be used in one). */
+const char *dsh_dur(uint64_t ns);
 void dsh_set_last(struct dsh *d, uint64_t v);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
@@ -276,13 +291,14 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
  * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
 void dsh_flush(void);
 void dsh_flush_for_stderr(void);
-void out_json_summary(struct dsh *d);
+void out_json_summary(struct dsh *d, const struct dsh_run_verdict *v);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);
 /* "dsh: FILE:LINE: CMD: MSG" on stderr (file NULL: no location). */
 void dsh_report_at(const char *file, int line, const char *cmd, const char *msg);
-/* "N passed, M failed[, K errors]" or the JSON summary object. */
-void out_summary(struct dsh *d);
+/* "N passed, M failed[, K errors]" or the JSON summary object of the
+ * run's verdict v (verdict.c). */
+void out_summary(struct dsh *d, const struct dsh_run_verdict *v);
 
 /* ---- register access with shadows (shadow.c) ---- */
 struct dsh_shadow *dsh_shadow(struct dsh *d);
@@ -328,10 +344,6 @@ bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 /* In the raw register/word: mask and value for dnet_wait, and back. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
-/* The 64-bit word at off of a region; need: the bits the caller looks at.
- * The Write Window comes from the shadow: -1 (message set) if this shell
- * has not written every byte need touches. */
-int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v);
 
 /* ---- flags.c: the error flags a primitive caused, on the issuer and the
  * destination ---- */
@@ -375,9 +387,6 @@ struct dsh_run_verdict {
 	int exit_requested;            /* exit N / quit N of the script, or -1 */
 };
 void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v);
-/* Resolve every outcome still open (posted commands, pending primitive
- * verdicts): before any summary is written. */
-void dsh_settle(struct dsh *d);
 /* A command that already ended failed after all (a posted write, a pending
  * primitive verdict, --max-time): reported at its own FILE:LINE, counted,
  * a failed JSON object, -e stops. */
@@ -388,7 +397,7 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
-/* ---- cmd_sync.c: ranks, barrier, signal/waitfor ---- */
+/* ---- sync.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
 /* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
 #define DSH_SYNC_AREA       0x7000u  /* default: the last 4 KB of LLCM */
@@ -400,10 +409,42 @@ bool dsh_output_check(struct dsh *d);
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
+#define DSH_SYNC_TIMEOUT_NS 30000000000ull /* default: 30 s of real time */
+/* The barrier of every rank of the run (the first joins the run, D-SYNC-RUN):
+ * its generation and number of rounds.  -1 (message set) on a timeout. */
+int dsh_barrier(struct dsh *d, uint64_t timeout_ns, uint32_t *gen, unsigned *rounds);
+/* Signal rank r / wait for rank r's next signal: the signal's count. */
+int dsh_signal(struct dsh *d, unsigned r, uint64_t timeout_ns, uint32_t *count);
+int dsh_waitfor(struct dsh *d, unsigned r, uint64_t timeout_ns, uint32_t *count);
 /* ---- cmd_msg.c: send, recv ---- */
 void dsh_msg_free(struct dsh *d);
 /* cmd_amt.c */
-void dsh_amt_free(void);
+void dsh_amt_free(struct dsh *d);
+
+/* ---- device.c: the device as the commands use it ---- */
+/* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
+ * built in Write Window ww and sent by BOTF. */
+int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
+/* The RVS/lflag packet image of such a store (eflag ef): header h, words img[0..*n]. */
+int dsh_rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
+		    uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n);
+int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
+int dsh_now(struct dsh *d, uint64_t *ns);
+int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
+int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
+/* Bytes of one WID's SO-DIMM area, as sdimm_capacity was last written (else the default). */
+uint64_t dsh_sodimm_capacity(struct dsh *d);
+/* len bytes at off of a region of the current WID (the Write Window: its shadow). */
+int dsh_region_read(struct dsh *d, enum dnet_region reg, uint32_t off, uint8_t *buf, size_t len);
+/* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
+int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
+/* Record in the shadow that len bytes at off of the current node's and WID's
+ * Write Window area were written with buf. */
+void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len);
+/* The 64-bit word at off of a region; need: the bits the caller looks at.
+ * The Write Window comes from the shadow: -1 (message set) if this shell
+ * has not written every byte need touches. */
+int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v);
 /* The area is reserved where ranks synchronise: a run of more than one
  * rank, or once barrier, signal or waitfor was used (D-SYNC-AREA). */
 bool dsh_sync_reserved(const struct dsh *d);
@@ -411,22 +452,6 @@ bool dsh_sync_reserved(const struct dsh *d);
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
 /* set sync_area ADDR */
 int dsh_sync_area_set(struct dsh *d, const char *v);
-
-/* ---- cmd_prim.c ---- */
-/* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
- * built in Write Window ww and sent by BOTF. */
-int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
-int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
-int dsh_now(struct dsh *d, uint64_t *ns);
-int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
-
-/* ---- cmd_mem.c ---- */
-int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
-/* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
-int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
-/* Record in the shadow that len bytes at off of the current node's and WID's
- * Write Window area were written with buf. */
-void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len);
 
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);
@@ -449,10 +474,15 @@ int dsh_exec(struct dsh *d, const char *cmd, const char *file, int line);
 
 /* ---- interactive.c ---- */
 int dsh_interactive(struct dsh *d);
+
+/* ---- signals.c: what stops a run ---- */
 /* Ctrl-C was typed (interactive only): the running command and the rest of
  * the line or block stop; the shell goes on. */
 bool dsh_interrupted(struct dsh *d);
 void dsh_interrupt_clear(void);
+/* The interactive SIGINT handler (interactive.c installs it) and its flag. */
+void dsh_on_sigint(int sig);
+bool dsh_sigint_pending(void);
 /* Batch runs: catch SIGINT/SIGTERM/SIGHUP so the summary is written; the
  * signal caught (0 if none). */
 void dsh_batch_signals(void);

@@ -149,6 +149,16 @@ void jbool(cJSON *o, const char *k, bool b)
 		cJSON_AddBoolToObject(o, k, b);
 }
 
+/* A duration for a message: scaled and readable at any size
+ * (dnet_format_time); four calls may share one message. */
+const char *dsh_dur(uint64_t ns)
+{
+	static char b[4][24];
+	static unsigned i;
+	i = (i + 1) % 4;
+	return dnet_format_time(ns, b[i], sizeof b[i]);
+}
+
 void dsh_set_last(struct dsh *d, uint64_t v)
 {
 	d->has_last = true;
@@ -680,14 +690,13 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	dsh_flush();
 }
 
-void out_summary(struct dsh *d)
+void out_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 {
 	if (d->json) {
-		out_json_summary(d);
+		out_json_summary(d, vp);
 		return;
 	}
-	struct dsh_run_verdict v;
-	dsh_run_verdict(d, &v);
+	struct dsh_run_verdict v = *vp;
 	printf("%d passed, %d failed", v.passed, v.failed);
 	if (v.skipped)
 		printf(", %d skipped", v.skipped);
@@ -700,14 +709,13 @@ void out_summary(struct dsh *d)
 	fflush(stdout);
 }
 
-void out_json_summary(struct dsh *d)
+void out_json_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return;
 	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
-	struct dsh_run_verdict v;
-	dsh_run_verdict(d, &v);
+	struct dsh_run_verdict v = *vp;
 	cJSON *s = cJSON_AddObjectToObject(o, "summary");
 	cJSON_AddNumberToObject(s, "passed", v.passed);
 	cJSON_AddNumberToObject(s, "failed", v.failed);
@@ -736,6 +744,23 @@ void out_json_summary(struct dsh *d)
 		free(t);
 	}
 	cJSON_Delete(o);
+}
+
+void dsh_report_at(const char *file, int line, const char *cmd, const char *msg)
+{
+	/* The command's output first: through a pipe (2>&1 | tee) the error
+	 * must follow the lines that led to it. */
+	fflush(stdout);
+	fputs("dsh: ", stderr);
+	if (file) {
+		dsh_fputs_safe(file, stderr);
+		fprintf(stderr, ":%d: ", line);
+	}
+	dsh_fputs_safe(cmd, stderr);
+	fputs(": ", stderr);
+	dsh_fputs_safe(msg, stderr);
+	fputc('\n', stderr);
+	fflush(stderr);
 }
 
 /* Text for a terminal or a log: C0 controls, DEL, C1 controls (raw or as

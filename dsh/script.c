@@ -176,23 +176,6 @@ static int split_line(struct dsh_src *s, const char *line)
 	return 0;
 }
 
-void dsh_report_at(const char *file, int line, const char *cmd, const char *msg)
-{
-	/* The command's output first: through a pipe (2>&1 | tee) the error
-	 * must follow the lines that led to it. */
-	fflush(stdout);
-	fputs("dsh: ", stderr);
-	if (file) {
-		dsh_fputs_safe(file, stderr);
-		fprintf(stderr, ":%d: ", line);
-	}
-	dsh_fputs_safe(cmd, stderr);
-	fputs(": ", stderr);
-	dsh_fputs_safe(msg, stderr);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
 static void report(struct dsh *d, const char *cmd)
 {
 	if (d->have_err)

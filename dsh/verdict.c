@@ -11,9 +11,9 @@
  *   - `exit N` / `quit N` chooses the status only among failures: after a
  *     failure, exit 0 still exits 1 (the failure wins), a non-zero N is
  *     kept; with everything passing, a non-zero N fails the run.
- * Before any of it is written, every open outcome is resolved (dsh_settle):
- * a summary is never written while a posted command or a primitive's
- * verdict is still unknown.
+ * Before any of it is written, every open outcome is resolved (main.c,
+ * dsh_post_sync and dsh_pending_settle): a summary is never written while
+ * a posted command or a primitive's verdict is still unknown.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +42,6 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 		v->exit_status = DSH_EXIT_OK;
 }
 
-void dsh_settle(struct dsh *d)
-{
-	dsh_post_sync(d);
-	dsh_pending_settle(d);
-}
 
 void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
 		      const char *msg)

@@ -111,8 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dsh_post_sync(d); /* as main(): posted commands finish */
 		dsh_set_max_time(0);
 	}
-	if (d->json || d->errors)
-		out_summary(d);
+	if (d->json || d->errors) {
+		struct dsh_run_verdict v;
+		dsh_run_verdict(d, &v);
+		out_summary(d, &v);
+	}
 	fflush(null);
 	stdout = out;
 	stderr = err;
