@@ -34,34 +34,29 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 	if (k == d->amt_nmaps)
 		d->amt_nmaps++;
 	d->amt_maps[k] = (struct dsh_amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
-	cJSON *o = out_res(d);
-	jnum(o, "clid", clid);
-	jnum(o, "wid", wid);
-	jnum(o, "index", idx);
-	jhex(o, "word", word);
-	out_text(d, "amt: sender CLID %" PRIu64 " WID %" PRIu64 " -> entry %" PRIu64 " (LLCM 0x%03" PRIx64
-		 "), word 0x%" PRIx64 "\n", clid, wid, idx, idx * 8, word);
+	out_u64(d, "clid", "amt: sender CLID %" PRIu64, clid);
+	out_u64(d, "wid", " WID %" PRIu64, wid);
+	out_u64(d, "index", " -> entry %" PRIu64, idx);
+	out_u64(d, NULL, " (LLCM 0x%03" PRIx64 ")", idx * 8);
+	out_hex(d, "word", ", word 0x%" PRIx64 "\n", word);
 	return 0;
 }
 
 static void amt_list(struct dsh *d)
 {
-	cJSON *o = out_res(d), *arr = o ? cJSON_CreateArray() : NULL;
 	if (!d->amt_nmaps)
 		out_text(d, "amt: no Address Table entry written by this shell (the register is write-only)\n");
+	out_arr_open(d, "map");
 	for (unsigned k = 0; k < d->amt_nmaps; k++) {
-		out_text(d, "sender CLID %u WID %u -> entry %u (LLCM 0x%03x)\n", d->amt_maps[k].clid, d->amt_maps[k].wid,
-			 d->amt_maps[k].index, d->amt_maps[k].index * 8);
-		if (arr) {
-			cJSON *x = cJSON_CreateObject();
-			jnum(x, "clid", d->amt_maps[k].clid);
-			jnum(x, "wid", d->amt_maps[k].wid);
-			jnum(x, "index", d->amt_maps[k].index);
-			cJSON_AddItemToArray(arr, x);
-		}
+		const struct dsh_amt_map *m = &d->amt_maps[k];
+		out_obj_open(d, NULL);
+		out_u64(d, "clid", "sender CLID %" PRIu64, m->clid);
+		out_u64(d, "wid", " WID %" PRIu64, m->wid);
+		out_u64(d, "index", " -> entry %" PRIu64, m->index);
+		out_u64(d, NULL, " (LLCM 0x%03" PRIx64 ")\n", m->index * 8u);
+		out_close(d);
 	}
-	if (arr)
-		cJSON_AddItemToObject(o, "map", arr);
+	out_close(d);
 }
 
 int cmd_amt(struct dsh *d, struct dsh_args *a)
@@ -91,20 +86,18 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 		uint32_t head = (uint32_t)w, tail = (uint32_t)(w >> 32);
 		uint64_t units = 0;
 		bool known = dsh_shadow_of(d, "ivs_area_size", &units) && units;
-		cJSON *o = out_res(d);
-		jnum(o, "index", idx);
-		jhex(o, "head", head);
-		jhex(o, "tail", tail);
-		out_text(d, "amt[%" PRIu64 "] LLCM 0x%03" PRIx64 ": Head 0x%08" PRIx32 " Tail 0x%08" PRIx32, idx, idx * 8,
-			 head, tail);
+		out_u64(d, "index", "amt[%" PRIu64 "]", idx);
+		out_u64(d, NULL, " LLCM 0x%03" PRIx64, idx * 8);
+		out_hex(d, "head", ": Head 0x%08" PRIx64, head);
+		out_hex(d, "tail", " Tail 0x%08" PRIx64, tail);
 		if (known) {
 			/* Bytes in use in the S-aligned ring (D-SIM-IPUSH-AREA). */
 			uint64_t size = units * 4096u;
 			uint64_t used = ((uint64_t)tail + size - head) % size;
-			jnum(o, "ring_size", size);
-			jnum(o, "used", used);
-			out_text(d, " (ring 0x%08" PRIx64 "-0x%08" PRIx64 ", %" PRIu64 " of %" PRIu64 " bytes used)",
-				 (uint64_t)head / size * size, (uint64_t)head / size * size + size - 1, used, size);
+			out_text(d, " (ring 0x%08" PRIx64 "-0x%08" PRIx64 ", ", (uint64_t)head / size * size,
+				 (uint64_t)head / size * size + size - 1);
+			out_u64(d, "used", "%" PRIu64, used);
+			out_u64(d, "ring_size", " of %" PRIu64 " bytes used)", size);
 		}
 		out_text(d, "\n");
 		dsh_set_last(d, w);
@@ -116,12 +109,11 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 	if ((kv[0].given && dnet_write32(d->dev, off, (uint32_t)kv[0].val, &e) < 0) ||
 	    (kv[1].given && dnet_write32(d->dev, off + 4u, (uint32_t)kv[1].val, &e) < 0))
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	jnum(o, "index", idx);
+	out_u64(d, "index", NULL, idx);
 	if (kv[0].given)
-		jhex(o, "head", kv[0].val);
+		out_hex(d, "head", NULL, kv[0].val);
 	if (kv[1].given)
-		jhex(o, "tail", kv[1].val);
+		out_hex(d, "tail", NULL, kv[1].val);
 	return 0;
 }
 

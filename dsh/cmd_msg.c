@@ -119,13 +119,11 @@ int cmd_send(struct dsh *d, struct dsh_args *a)
 	free(buf);
 	if (rc < 0)
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	jnum(o, "from", me);
-	jnum(o, "to", dest);
-	jnum(o, "tag", tag);
-	jnum(o, "size", len);
-	jstr(o, "via", via_name(st.via));
-	out_text(d, "sent %zu bytes to rank %" PRIu64 " tag %" PRIu64 " via %s\n", len, dest, tag, via_name(st.via));
+	out_u64(d, "from", NULL, me);
+	out_u64(d, "size", "sent %" PRIu64 " bytes", len);
+	out_u64(d, "to", " to rank %" PRIu64, dest);
+	out_u64(d, "tag", " tag %" PRIu64, tag);
+	out_str(d, "via", " via %s\n", via_name(st.via));
 	return 0;
 }
 
@@ -179,15 +177,13 @@ int cmd_recv(struct dsh *d, struct dsh_args *a)
 		for (size_t i = 0; i < got && bad == got; i++)
 			if (buf[i] != pattern(kv[1].val, i))
 				bad = i;
-	cJSON *o = out_res(d);
-	jnum(o, "from", st.source);
-	jnum(o, "to", me);
-	jnum(o, "tag", st.tag);
-	jnum(o, "size", st.len);
-	jstr(o, "via", via_name(st.via));
-	jbool(o, "truncated", st.truncated);
-	out_text(d, "received %zu bytes from rank %u tag %" PRIu32 " via %s%s\n", st.len, st.source, st.tag,
-		 via_name(st.via), st.truncated ? " (truncated)" : "");
+	out_u64(d, "size", "received %" PRIu64 " bytes", st.len);
+	out_u64(d, "from", " from rank %" PRIu64, st.source);
+	out_u64(d, "to", NULL, me);
+	out_u64(d, "tag", " tag %" PRIu64, st.tag);
+	out_str(d, "via", " via %s", via_name(st.via));
+	out_bool(d, "truncated", " (truncated)", st.truncated);
+	out_text(d, "\n");
 	if (got && !kv[1].given) {
 		char line[3 * 16 + 1] = "";
 		for (size_t i = 0; i < got && i < 16; i++)

@@ -44,9 +44,9 @@ int cmd_barrier(struct dsh *d, struct dsh_args *a)
 	unsigned rounds;
 	if (dsh_barrier(d, tmo, &gen, &rounds) < 0)
 		return -1;
-	jnum(out_res(d), "generation", gen);
-	jnum(out_res(d), "rounds", rounds);
-	jnum(out_res(d), "elapsed_ns", dsh_mono_ns() - t0);
+	out_u64(d, "generation", NULL, gen);
+	out_u64(d, "rounds", NULL, rounds);
+	out_u64(d, "elapsed_ns", NULL, dsh_mono_ns() - t0);
 	return 0;
 }
 
@@ -58,8 +58,8 @@ int cmd_signal(struct dsh *d, struct dsh_args *a)
 	uint32_t n;
 	if (rank_arg(d, a, &r) < 0 || sync_timeout(d, a, 2, &tmo) < 0 || dsh_signal(d, r, tmo, &n) < 0)
 		return -1;
-	jnum(out_res(d), "rank", r);
-	jnum(out_res(d), "count", n);
+	out_u64(d, "rank", NULL, r);
+	out_u64(d, "count", NULL, n);
 	return 0;
 }
 
@@ -74,8 +74,8 @@ int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 	uint64_t t0 = dsh_mono_ns();
 	if (dsh_waitfor(d, r, tmo, &n) < 0)
 		return -1;
-	jnum(out_res(d), "rank", r);
-	jnum(out_res(d), "count", n);
-	jnum(out_res(d), "elapsed_ns", dsh_mono_ns() - t0);
+	out_u64(d, "rank", NULL, r);
+	out_u64(d, "count", NULL, n);
+	out_u64(d, "elapsed_ns", NULL, dsh_mono_ns() - t0);
 	return 0;
 }

@@ -198,6 +198,10 @@ struct dsh {
 	bool have_err;
 	cJSON *res;         /* result object of the current command (JSON mode) */
 	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
+	/* print.c: the objects and arrays opened inside res (out_obj_open) */
+#define DSH_OUT_DEPTH 8
+	cJSON *onest[DSH_OUT_DEPTH];
+	unsigned odepth;
 };
 
 /* ---- release.c ---- */
@@ -275,6 +279,24 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 void out_regword(struct dsh *d, uint32_t devoff, uint64_t v);
 void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only);
 cJSON *out_res(struct dsh *d);   /* NULL in text mode */
+/* One call per field, for text and JSON (iproute2's print_uint(PRINT_ANY,
+ * key, fmt, v)): in JSON mode key: v goes into the object or array open
+ * (the command's result unless out_obj_open/out_arr_open opened one; in
+ * an array the key is not used); in text mode fmt is printed with v.
+ * key NULL: text only; fmt NULL: JSON only.  fmt is a printf format that
+ * takes exactly the value (uint64_t: PRIu64 / PRIx64). */
+void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* a number (hex string from 2^53) */
+void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* "0x..." in JSON */
+void out_int(struct dsh *d, const char *key, const char *fmt, long long v);
+void out_dbl(struct dsh *d, const char *key, const char *fmt, double v);
+void out_str(struct dsh *d, const char *key, const char *fmt, const char *s);
+/* text: fmt (no conversion) printed when b is true */
+void out_bool(struct dsh *d, const char *key, const char *fmt, bool b);
+void out_null(struct dsh *d, const char *key);   /* JSON only */
+/* Objects and arrays: JSON only (text prints nothing); close what was opened. */
+void out_obj_open(struct dsh *d, const char *key);
+void out_arr_open(struct dsh *d, const char *key);
+void out_close(struct dsh *d);
 void jhex(cJSON *o, const char *k, uint64_t v);
 void jnum(cJSON *o, const char *k, uint64_t v);
 void jstr(cJSON *o, const char *k, const char *s);

@@ -98,6 +98,142 @@ void out_text(struct dsh *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---- one call per field ---- */
+
+/* The object or array a field goes into (NULL in text mode). */
+static cJSON *out_cur(struct dsh *d)
+{
+	if (!d->json)
+		return NULL;
+	return d->odepth ? d->onest[d->odepth - 1] : d->res;
+}
+
+static void out_add(struct dsh *d, const char *key, cJSON *item)
+{
+	cJSON *c = out_cur(d);
+	if (!c || !item) {
+		cJSON_Delete(item);
+		return;
+	}
+	if (cJSON_IsArray(c))
+		cJSON_AddItemToArray(c, item);
+	else
+		cJSON_AddItemToObject(c, key, item);
+}
+
+static void out_textf(struct dsh *d, const char *fmt, ...)
+{
+	if (d->json || !fmt)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v)
+{
+	if (d->json) {
+		if (key || cJSON_IsArray(out_cur(d))) {
+			char b[24];
+			out_add(d, key, v < (1ull << JSON_SAFE_BITS) ? cJSON_CreateNumber((double)v)
+								  : cJSON_CreateString(hexstr(b, sizeof b, v)));
+		}
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
+{
+	if (d->json) {
+		char b[24];
+		if (key || cJSON_IsArray(out_cur(d)))
+			out_add(d, key, cJSON_CreateString(hexstr(b, sizeof b, v)));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
+{
+	if (d->json) {
+		if (key || cJSON_IsArray(out_cur(d)))
+			out_add(d, key, cJSON_CreateNumber((double)v));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
+{
+	if (d->json) {
+		if (key || cJSON_IsArray(out_cur(d)))
+			out_add(d, key, cJSON_CreateNumber(v));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
+{
+	if (d->json) {
+		if (key || cJSON_IsArray(out_cur(d)))
+			out_add(d, key, cJSON_CreateString(s ? s : ""));
+		return;
+	}
+	out_textf(d, fmt, s ? s : "");
+}
+
+void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
+{
+	if (d->json) {
+		if (key || cJSON_IsArray(out_cur(d)))
+			out_add(d, key, cJSON_CreateBool(b));
+		return;
+	}
+	if (b && fmt)
+		fputs(fmt, stdout);
+}
+
+void out_null(struct dsh *d, const char *key)
+{
+	if (d->json && (key || cJSON_IsArray(out_cur(d))))
+		out_add(d, key, cJSON_CreateNull());
+}
+
+static void out_open(struct dsh *d, const char *key, cJSON *item)
+{
+	if (!d->json) {
+		cJSON_Delete(item);
+		return;
+	}
+	if (d->odepth >= DSH_OUT_DEPTH) { /* a bug: nested too deep; keep the closes balanced */
+		cJSON_Delete(item);
+		d->odepth++;
+		return;
+	}
+	cJSON *c = out_cur(d);
+	out_add(d, key, item);
+	d->onest[d->odepth++] = c ? item : NULL;
+}
+
+void out_obj_open(struct dsh *d, const char *key)
+{
+	out_open(d, key, d->json ? cJSON_CreateObject() : NULL);
+}
+
+void out_arr_open(struct dsh *d, const char *key)
+{
+	out_open(d, key, d->json ? cJSON_CreateArray() : NULL);
+}
+
+void out_close(struct dsh *d)
+{
+	if (d->json && d->odepth)
+		d->onest[--d->odepth] = NULL;
+}
+
 /* "0x%" PRIx64 without the printf machinery (JSON results are full of them). */
 char *hexstr(char *buf, size_t n, uint64_t v)
 {
@@ -662,6 +798,7 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	/* the result and the extras are used up */
 	cJSON_Delete(d->res);
 	d->res = NULL;
+	d->odepth = 0;
 	while (d->extra && d->extra->child)
 		cJSON_Delete(cJSON_DetachItemViaPointer(d->extra, d->extra->child));
 	if (W.oom) {

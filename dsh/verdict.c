@@ -59,9 +59,11 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 		char saved[sizeof d->errmsg];
 		memcpy(saved, d->errmsg, sizeof saved);
 		cJSON *res = d->res, *extra = d->extra;
+		unsigned depth = d->odepth;
 		d->res = cJSON_CreateObject();
 		d->extra = NULL;
-		jbool(d->res, "late", true);
+		d->odepth = 0;
+		out_bool(d, "late", NULL, true);
 		d->cur_file = file;
 		d->cur_line = line;
 		d->cur_cmd = text && text[0] ? text : cmd;
@@ -77,6 +79,7 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 		cJSON_Delete(d->res);
 		d->res = res;
 		d->extra = extra;
+		d->odepth = depth;
 		d->cur_file = sf;
 		d->cur_line = sl;
 		d->cur_cmd = sc;
