@@ -60,9 +60,8 @@ static int dump_region(struct dsh *d, enum dnet_region reg, uint32_t off, uint32
 	if (rc == 0) {
 		uint32_t addr = ri->base[d->wid] + off;
 		if (reg == DNET_REG_WW) {
-			jbool(out_res(d), "shadow", true);
-			out_text(d, "# Write Window: host-side shadow of what dsh wrote (the window is write-only;"
-				 " ? = not written by this shell)\n");
+			out_bool(d, "shadow", "# Write Window: host-side shadow of what dsh wrote (the window is "
+				 "write-only; ? = not written by this shell)\n", true);
 			struct dsh_shadow *s = dsh_shadow(d);
 			out_dump_known(d, ri->name, d->wid, addr, off, buf, len,
 				       s ? &s->ww_known[d->wid][off / 8] : NULL);
@@ -88,16 +87,14 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 			return dsh_derr(d, &e);
 	}
 	struct dsh_shadow *s = ri->id == DNET_REG_WW ? dsh_shadow(d) : NULL;
-	cJSON *res = out_res(d);
-	jstr(res, "region", ri->name);
-	jnum(res, "wid", d->wid);
-	jhex(res, "offset", off);
-	jhex(res, "device_offset", addr);
-	jhex(res, "address", (uint64_t)d->base + addr);
-	jnum(res, "length", len);
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(res, "words32") : NULL;
-	if (!d->json)
-		printf("# ADDR     +0       +4       +8       +c        (32-bit words)\n");
+	out_str(d, "region", NULL, ri->name);
+	out_u64(d, "wid", NULL, d->wid);
+	out_hex(d, "offset", NULL, off);
+	out_hex(d, "device_offset", NULL, addr);
+	out_hex(d, "address", NULL, (uint64_t)d->base + addr);
+	out_u64(d, "length", NULL, len);
+	out_arr_open(d, "words32");
+	out_text(d, "# ADDR     +0       +4       +8       +c        (32-bit words)\n");
 	for (uint32_t i = 0; i < len; i += 4) {
 		uint32_t v = 0;
 		bool known = true;
@@ -109,20 +106,20 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 		} else if (dnet_read32(d->dev, addr + i, &v, &e) < 0) {
 			return dsh_derr(d, &e);
 		}
-		char w[12];
-		snprintf(w, sizeof w, known ? "%08" PRIx32 : "????????", v);
-		if (arr) {
-			char h[16];
-			snprintf(h, sizeof h, "0x%08" PRIx32, v);
-			cJSON_AddItemToArray(arr, known ? cJSON_CreateString(h) : cJSON_CreateNull());
-		} else {
-			if (i % 16 == 0)
-				printf("#%08" PRIx32 ":", d->base + addr + i);
-			printf(" %s", w);
-			if (i % 16 == 12 || i + 4 == len)
-				putchar('\n');
-		}
+		/* text: 8 hex digits; JSON: "0x" and 8 digits, null if not known */
+		char h[16];
+		snprintf(h, sizeof h, known ? "0x%08" PRIx32 : "0x????????", v);
+		if (i % 16 == 0)
+			out_u64(d, NULL, "#%08" PRIx64 ":", (uint64_t)(d->base + addr + i));
+		out_str(d, NULL, " %s", h + 2);
+		if (known)
+			out_str(d, "word", NULL, h);
+		else
+			out_null(d, "word");
+		if (i % 16 == 12 || i + 4 == len)
+			out_text(d, "\n");
 	}
+	out_close(d);
 	return 0;
 }
 
@@ -183,16 +180,16 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 	if (!ww && !force && dsh_sync_area_guard(d, (uint32_t)from, (uint32_t)(it * 4)) < 0)
 		return -1;
 	struct dnet_err e = { 0 };
-	jhex(out_res(d), "from", from);
-	jnum(out_res(d), "it", it);
-	jhex(out_res(d), "val", val);
-	jhex(out_res(d), "inc", inc);
+	out_hex(d, "from", NULL, from);
+	out_u64(d, "it", NULL, it);
+	out_hex(d, "val", NULL, val);
+	out_hex(d, "inc", NULL, inc);
 	enum dnet_region reg = DNET_REG_LLCM;
 	uint32_t roff = (uint32_t)from;
 	if (ww) {
 		reg = DNET_REG_WW;
 		roff = (uint32_t)(kv[4].val * DNET_WINDOW_SIZE + from);
-		jnum(out_res(d), "ww", kv[4].val);
+		out_u64(d, "ww", NULL, kv[4].val);
 	}
 	uint32_t addr;
 	if (dnet_region_addr(reg, d->wid, roff, (uint32_t)(it * 4), &addr, &e) < 0)
@@ -223,8 +220,7 @@ int cmd_ww_write(struct dsh *d, struct dsh_args *a)
 
 static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint64_t size)
 {
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "registers") : NULL;
-	jstr(out_res(d), "region", blk == DNET_BLK_USER ? "ureg" : "sreg");
+	out_arr_open(d, "registers");
 	out_dump_header(d);
 	for (unsigned i = 0; i < d->nregs; i++) {
 		const struct dnet_reg *r = &d->regs[i];
@@ -233,9 +229,6 @@ static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint6
 		if (!(r->access & DNET_ACC_R) && (r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE)))
 			continue; /* command kicks and reset strobes hold no state */
 		uint32_t addr = dnet_reg_addr(r, d->wid);
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		jstr(o, "register", r->name);
-		jhex(o, "device_offset", addr);
 		char note[DNET_ERR_MSG_MAX + 8] = "";
 		uint64_t v = 0;
 		bool have = false;
@@ -258,22 +251,23 @@ static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint6
 				snprintf(note, sizeof(note), "write-only, not written by dsh");
 			}
 		}
-		if (o) {
-			if (have)
-				jhex(o, "value", v);
-			else
-				cJSON_AddNullToObject(o, "value");
-			if (note[0])
-				jstr(o, "note", note);
-			cJSON_AddItemToArray(arr, o);
-			continue;
-		}
+		out_obj_open(d, NULL);
+		out_u64(d, NULL, "#%08" PRIx64 ": ", (uint64_t)(d->base + addr));
 		if (have)
-			printf("#%08" PRIx32 ": %016" PRIx64 "  %s%s%s%s\n", d->base + addr, v, r->name,
-			       note[0] ? " (" : "", note, note[0] ? ")" : "");
+			out_text(d, "%016" PRIx64 "  ", v);
 		else
-			printf("#%08" PRIx32 ": ----------------  %s (%s)\n", d->base + addr, r->name, note);
+			out_text(d, "----------------  ");
+		out_str(d, "register", "%s", r->name);
+		out_hex(d, "device_offset", NULL, addr);
+		if (have)
+			out_hex(d, "value", NULL, v);
+		else
+			out_null(d, "value");
+		out_str(d, note[0] ? "note" : NULL, note[0] ? " (%s)\n" : "\n", note);
+		out_close(d);
 	}
+	out_close(d);
+	out_str(d, "region", NULL, blk == DNET_BLK_USER ? "ureg" : "sreg");
 	return 0;
 }
 
@@ -295,9 +289,8 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 		const char *how = "";
 		int rc = dsh_sodimm_rw(d, off, buf, size, false, &how);
 		if (rc == 0) {
-			jstr(out_res(d), "via", how);
-			out_text(d, "# SO-DIMM WID %u offset 0x%" PRIx64 " (via %s; addresses are SO-DIMM offsets)\n",
-				 d->wid, off, how);
+			out_text(d, "# SO-DIMM WID %u offset 0x%" PRIx64, d->wid, off);
+			out_str(d, "via", " (via %s; addresses are SO-DIMM offsets)\n", how);
 			if (d->json) {
 				out_dump(d, "sodimm", d->wid, 0, (uint32_t)off, buf, size);
 			} else {
@@ -360,9 +353,9 @@ int cmd_sodimm(struct dsh *d, struct dsh_args *a)
 		int rc = dsh_sodimm_rw(d, off, buf, n * 8, true, &how);
 		free(buf);
 		if (rc == 0) {
-			jstr(out_res(d), "via", how);
-			jhex(out_res(d), "offset", off);
-			jnum(out_res(d), "words", n);
+			out_str(d, "via", NULL, how);
+			out_hex(d, "offset", NULL, off);
+			out_u64(d, "words", NULL, n);
 		}
 		return rc;
 	}

@@ -282,8 +282,8 @@ cJSON *out_res(struct dsh *d);   /* NULL in text mode */
 /* One call per field, for text and JSON (iproute2's print_uint(PRINT_ANY,
  * key, fmt, v)): in JSON mode key: v goes into the object or array open
  * (the command's result unless out_obj_open/out_arr_open opened one; in
- * an array the key is not used); in text mode fmt is printed with v.
- * key NULL: text only; fmt NULL: JSON only.  fmt is a printf format that
+ * an array the key only names the element); in text mode fmt is printed
+ * with v.  key NULL: text only; fmt NULL: JSON only.  fmt is a printf format that
  * takes exactly the value (uint64_t: PRIu64 / PRIx64). */
 void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* a number (hex string from 2^53) */
 void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* "0x..." in JSON */

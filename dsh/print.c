@@ -134,7 +134,7 @@ static void out_textf(struct dsh *d, const char *fmt, ...)
 void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 {
 	if (d->json) {
-		if (key || cJSON_IsArray(out_cur(d))) {
+		if (key) {
 			char b[24];
 			out_add(d, key, v < (1ull << JSON_SAFE_BITS) ? cJSON_CreateNumber((double)v)
 								  : cJSON_CreateString(hexstr(b, sizeof b, v)));
@@ -148,7 +148,7 @@ void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 {
 	if (d->json) {
 		char b[24];
-		if (key || cJSON_IsArray(out_cur(d)))
+		if (key)
 			out_add(d, key, cJSON_CreateString(hexstr(b, sizeof b, v)));
 		return;
 	}
@@ -158,7 +158,7 @@ void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
 {
 	if (d->json) {
-		if (key || cJSON_IsArray(out_cur(d)))
+		if (key)
 			out_add(d, key, cJSON_CreateNumber((double)v));
 		return;
 	}
@@ -168,7 +168,7 @@ void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
 void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
 {
 	if (d->json) {
-		if (key || cJSON_IsArray(out_cur(d)))
+		if (key)
 			out_add(d, key, cJSON_CreateNumber(v));
 		return;
 	}
@@ -178,7 +178,7 @@ void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
 void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
 {
 	if (d->json) {
-		if (key || cJSON_IsArray(out_cur(d)))
+		if (key)
 			out_add(d, key, cJSON_CreateString(s ? s : ""));
 		return;
 	}
@@ -188,7 +188,7 @@ void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
 void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
 {
 	if (d->json) {
-		if (key || cJSON_IsArray(out_cur(d)))
+		if (key)
 			out_add(d, key, cJSON_CreateBool(b));
 		return;
 	}
@@ -198,7 +198,7 @@ void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
 
 void out_null(struct dsh *d, const char *key)
 {
-	if (d->json && (key || cJSON_IsArray(out_cur(d))))
+	if (d->json && key)
 		out_add(d, key, cJSON_CreateNull());
 }
 
