@@ -388,9 +388,9 @@ struct dsh_verdict {
 int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
 		      struct dsh_verdict *v);
 /* -1 (with the message set) if a flag rose that allow (comma list, may be
- * NULL) does not name, or a flag allow names did not rise.  errs (may be
- * NULL) gets one object per raised flag. */
-int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs);
+ * NULL) does not name, or a flag allow names did not rise.  list: one
+ * object per raised flag goes into the JSON array open (out_arr_open). */
+int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, bool list);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
 /* Verdicts of primitives issued without wait (flags.c). */
 int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq);
