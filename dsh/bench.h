@@ -97,4 +97,10 @@ enum { BENCH_E8_COLL_RD, BENCH_E8_COLL_BINOMIAL, BENCH_E8_COLL_NONE };
 extern const char *const bench_e8_coll_names[]; /* "rd", "binomial", "none", NULL */
 int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
 
+/* The results as JSON (bench_json.c): the json=FILE document, and the
+ * values and Table 7.3 rows of the bench command's JSON result. */
+struct dsh;
+int bench_write_json(struct dsh *d, const char *path, const struct bench_out *b, bool quick);
+void bench_result_json(struct dsh *d, const struct bench_out *b);
+
 #endif

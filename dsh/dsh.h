@@ -297,6 +297,9 @@ void out_null(struct dsh *d, const char *key);   /* JSON only */
 void out_obj_open(struct dsh *d, const char *key);
 void out_arr_open(struct dsh *d, const char *key);
 void out_close(struct dsh *d);
+/* A value built elsewhere (a report's own JSON tree, bench_json.c) under key:
+ * JSON only; print.c takes it over (deletes it in text mode). */
+void out_json_item(struct dsh *d, const char *key, cJSON *item);
 void jhex(cJSON *o, const char *k, uint64_t v);
 void jnum(cJSON *o, const char *k, uint64_t v);
 void jstr(cJSON *o, const char *k, const char *s);

@@ -196,6 +196,14 @@ void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
 		fputs(fmt, stdout);
 }
 
+void out_json_item(struct dsh *d, const char *key, cJSON *item)
+{
+	if (d->json && key)
+		out_add(d, key, item);
+	else
+		cJSON_Delete(item);
+}
+
 void out_null(struct dsh *d, const char *key)
 {
 	if (d->json && key)
