@@ -278,7 +278,6 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 /* A register word line. */
 void out_regword(struct dsh *d, uint32_t devoff, uint64_t v);
 void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only);
-cJSON *out_res(struct dsh *d);   /* NULL in text mode */
 /* One call per field, for text and JSON (iproute2's print_uint(PRINT_ANY,
  * key, fmt, v)): in JSON mode key: v goes into the object or array open
  * (the command's result unless out_obj_open/out_arr_open opened one; in
@@ -300,14 +299,19 @@ void out_close(struct dsh *d);
 /* A value built elsewhere (a report's own JSON tree, bench_json.c) under key:
  * JSON only; print.c takes it over (deletes it in text mode). */
 void out_json_item(struct dsh *d, const char *key, cJSON *item);
-void jhex(cJSON *o, const char *k, uint64_t v);
-void jnum(cJSON *o, const char *k, uint64_t v);
-void jstr(cJSON *o, const char *k, const char *s);
-void jbool(cJSON *o, const char *k, bool b);
 char *hexstr(char *buf, size_t n, uint64_t v);
 /* "1.500 us": a duration for a message (four may be used in one). */
 const char *dsh_dur(uint64_t ns);
 void dsh_set_last(struct dsh *d, uint64_t v);
+/* The result of the command that starts (JSON mode; its extras too), and
+ * its end without an object written (out_json_command uses them up). */
+void out_result_begin(struct dsh *d);
+void out_result_drop(struct dsh *d);
+/* A command that runs others (source) or a late failure written between
+ * commands keeps its own result aside meanwhile. */
+struct dsh_out_saved { cJSON *res, *extra; unsigned depth; };
+void out_result_save(struct dsh *d, struct dsh_out_saved *s);
+void out_result_restore(struct dsh *d, const struct dsh_out_saved *s);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 /* A command's output is complete: flushed now on a terminal, within 20 ms

@@ -20,6 +20,12 @@
 
 #define JSON_SAFE_BITS 53
 
+/* The JSON helpers under the out_* calls (print.c's own). */
+static cJSON *out_res(struct dsh *d);
+static void jhex(cJSON *o, const char *k, uint64_t v);
+static void jnum(cJSON *o, const char *k, uint64_t v);
+static void jstr(cJSON *o, const char *k, const char *s);
+
 int dsh_error(struct dsh *d, const char *fmt, ...)
 {
 	if (!d->have_err) {
@@ -83,7 +89,7 @@ int dsh_derr(struct dsh *d, const struct dnet_err *e)
 	return dsh_error(d, "%s", e->msg[0] ? e->msg : dnet_strerror(e->code));
 }
 
-cJSON *out_res(struct dsh *d)
+static cJSON *out_res(struct dsh *d)
 {
 	return d->json ? d->res : NULL;
 }
@@ -263,7 +269,7 @@ char *hexstr(char *buf, size_t n, uint64_t v)
 	return buf;
 }
 
-void jhex(cJSON *o, const char *k, uint64_t v)
+static void jhex(cJSON *o, const char *k, uint64_t v)
 {
 	char b[24];
 	if (o)
@@ -271,7 +277,7 @@ void jhex(cJSON *o, const char *k, uint64_t v)
 }
 
 /* Numbers that fit a double exactly are numbers; larger ones hex strings. */
-void jnum(cJSON *o, const char *k, uint64_t v)
+static void jnum(cJSON *o, const char *k, uint64_t v)
 {
 	if (!o)
 		return;
@@ -281,16 +287,10 @@ void jnum(cJSON *o, const char *k, uint64_t v)
 		jhex(o, k, v);
 }
 
-void jstr(cJSON *o, const char *k, const char *s)
+static void jstr(cJSON *o, const char *k, const char *s)
 {
 	if (o)
 		cJSON_AddStringToObject(o, k, s ? s : "");
-}
-
-void jbool(cJSON *o, const char *k, bool b)
-{
-	if (o)
-		cJSON_AddBoolToObject(o, k, b);
 }
 
 /* A duration for a message: scaled and readable at any size
@@ -749,6 +749,39 @@ static void jw_value(const cJSON *v)
 		break;
 	default: JW_LIT("null"); break;
 	}
+}
+
+void out_result_begin(struct dsh *d)
+{
+	d->odepth = 0;
+	if (d->json) {
+		d->res = cJSON_CreateObject();
+		d->extra = cJSON_CreateObject();
+	}
+}
+
+void out_result_drop(struct dsh *d)
+{
+	cJSON_Delete(d->res);
+	cJSON_Delete(d->extra);
+	d->res = d->extra = NULL;
+	d->odepth = 0;
+}
+
+void out_result_save(struct dsh *d, struct dsh_out_saved *s)
+{
+	s->res = d->res;
+	s->extra = d->extra;
+	s->depth = d->odepth;
+	d->res = d->extra = NULL;
+	d->odepth = 0;
+}
+
+void out_result_restore(struct dsh *d, const struct dsh_out_saved *s)
+{
+	d->res = s->res;
+	d->extra = s->extra;
+	d->odepth = s->depth;
 }
 
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)

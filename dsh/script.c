@@ -193,9 +193,7 @@ static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
 	if (d->json) {
 		struct dsh_args x = { .argc = 1 };
 		x.argv[0] = (char *)cmd;
-		cJSON_Delete(d->res);
-		cJSON_Delete(d->extra);
-		d->res = d->extra = NULL;
+		out_result_drop(d);
 		out_json_command(d, a && a->argc > 0 ? a : &x, false);
 	}
 	d->failures++;
@@ -312,10 +310,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	d->cur_file = file;
 	d->cur_line = line;
 	d->cur_cmd = text;
-	if (d->json) {
-		d->res = cJSON_CreateObject();
-		d->extra = cJSON_CreateObject();
-	}
+	out_result_begin(d);
 	if (d->echo && !d->json) {
 		while (*text == ' ' || *text == '\t')
 			text++;
@@ -352,9 +347,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	if (rc == 0 && a->argc == 0) {
 		/* blank */
 		if (d->json) {
-			cJSON_Delete(d->res);
-			cJSON_Delete(d->extra);
-			d->res = d->extra = NULL;
+			out_result_drop(d);
 		}
 		free(a);
 		return 0;
@@ -379,9 +372,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			dnet_set_node(d->dev, saved_node, &e);
 		}
 		if (d->json) {
-			cJSON_Delete(d->res);
-			cJSON_Delete(d->extra);
-			d->res = d->extra = NULL;
+			out_result_drop(d);
 		}
 		free(a);
 		return -1;
@@ -405,9 +396,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	}
 	if (d->json) {
 		out_json_command(d, a, rc == 0);
-		cJSON_Delete(d->res);
-		cJSON_Delete(d->extra);
-		d->res = d->extra = NULL;
+		out_result_drop(d);
 	}
 	/* failed_commands counts every object with ok false: a failed
 	 * expect and a source whose commands failed (rc 1) too. */
@@ -683,16 +672,15 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "cannot open '%s': %s", a->argv[1], strerror(errno));
 	fclose(f);
 	/* the inner commands report themselves; keep this command's JSON object */
-	cJSON *res = d->res, *extra = d->extra;
-	d->res = d->extra = NULL;
+	struct dsh_out_saved saved;
+	out_result_save(d, &saved);
 	int before = d->failures;
 	int rc = dsh_run_file(d, a->argv[1]);
-	d->res = res;
-	d->extra = extra;
+	out_result_restore(d, &saved);
 	if (rc == DSH_NOT_RUN)
 		return -1; /* not run: unreadable, or the check found errors */
 	d->have_err = false;
-	jstr(out_res(d), "file", a->argv[1]);
+	out_str(d, "file", NULL, a->argv[1]);
 	/* failures inside were reported and counted already */
 	if (d->failures > before) {
 		dsh_error(d, "%d command%s failed in %s", d->failures - before,

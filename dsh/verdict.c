@@ -58,11 +58,9 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 		bool had = d->have_err;
 		char saved[sizeof d->errmsg];
 		memcpy(saved, d->errmsg, sizeof saved);
-		cJSON *res = d->res, *extra = d->extra;
-		unsigned depth = d->odepth;
-		d->res = cJSON_CreateObject();
-		d->extra = NULL;
-		d->odepth = 0;
+		struct dsh_out_saved kept;
+		out_result_save(d, &kept);
+		out_result_begin(d);
 		out_bool(d, "late", NULL, true);
 		d->cur_file = file;
 		d->cur_line = line;
@@ -76,10 +74,8 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 			out_json_command(d, x, false);
 			free(x);
 		}
-		cJSON_Delete(d->res);
-		d->res = res;
-		d->extra = extra;
-		d->odepth = depth;
+		out_result_drop(d);
+		out_result_restore(d, &kept);
 		d->cur_file = sf;
 		d->cur_line = sl;
 		d->cur_cmd = sc;
