@@ -4,7 +4,8 @@
  *   main.c        options, backend opening, exit codes
  *   cmdtab.c      the command table (name, aliases, handler, usage, help, example, completion)
  *   args.c        tokenizer, variables, key=value parsing, strict numbers
- *   print.c       the one print layer: text or JSON Lines (libcjson)
+ *   print.c       the one print layer: one call per field for text and JSON
+ *                 Lines (out_u64, out_str, ... out_obj_open), the JSON writer
  *   cmd_mem.c     llcm/ww/pw/evpbuf read and write, dump, sodimm
  *   shadow.c      register access with shadows of write-only registers
  *   cmd_reg.c     ureg/sreg read and write (original formats), reg by name
@@ -15,6 +16,8 @@
  *                 shadow, SO-DIMM access, remote LLCM store, the sync area guard
  *   sync.c        ranks, the barrier, signals between ranks (cmd_sync.c: the commands)
  *   signals.c     what stops a run: Ctrl-C, SIGINT/SIGTERM/SIGHUP, --max-time
+ *   sigtime.h     the monotonic clock and the signal setup dsh and dsh-run share
+ *   bench_results.c, bench_json.c  bench's results API and its JSON
  *   flags.c       the error flags a primitive caused; verdicts pending until a wait
  *   verdict.c     the run's one verdict (summaries, exit status), late failures
  *   post.c        posted commands and their outcome slots
