@@ -173,6 +173,7 @@ struct dsh {
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool out_of_time;   /* --max-time stopped the run */
+	uint64_t deadline_ns; /* --max-time: CLOCK_MONOTONIC instant it ends (signals.c), 0 none */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;
 	int asserts_pass, asserts_fail, asserts_skipped;
@@ -520,8 +521,8 @@ bool dsh_sigint_pending(void);
 void dsh_batch_signals(void);
 int dsh_term_signal(void);
 /* --max-time: a limit on the real time of the whole run (0: none). */
-void dsh_set_max_time(uint64_t ns);
-bool dsh_out_of_time(void);
+void dsh_set_max_time(struct dsh *d, uint64_t ns);
+bool dsh_out_of_time(const struct dsh *d);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

@@ -431,11 +431,11 @@ int main(int argc, char **argv)
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
-	dsh_set_max_time(max_time);
+	dsh_set_max_time(d, max_time);
 	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
-			     !dsh_out_of_time(); i++)
+			     !dsh_out_of_time(d); i++)
 		dsh_run_string(d, src[i].text, src[i].name);
-	if (dsh_out_of_time()) {
+	if (dsh_out_of_time(d)) {
 		char b[24], msg[128];
 		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",
 			 dnet_format_duration(max_time, b, sizeof b));

@@ -549,7 +549,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 	int ret = 0, line;
 	char *t;
 	for (;;) {
-		if (d->stop || d->quit || dsh_out_of_time() || dsh_output_check(d))
+		if (d->stop || d->quit || dsh_out_of_time(d) || dsh_output_check(d))
 			break;
 		if (dsh_interrupted(d)) {
 			/* Ctrl-C: blocks and sourced files stop; at the prompt the

@@ -43,20 +43,18 @@ int dsh_term_signal(void)
 	return g_term;
 }
 
-/* --max-time: the run stops at this CLOCK_MONOTONIC instant (0: none). */
-static uint64_t g_deadline_ns;
-
-void dsh_set_max_time(uint64_t ns)
+/* --max-time: the run stops at d->deadline_ns, a CLOCK_MONOTONIC instant (0: none). */
+void dsh_set_max_time(struct dsh *d, uint64_t ns)
 {
-	g_deadline_ns = ns ? dsh_mono_ns() + ns : 0;
+	d->deadline_ns = ns ? dsh_mono_ns() + ns : 0;
 }
 
-bool dsh_out_of_time(void)
+bool dsh_out_of_time(const struct dsh *d)
 {
-	return g_deadline_ns && dsh_mono_ns() >= g_deadline_ns;
+	return d->deadline_ns && dsh_mono_ns() >= d->deadline_ns;
 }
 
 bool dsh_interrupted(struct dsh *d)
 {
-	return (d->interactive && g_sigint) || g_term || dsh_out_of_time();
+	return (d->interactive && g_sigint) || g_term || dsh_out_of_time(d);
 }
