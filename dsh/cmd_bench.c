@@ -19,9 +19,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "dsh.h"
 #include "bench.h"
+#include "sigtime.h"
 
 static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
 {
@@ -181,14 +181,13 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 	char err[256] = "";
 	out_text(d, "%-4s %-11s %-66s %12s %12s %8s\n", "exp", "kind", "figure", "model", "thesis", "diff");
 	for (unsigned i = 0; i < nwant && !rc; i++) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = dsh_mono_ns();
 		unsigned v0 = b->nval, e0 = b->ne8;
 		if (bench_experiment(want[i], &o, b, err, sizeof err)) {
 			rc = dsh_error(d, "bench %s: %s", want[i], err);
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		uint64_t t1 = dsh_mono_ns();
 		for (unsigned v = v0; v < b->nval; v++) {
 			const struct bench_val *x = &b->val[v];
 			char th[32] = "withheld", df[16] = "";
@@ -204,8 +203,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		if (b->ne8 > e0)
 			e8_table(d, b, e0);
 		dsh_flush_for_stderr();
-		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i],
-			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i], (double)(t1 - t0) / 1e9);
 	}
 	if (!rc)
 		bench_result_json(d, b);
