@@ -112,4 +112,10 @@ int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_
 /* E9, LHS against IPUSH alone (bench_e9.c). */
 int bench_e9(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
 
+/* The results as JSON (bench_json.c): the json=FILE document, and the
+ * values and Table 7.3 rows of the bench command's JSON result. */
+struct dsh;
+int bench_write_json(struct dsh *d, const char *path, const struct bench_out *b, const struct bench_opts *o);
+void bench_result_json(struct dsh *d, const struct bench_out *b);
+
 #endif

@@ -65,9 +65,11 @@ static void bad(struct checker *c, const char *fmt, const char *arg)
 void dsh_not_run(struct dsh *d, const char *name, int nerr)
 {
 	d->check_errors = nerr;
-	if (d->json)
-		out_json_summary(d);
-	else
+	if (d->json) {
+		struct dsh_run_verdict v;
+		dsh_run_verdict(d, &v);
+		out_json_summary(d, &v);
+	} else
 		fprintf(stderr, "dsh: %s: %d error%s; nothing was run\n", name, nerr, nerr == 1 ? "" : "s");
 }
 

@@ -8,12 +8,6 @@
 #include <string.h>
 #include "dsh.h"
 
-/* Address Table writes of this shell, newest last (the register cannot be
- * read back). */
-struct amt_map { unsigned clid, wid, index; };
-static struct amt_map *maps;
-static unsigned nmaps;
-
 static int amt_map(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t clid, wid, idx;
@@ -28,46 +22,41 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 	if (!r)
 		return dsh_error(d, "register table has no 'amt'");
 	uint64_t word = dnet_amt_word((unsigned)idx, (unsigned)wid, dnet_clid_to_lid((uint16_t)clid));
-	struct amt_map *nm = realloc(maps, (nmaps + 1) * sizeof *maps);
+	struct dsh_amt_map *nm = realloc(d->amt_maps, (d->amt_nmaps + 1) * sizeof *d->amt_maps);
 	if (!nm)
 		return dsh_error(d, "out of memory");
-	maps = nm;
+	d->amt_maps = nm;
 	if (dsh_reg_write(d, r, word) < 0)
 		return -1;
 	unsigned k = 0;
-	while (k < nmaps && !(maps[k].clid == clid && maps[k].wid == wid))
+	while (k < d->amt_nmaps && !(d->amt_maps[k].clid == clid && d->amt_maps[k].wid == wid))
 		k++;
-	if (k == nmaps)
-		nmaps++;
-	maps[k] = (struct amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
-	cJSON *o = out_res(d);
-	jnum(o, "clid", clid);
-	jnum(o, "wid", wid);
-	jnum(o, "index", idx);
-	jhex(o, "word", word);
-	out_text(d, "amt: sender CLID %" PRIu64 " WID %" PRIu64 " -> entry %" PRIu64 " (LLCM 0x%03" PRIx64
-		 "), word 0x%" PRIx64 "\n", clid, wid, idx, idx * 8, word);
+	if (k == d->amt_nmaps)
+		d->amt_nmaps++;
+	d->amt_maps[k] = (struct dsh_amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
+	out_u64(d, "clid", "amt: sender CLID %" PRIu64, clid);
+	out_u64(d, "wid", " WID %" PRIu64, wid);
+	out_u64(d, "index", " -> entry %" PRIu64, idx);
+	out_u64(d, NULL, " (LLCM 0x%03" PRIx64 ")", idx * 8);
+	out_hex(d, "word", ", word 0x%" PRIx64 "\n", word);
 	return 0;
 }
 
 static void amt_list(struct dsh *d)
 {
-	cJSON *o = out_res(d), *arr = o ? cJSON_CreateArray() : NULL;
-	if (!nmaps)
+	if (!d->amt_nmaps)
 		out_text(d, "amt: no Address Table entry written by this shell (the register is write-only)\n");
-	for (unsigned k = 0; k < nmaps; k++) {
-		out_text(d, "sender CLID %u WID %u -> entry %u (LLCM 0x%03x)\n", maps[k].clid, maps[k].wid,
-			 maps[k].index, maps[k].index * 8);
-		if (arr) {
-			cJSON *x = cJSON_CreateObject();
-			jnum(x, "clid", maps[k].clid);
-			jnum(x, "wid", maps[k].wid);
-			jnum(x, "index", maps[k].index);
-			cJSON_AddItemToArray(arr, x);
-		}
+	out_arr_open(d, "map");
+	for (unsigned k = 0; k < d->amt_nmaps; k++) {
+		const struct dsh_amt_map *m = &d->amt_maps[k];
+		out_obj_open(d, NULL);
+		out_u64(d, "clid", "sender CLID %" PRIu64, m->clid);
+		out_u64(d, "wid", " WID %" PRIu64, m->wid);
+		out_u64(d, "index", " -> entry %" PRIu64, m->index);
+		out_u64(d, NULL, " (LLCM 0x%03" PRIx64 ")\n", m->index * 8u);
+		out_close(d);
 	}
-	if (arr)
-		cJSON_AddItemToObject(o, "map", arr);
+	out_close(d);
 }
 
 int cmd_amt(struct dsh *d, struct dsh_args *a)
@@ -97,20 +86,18 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 		uint32_t head = (uint32_t)w, tail = (uint32_t)(w >> 32);
 		uint64_t units = 0;
 		bool known = dsh_shadow_of(d, "ivs_area_size", &units) && units;
-		cJSON *o = out_res(d);
-		jnum(o, "index", idx);
-		jhex(o, "head", head);
-		jhex(o, "tail", tail);
-		out_text(d, "amt[%" PRIu64 "] LLCM 0x%03" PRIx64 ": Head 0x%08" PRIx32 " Tail 0x%08" PRIx32, idx, idx * 8,
-			 head, tail);
+		out_u64(d, "index", "amt[%" PRIu64 "]", idx);
+		out_u64(d, NULL, " LLCM 0x%03" PRIx64, idx * 8);
+		out_hex(d, "head", ": Head 0x%08" PRIx64, head);
+		out_hex(d, "tail", " Tail 0x%08" PRIx64, tail);
 		if (known) {
 			/* Bytes in use in the S-aligned ring (D-SIM-IPUSH-AREA). */
 			uint64_t size = units * 4096u;
 			uint64_t used = ((uint64_t)tail + size - head) % size;
-			jnum(o, "ring_size", size);
-			jnum(o, "used", used);
-			out_text(d, " (ring 0x%08" PRIx64 "-0x%08" PRIx64 ", %" PRIu64 " of %" PRIu64 " bytes used)",
-				 (uint64_t)head / size * size, (uint64_t)head / size * size + size - 1, used, size);
+			out_text(d, " (ring 0x%08" PRIx64 "-0x%08" PRIx64 ", ", (uint64_t)head / size * size,
+				 (uint64_t)head / size * size + size - 1);
+			out_u64(d, "used", "%" PRIu64, used);
+			out_u64(d, "ring_size", " of %" PRIu64 " bytes used)", size);
 		}
 		out_text(d, "\n");
 		dsh_set_last(d, w);
@@ -122,18 +109,17 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 	if ((kv[0].given && dnet_write32(d->dev, off, (uint32_t)kv[0].val, &e) < 0) ||
 	    (kv[1].given && dnet_write32(d->dev, off + 4u, (uint32_t)kv[1].val, &e) < 0))
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	jnum(o, "index", idx);
+	out_u64(d, "index", NULL, idx);
 	if (kv[0].given)
-		jhex(o, "head", kv[0].val);
+		out_hex(d, "head", NULL, kv[0].val);
 	if (kv[1].given)
-		jhex(o, "tail", kv[1].val);
+		out_hex(d, "tail", NULL, kv[1].val);
 	return 0;
 }
 
-void dsh_amt_free(void)
+void dsh_amt_free(struct dsh *d)
 {
-	free(maps);
-	maps = NULL;
-	nmaps = 0;
+	free(d->amt_maps);
+	d->amt_maps = NULL;
+	d->amt_nmaps = 0;
 }

@@ -19,69 +19,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "dsh.h"
 #include "bench.h"
-
-static cJSON *fig_json(const struct bench_fig *f)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "id", f->id);
-	cJSON_AddStringToObject(o, "title", f->title);
-	cJSON_AddStringToObject(o, "xlabel", f->xlabel);
-	cJSON_AddStringToObject(o, "ylabel", f->ylabel);
-	cJSON_AddBoolToObject(o, "logx", f->logx);
-	cJSON_AddBoolToObject(o, "logy", f->logy);
-	cJSON *ss = cJSON_AddArrayToObject(o, "series");
-	for (unsigned i = 0; i < f->ns; i++) {
-		cJSON *s = cJSON_CreateObject();
-		cJSON_AddStringToObject(s, "name", f->s[i].name);
-		cJSON *pts = cJSON_AddArrayToObject(s, "points");
-		for (unsigned k = 0; k < f->s[i].n; k++) {
-			cJSON *p = cJSON_CreateArray();
-			cJSON_AddItemToArray(p, cJSON_CreateNumber(f->s[i].x[k]));
-			cJSON_AddItemToArray(p, cJSON_CreateNumber(round(f->s[i].y[k] * 1e4) / 1e4));
-			cJSON_AddItemToArray(pts, p);
-		}
-		cJSON_AddItemToArray(ss, s);
-	}
-	return o;
-}
-
-static cJSON *val_json(const struct bench_val *v)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "experiment", v->exp);
-	cJSON_AddStringToObject(o, "what", v->what);
-	cJSON_AddStringToObject(o, "kind", v->kind);
-	cJSON_AddStringToObject(o, "unit", v->unit);
-	cJSON_AddNumberToObject(o, "model", round(v->model * 1e4) / 1e4);
-	if (isnan(v->thesis)) {
-		cJSON_AddNullToObject(o, "thesis");
-	} else {
-		cJSON_AddNumberToObject(o, "thesis", v->thesis);
-		cJSON_AddNumberToObject(o, "error_pct", round((v->model / v->thesis - 1) * 1e4) / 100);
-	}
-	return o;
-}
-
-static cJSON *e8_json(const struct bench_e8row *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "application", r->app);
-	cJSON_AddStringToObject(o, "source", r->source);
-	cJSON_AddNumberToObject(o, "ranks", r->ranks);
-	cJSON_AddNumberToObject(o, "partners", r->p_max);
-	cJSON_AddNumberToObject(o, "processes_with_max", r->at_max);
-	cJSON_AddNumberToObject(o, "partners_min", r->p_min);
-	cJSON_AddNumberToObject(o, "partners_mean", round(r->p_mean * 1e4) / 1e4);
-	cJSON_AddNumberToObject(o, "ipush_rings", r->p_max + 1);
-	cJSON_AddNumberToObject(o, "push_rings", r->ranks);
-	cJSON_AddNumberToObject(o, "ratio", round((double)(r->p_max + 1) / r->ranks * 1e6) / 1e6);
-	cJSON_AddNumberToObject(o, "messages", (double)r->msgs);
-	cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
-	return o;
-}
+#include "sigtime.h"
 
 static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
 {
@@ -96,44 +36,6 @@ static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
 		out_text(d, "  %-8s %-8s %5u %9u %10s %10s %7.2f%% %8.2f\n", r->app, r->source, r->p_max, r->at_max, ip, pu,
 			 100.0 * (r->p_max + 1) / r->ranks, r->p_mean);
 	}
-}
-
-static int write_json(struct dsh *d, const char *path, const struct bench_out *b, const struct bench_opts *o)
-{
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "tool", "dsh bench");
-	cJSON_AddStringToObject(root, "version", DNET_VERSION_STRING);
-	cJSON_AddStringToObject(root, "model", "sim:nodes=2,timelines (backends/sim/timing.c)");
-	cJSON_AddBoolToObject(root, "quick", o->quick);
-	if (o->ntiming) { /* a what-if, not the model: say so */
-		cJSON *t = cJSON_AddArrayToObject(root, "timing_overrides");
-		for (unsigned i = 0; i < o->ntiming; i++)
-			cJSON_AddItemToArray(t, cJSON_CreateString(o->timing[i]));
-	}
-	cJSON *vals = cJSON_AddArrayToObject(root, "values");
-	for (unsigned i = 0; i < b->nval; i++)
-		cJSON_AddItemToArray(vals, val_json(&b->val[i]));
-	cJSON *figs = cJSON_AddArrayToObject(root, "figures");
-	for (unsigned i = 0; i < b->nfig; i++)
-		cJSON_AddItemToArray(figs, fig_json(&b->fig[i]));
-	if (b->ne8) {
-		cJSON *t = cJSON_AddArrayToObject(root, "table7_3");
-		for (unsigned i = 0; i < b->ne8; i++)
-			cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
-	}
-	char *txt = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!txt)
-		return dsh_error(d, "json=%s: out of memory", path);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		free(txt);
-		return dsh_error(d, "json=%s: %s", path, strerror(errno));
-	}
-	int bad = fputs(txt, f) < 0 || fputc('\n', f) < 0;
-	bad |= fclose(f) != 0;
-	free(txt);
-	return bad ? dsh_error(d, "json=%s: write failed", path) : 0;
 }
 
 /* One .dat per figure (blocks per series, gnuplot's index), a .gp script,
@@ -285,14 +187,13 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 	char err[256] = "";
 	out_text(d, "%-4s %-11s %-66s %12s %12s %8s\n", "exp", "kind", "figure", "model", "thesis", "diff");
 	for (unsigned i = 0; i < nwant && !rc; i++) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = dsh_mono_ns();
 		unsigned v0 = b->nval, e0 = b->ne8;
 		if (bench_experiment(want[i], &o, b, err, sizeof err)) {
 			rc = dsh_error(d, "bench %s: %s", want[i], err);
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		uint64_t t1 = dsh_mono_ns();
 		for (unsigned v = v0; v < b->nval; v++) {
 			const struct bench_val *x = &b->val[v];
 			char th[32] = "withheld", df[16] = "";
@@ -308,22 +209,12 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		if (b->ne8 > e0)
 			e8_table(d, b, e0);
 		dsh_flush_for_stderr();
-		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i],
-			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i], (double)(t1 - t0) / 1e9);
 	}
-	cJSON *res = out_res(d);
-	if (!rc && res) {
-		cJSON *vals = cJSON_AddArrayToObject(res, "values");
-		for (unsigned i = 0; i < b->nval; i++)
-			cJSON_AddItemToArray(vals, val_json(&b->val[i]));
-		if (b->ne8) {
-			cJSON *t = cJSON_AddArrayToObject(res, "table7_3");
-			for (unsigned i = 0; i < b->ne8; i++)
-				cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
-		}
-	}
+	if (!rc)
+		bench_result_json(d, b);
 	if (!rc && json)
-		rc = write_json(d, json, b, &o);
+		rc = bench_write_json(d, json, b, &o);
 	if (!rc && dir) {
 		bool plotted = false;
 		rc = write_plots(d, dir, b, &plotted);

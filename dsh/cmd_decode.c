@@ -8,32 +8,27 @@
 
 /* ---- receive status and LH Buffer decoders ---- */
 
-static void print_status(struct dsh *d, cJSON *o, uint32_t off, uint64_t lo, uint64_t hi)
+/* One entry of the receive-status ring: an object of the array open. */
+static void print_status(struct dsh *d, uint32_t off, uint64_t lo, uint64_t hi)
 {
-	(void)d;
 	struct dnet_status s;
 	dnet_status_decode(lo, hi, &s);
 	const struct dnet_otype_info *oi = dnet_otype_info(s.otype);
-	const char *tn = oi ? oi->name : "?";
-	if (o) {
-		jhex(o, "offset", off);
-		jhex(o, "lower", lo);
-		jhex(o, "upper", hi);
-		jstr(o, "type", tn);
-		jnum(o, "otype", s.otype);
-		jnum(o, "dtype", s.dtype);
-		jnum(o, "iter", s.iter);
-		jnum(o, "swid", s.swid);
-		jnum(o, "sclid", s.sclid);
-		jnum(o, "eflag", s.eflag);
-		jnum(o, "size", s.size);
-		jhex(o, "addr", s.addr);
-		jhex(o, "aux", s.aux);
-		return;
-	}
-	printf("status @0x%04" PRIx32 ": %-5s from clid %u wid %u size %" PRIu32 " addr 0x%" PRIx32
-	       " dtype %u iter %u eflag %u aux 0x%" PRIx32 "\n",
-	       off, tn, s.sclid, s.swid, s.size, s.addr, s.dtype, s.iter, s.eflag, s.aux);
+	out_obj_open(d, NULL);
+	out_hex(d, "offset", "status @0x%04" PRIx64, off);
+	out_hex(d, "lower", NULL, lo);
+	out_hex(d, "upper", NULL, hi);
+	out_str(d, "type", ": %-5s", oi ? oi->name : "?");
+	out_u64(d, "otype", NULL, s.otype);
+	out_u64(d, "sclid", " from clid %" PRIu64, s.sclid);
+	out_u64(d, "swid", " wid %" PRIu64, s.swid);
+	out_u64(d, "size", " size %" PRIu64, s.size);
+	out_hex(d, "addr", " addr 0x%" PRIx64, s.addr);
+	out_u64(d, "dtype", " dtype %" PRIu64, s.dtype);
+	out_u64(d, "iter", " iter %" PRIu64, s.iter);
+	out_u64(d, "eflag", " eflag %" PRIu64, s.eflag);
+	out_hex(d, "aux", " aux 0x%" PRIx64 "\n", s.aux);
+	out_close(d);
 }
 
 static int read_words(struct dsh *d, enum dnet_region reg, uint32_t off, uint64_t *w, unsigned n)
@@ -56,8 +51,8 @@ int cmd_status(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc > 2)
 		return dsh_error(d, "usage: status [OFFSET | ring]");
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "entries") : NULL;
 	if (a->argc == 2 && strcmp(a->argv[1], "ring") != 0) {
+		out_arr_open(d, "entries");
 		uint64_t off;
 		if (dsh_num(d, a, 1, DNET_LLCM_SIZE - DNET_STATUS_SIZE, "LLCM offset", &off) < 0)
 			return -1;
@@ -66,10 +61,8 @@ int cmd_status(struct dsh *d, struct dsh_args *a)
 		uint64_t w[2];
 		if (read_words(d, DNET_REG_LLCM, (uint32_t)off, w, 2) < 0)
 			return -1;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_status(d, o, (uint32_t)off, w[0], w[1]);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		print_status(d, (uint32_t)off, w[0], w[1]);
+		out_close(d);
 		return 0;
 	}
 	uint64_t init = 0, code = 0, head, tail;
@@ -85,13 +78,13 @@ int cmd_status(struct dsh *d, struct dsh_args *a)
 	bool have_head = shadow_of(d, "status_nra", &head);
 	if (!have_head)
 		head = init;
-	jhex(out_res(d), "ring_start", init);
-	jnum(out_res(d), "ring_size", size);
-	jhex(out_res(d), "head", head);
-	jhex(out_res(d), "tail", tail);
-	out_text(d, "status ring: start 0x%04" PRIx64 "%s size %" PRIu32 " head 0x%04" PRIx64 "%s tail 0x%04" PRIx64 "\n",
-		 init, have_init ? "" : " (not set by dsh: assumed)", size, head,
-		 have_head ? "" : " (not set by dsh: ring start)", tail);
+	out_hex(d, "ring_start", "status ring: start 0x%04" PRIx64, init);
+	out_text(d, "%s", have_init ? "" : " (not set by dsh: assumed)");
+	out_u64(d, "ring_size", " size %" PRIu64, size);
+	out_hex(d, "head", " head 0x%04" PRIx64, head);
+	out_text(d, "%s", have_head ? "" : " (not set by dsh: ring start)");
+	out_hex(d, "tail", " tail 0x%04" PRIx64 "\n", tail);
+	out_arr_open(d, "entries");
 	unsigned n = 0;
 	uint64_t p = head;
 	while (p != tail && n < 256) {
@@ -101,62 +94,55 @@ int cmd_status(struct dsh *d, struct dsh_args *a)
 		uint64_t w[2];
 		if (read_words(d, DNET_REG_LLCM, (uint32_t)p, w, 2) < 0)
 			return -1;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_status(d, o, (uint32_t)p, w[0], w[1]);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		print_status(d, (uint32_t)p, w[0], w[1]);
 		n++;
 		p += DNET_STATUS_SIZE;
 		if (p >= init + size)
 			p = init;
 	}
+	out_close(d);
 	out_text(d, "%u entr%s\n", n, n == 1 ? "y" : "ies");
 	dsh_set_last(d, n);
 	return 0;
 }
 
-static void print_lh(struct dsh *d, cJSON *o, unsigned idx, const uint64_t line[8])
+/* One LH Buffer entry: an object of the array open. */
+static void print_lh(struct dsh *d, unsigned idx, const uint64_t line[8])
 {
-	(void)d;
 	struct dnet_lh_entry e;
 	dnet_lh_decode(line, &e);
 	char data[DNET_LH_DATA_BYTES * 2 + 1];
 	for (unsigned i = 0; i < DNET_LH_DATA_BYTES; i++)
 		snprintf(data + 2 * i, 3, "%02x", e.data[i]);
-	if (o) {
-		jnum(o, "index", idx);
-		jhex(o, "pointer", e.pointer);
-		jnum(o, "size", e.size);
-		jnum(o, "context", e.context);
-		jnum(o, "rank", e.rank);
-		jnum(o, "tag", e.tag);
-		jnum(o, "valid", e.valid);
-		jnum(o, "complete", e.complete);
-		jstr(o, "data", data);
-		return;
-	}
-	printf("lh[%2u] @0x%03x: valid %u complete %u context %u rank %u tag 0x%" PRIx32
-	       " size %" PRIu32 " pointer 0x%" PRIx32 "\n", idx, idx * DNET_LHB_ENTRY, e.valid, e.complete,
-	       e.context, e.rank, e.tag, e.size, e.pointer);
-	printf("        data %.32s %.32s %.32s\n", data, data + 32, data + 64);
+	out_obj_open(d, NULL);
+	out_u64(d, "index", "lh[%2" PRIu64 "]", idx);
+	out_u64(d, NULL, " @0x%03" PRIx64, (uint64_t)idx * DNET_LHB_ENTRY);
+	out_u64(d, "valid", ": valid %" PRIu64, e.valid);
+	out_u64(d, "complete", " complete %" PRIu64, e.complete);
+	out_u64(d, "context", " context %" PRIu64, e.context);
+	out_u64(d, "rank", " rank %" PRIu64, e.rank);
+	out_u64(d, "tag", " tag 0x%" PRIx64, e.tag);
+	out_u64(d, "size", " size %" PRIu64, e.size);
+	out_hex(d, "pointer", " pointer 0x%" PRIx64 "\n", e.pointer);
+	out_str(d, "data", NULL, data);
+	out_text(d, "        data %.32s %.32s %.32s\n", data, data + 32, data + 64);
+	out_close(d);
 }
 
 int cmd_lh(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc > 2)
 		return dsh_error(d, "usage: lh [INDEX | ring]");
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "entries") : NULL;
 	if (a->argc == 2 && strcmp(a->argv[1], "ring") != 0) {
+		out_arr_open(d, "entries");
 		uint64_t idx;
 		if (dsh_num(d, a, 1, DNET_LHB_ENTRIES - 1, "entry index", &idx) < 0)
 			return -1;
 		uint64_t w[8];
 		if (read_words(d, DNET_REG_LHB, (uint32_t)idx * DNET_LHB_ENTRY, w, 8) < 0)
 			return -1;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_lh(d, o, (unsigned)idx, w);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		print_lh(d, (unsigned)idx, w);
+		out_close(d);
 		return 0;
 	}
 	uint64_t head = 0, tail;
@@ -167,23 +153,21 @@ int cmd_lh(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "libdnet has no evpbuf_nwa register");
 	if (dnet_reg_read(d->dev, d->wid, tr, &tail, &e) < 0)
 		return dsh_derr(d, &e);
-	jhex(out_res(d), "head", head);
-	jhex(out_res(d), "tail", tail);
-	out_text(d, "LH ring: head 0x%03" PRIx64 "%s tail 0x%03" PRIx64 "\n", head,
-		 have_head ? "" : " (not set by dsh: 0)", tail);
+	out_hex(d, "head", "LH ring: head 0x%03" PRIx64, head);
+	out_text(d, "%s", have_head ? "" : " (not set by dsh: 0)");
+	out_hex(d, "tail", " tail 0x%03" PRIx64 "\n", tail);
+	out_arr_open(d, "entries");
 	unsigned n = 0;
 	uint64_t p = head % DNET_LHB_SIZE;
 	while (p != tail % DNET_LHB_SIZE && n < DNET_LHB_ENTRIES) {
 		uint64_t w[8];
 		if (read_words(d, DNET_REG_LHB, (uint32_t)p, w, 8) < 0)
 			return -1;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_lh(d, o, (unsigned)(p / DNET_LHB_ENTRY), w);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		print_lh(d, (unsigned)(p / DNET_LHB_ENTRY), w);
 		n++;
 		p = (p + DNET_LHB_ENTRY) % DNET_LHB_SIZE;
 	}
+	out_close(d);
 	out_text(d, "%u entr%s\n", n, n == 1 ? "y" : "ies");
 	dsh_set_last(d, n);
 	return 0;
@@ -209,65 +193,48 @@ static int words(struct dsh *d, struct dsh_args *a, int from, uint64_t *w, int m
 static void print_req(struct dsh *d, const struct dnet_req *r)
 {
 	const struct dnet_otype_info *oi = dnet_otype_info(r->otype);
-	cJSON *o = out_res(d);
-	if (o) {
-		jstr(o, "prim", oi ? oi->name : "?");
-		jnum(o, "otype", r->otype);
-		jnum(o, "dtype", r->dtype);
-		jnum(o, "iter", r->iter);
-		jnum(o, "dwid", r->dwid);
-		jnum(o, "dclid", r->dclid);
-		jnum(o, "eflag", r->eflag);
-		jhex(o, "size", r->size);
-		jhex(o, "src", r->srcoff);
-		jhex(o, "dst", r->dstoff);
-		if (r->has_ex) {
-			cJSON *x = cJSON_AddObjectToObject(o, "ex");
-			jnum(x, "otype", r->ex.otype);
-			jnum(x, "dtype", r->ex.dtype);
-			jnum(x, "iter", r->ex.iter);
-			jhex(x, "size", r->ex.size);
-		}
-		return;
+	out_str(d, "prim", "%s", oi ? oi->name : "?");
+	out_u64(d, "otype", " (otype 0x%02" PRIx64 ")", r->otype);
+	out_u64(d, "dtype", " dt=%" PRIu64, r->dtype);
+	out_u64(d, "iter", " it=%" PRIu64, r->iter);
+	out_u64(d, "dwid", " dw=%" PRIu64, r->dwid);
+	out_u64(d, "dclid", " dl=%" PRIu64, r->dclid);
+	out_u64(d, "eflag", " ef=%" PRIu64, r->eflag);
+	out_hex(d, "size", " size=0x%" PRIx64, r->size);
+	out_hex(d, "src", " src=0x%" PRIx64, r->srcoff);
+	out_hex(d, "dst", " dst=0x%" PRIx64 "\n", r->dstoff);
+	if (r->has_ex) {
+		out_obj_open(d, "ex");
+		out_u64(d, "otype", "  ex: otype 0x%02" PRIx64, r->ex.otype);
+		out_u64(d, "dtype", " dt=%" PRIu64, r->ex.dtype);
+		out_u64(d, "iter", " it=%" PRIu64, r->ex.iter);
+		out_hex(d, "size", " size=0x%" PRIx64 "\n", r->ex.size);
+		out_close(d);
 	}
-	printf("%s (otype 0x%02x) dt=%u it=%u dw=%u dl=%u ef=%u size=0x%" PRIx32 " src=0x%" PRIx32 " dst=0x%" PRIx32 "\n",
-	       oi ? oi->name : "?", r->otype, r->dtype, r->iter, r->dwid, r->dclid, r->eflag,
-	       r->size, r->srcoff, r->dstoff);
-	if (r->has_ex)
-		printf("  ex: otype 0x%02x dt=%u it=%u size=0x%" PRIx32 "\n", r->ex.otype, r->ex.dtype,
-		       r->ex.iter, r->ex.size);
 }
 
 static void print_hdr(struct dsh *d, const struct dnet_pkt_hdr *h)
 {
 	const struct dnet_otype_info *oi = dnet_otype_info(h->type);
-	cJSON *o = out_res(d);
-	if (o) {
-		jstr(o, "type_name", oi ? oi->name : "?");
-		jnum(o, "size", h->size);
-		jnum(o, "type", h->type);
-		jnum(o, "pgid", h->pgid);
-		jnum(o, "dwid", h->dwid);
-		jnum(o, "swid", h->swid);
-		jhex(o, "dlid", h->dlid);
-		jnum(o, "dtype", h->dtype);
-		jnum(o, "iter", h->iter);
-		jnum(o, "rflag", h->rflag);
-		jnum(o, "eflag", h->eflag);
-		jnum(o, "hflag", h->hflag);
-		jnum(o, "lflag", h->lflag);
-		jhex(o, "src_or_init_dst", h->src_or_init_dst);
-		jhex(o, "dstoff", h->dstoff);
-		jhex(o, "total", h->total);
-		jhex(o, "stride_list", h->stride_list);
-		jnum(o, "lines", dnet_hdr_lines(h));
-		return;
-	}
-	printf("%s size %u pgid %u dlid 0x%x dwid %u swid %u dtype %u iter %u rflag %u eflag %u hflag %u lflag %u\n",
-	       oi ? oi->name : "?", h->size, h->pgid, h->dlid, h->dwid, h->swid, h->dtype, h->iter,
-	       h->rflag, h->eflag, h->hflag, h->lflag);
-	printf("  dw2: src/init_dst 0x%" PRIx32 " dstoff 0x%" PRIx32 "  dw3: total %" PRIu32 " stride/list 0x%" PRIx32
-	       "  (%u header lines)\n", h->src_or_init_dst, h->dstoff, h->total, h->stride_list, dnet_hdr_lines(h));
+	out_str(d, "type_name", "%s", oi ? oi->name : "?");
+	out_u64(d, "size", " size %" PRIu64, h->size);
+	out_u64(d, "type", NULL, h->type);
+	out_u64(d, "pgid", " pgid %" PRIu64, h->pgid);
+	out_hex(d, "dlid", " dlid 0x%" PRIx64, h->dlid);
+	out_u64(d, "dwid", " dwid %" PRIu64, h->dwid);
+	out_u64(d, "swid", " swid %" PRIu64, h->swid);
+	out_u64(d, "dtype", " dtype %" PRIu64, h->dtype);
+	out_u64(d, "iter", " iter %" PRIu64, h->iter);
+	out_u64(d, "rflag", " rflag %" PRIu64, h->rflag);
+	out_u64(d, "eflag", " eflag %" PRIu64, h->eflag);
+	out_u64(d, "hflag", " hflag %" PRIu64, h->hflag);
+	out_u64(d, "lflag", " lflag %" PRIu64 "\n", h->lflag);
+	out_hex(d, "src_or_init_dst", "  dw2: src/init_dst 0x%" PRIx64, h->src_or_init_dst);
+	out_hex(d, "dstoff", " dstoff 0x%" PRIx64, h->dstoff);
+	/* total: decimal in the text, hex in JSON (as before) */
+	out_hex(d, "total", "  dw3: total %" PRIu64, h->total);
+	out_hex(d, "stride_list", " stride/list 0x%" PRIx64, h->stride_list);
+	out_u64(d, "lines", "  (%" PRIu64 " header lines)\n", dnet_hdr_lines(h));
 }
 
 int cmd_decode(struct dsh *d, struct dsh_args *a)
@@ -285,10 +252,9 @@ int cmd_decode(struct dsh *d, struct dsh_args *a)
 		if (r.otype == DNET_OT_BOTF) {
 			struct dnet_botf_req b;
 			dnet_botf_decode(w[0], &b);
-			jstr(out_res(d), "prim", "BOTF");
-			jnum(out_res(d), "ww", b.ww);
-			jnum(out_res(d), "size", b.size);
-			out_text(d, "BOTF ww=%u size=%u\n", b.ww, b.size);
+			out_str(d, "prim", "%s", "BOTF");
+			out_u64(d, "ww", " ww=%" PRIu64, b.ww);
+			out_u64(d, "size", " size=%" PRIu64 "\n", b.size);
 			return 0;
 		}
 		print_req(d, &r);
@@ -309,21 +275,17 @@ int cmd_decode(struct dsh *d, struct dsh_args *a)
 	if (strcmp(what, "status") == 0) {
 		if ((n = words(d, a, 2, w, 2, 2)) < 0)
 			return -1;
-		cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "entries") : NULL;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_status(d, o, 0, w[0], w[1]);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		out_arr_open(d, "entries");
+		print_status(d, 0, w[0], w[1]);
+		out_close(d);
 		return 0;
 	}
 	if (strcmp(what, "lh") == 0) {
 		if ((n = words(d, a, 2, w, 8, 8)) < 0)
 			return -1;
-		cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "entries") : NULL;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		print_lh(d, o, 0, w);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
+		out_arr_open(d, "entries");
+		print_lh(d, 0, w);
+		out_close(d);
 		return 0;
 	}
 	const struct dnet_reg *r;
@@ -332,9 +294,8 @@ int cmd_decode(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "argument 1: '%s' is not req, hdr, status, lh or a register", what);
 	if ((n = words(d, a, 2, w, 1, 1)) < 0)
 		return -1;
-	jstr(out_res(d), "register", r->name);
-	jhex(out_res(d), "value", w[0]);
-	out_text(d, "%s = 0x%016" PRIx64 "\n", r->name, w[0]);
+	out_str(d, "register", "%s", r->name);
+	out_hex(d, "value", " = 0x%016" PRIx64 "\n", w[0]);
 	out_fields(d, r, w[0], f);
 	if (r->block == DNET_BLK_USER && r->offset == DNET_UR_MODULE_STATE && (r->access & DNET_ACC_R))
 		dsh_modstate_listing(d, w[0]);

@@ -87,47 +87,40 @@ static int fault_show(struct dsh *d)
 	struct fault_info fi;
 	if (fault_info(d->dev, &fi, &e) < 0)
 		return dsh_derr(d, &e);
-	cJSON *res = out_res(d);
 	char rto[24];
-	jnum(res, "seed", fi.seed);
-	jnum(res, "rto_ns", fi.rto_ns);
-	cJSON *ra = res ? cJSON_AddArrayToObject(res, "rules") : NULL;
-	out_text(d, "seed %" PRIu64 ", retransmit timeout %s\n", fi.seed,
-		 dnet_format_duration(fi.rto_ns, rto, sizeof rto));
+	out_u64(d, "seed", "seed %" PRIu64, fi.seed);
+	out_u64(d, "rto_ns", NULL, fi.rto_ns);
+	out_str(d, NULL, ", retransmit timeout %s\n", dnet_format_duration(fi.rto_ns, rto, sizeof rto));
 	if (!fi.nrules)
 		out_text(d, "no rules: packets are neither lost nor damaged\n");
+	out_arr_open(d, "rules");
 	for (unsigned i = 0; i < fi.nrules; i++) {
-		out_text(d, "rule %u: %s (fired %" PRIu64 ")\n", i + 1, fi.rule[i], fi.fired[i]);
-		cJSON *o = ra ? cJSON_CreateObject() : NULL;
-		if (o) {
-			jstr(o, "rule", fi.rule[i]);
-			jnum(o, "fired", fi.fired[i]);
-			cJSON_AddItemToArray(ra, o);
-		}
+		out_obj_open(d, NULL);
+		out_u64(d, NULL, "rule %" PRIu64 ": ", i + 1u);
+		out_str(d, "rule", "%s", fi.rule[i]);
+		out_u64(d, "fired", " (fired %" PRIu64 ")\n", fi.fired[i]);
+		out_close(d);
 	}
+	out_close(d);
 	uint64_t total = 0;
 	for (unsigned k = 0; k < NKINDS; k++)
 		total += fi.injected[k];
-	out_text(d, "injected %" PRIu64 ":", total);
-	cJSON *inj = res ? cJSON_AddObjectToObject(res, "injected") : NULL;
+	out_u64(d, NULL, "injected %" PRIu64 ":", total); /* the total's key follows the kinds in JSON */
+	out_obj_open(d, "injected");
 	for (unsigned k = 0; k < NKINDS; k++) {
-		out_text(d, " %s %" PRIu64 "%s", kinds[k], fi.injected[k], k + 1 < NKINDS ? "," : "\n");
-		jnum(inj, kinds[k], fi.injected[k]);
+		out_str(d, NULL, " %s", kinds[k]);
+		out_u64(d, kinds[k], k + 1 < NKINDS ? " %" PRIu64 "," : " %" PRIu64 "\n", fi.injected[k]);
 	}
-	out_text(d, "retransmissions %" PRIu64 " (timeouts %" PRIu64 "), duplicates dropped %" PRIu64
-		 ", crc errors %" PRIu64 ", out of sequence %" PRIu64 ", acks %" PRIu64 ", naks %" PRIu64
-		 ", unacknowledged %" PRIu64 "\n",
-		 fi.retransmissions, fi.timeouts, fi.duplicates_dropped, fi.crc_errors, fi.out_of_sequence,
-		 fi.acks_sent, fi.naks_sent, fi.unacked);
-	jnum(res, "faults_injected", total);
-	jnum(res, "retransmissions", fi.retransmissions);
-	jnum(res, "retransmit_timeouts", fi.timeouts);
-	jnum(res, "duplicates_dropped", fi.duplicates_dropped);
-	jnum(res, "crc_errors", fi.crc_errors);
-	jnum(res, "out_of_sequence", fi.out_of_sequence);
-	jnum(res, "acks_sent", fi.acks_sent);
-	jnum(res, "naks_sent", fi.naks_sent);
-	jnum(res, "unacknowledged", fi.unacked);
+	out_close(d);
+	out_u64(d, "faults_injected", NULL, total);
+	out_u64(d, "retransmissions", "retransmissions %" PRIu64, fi.retransmissions);
+	out_u64(d, "retransmit_timeouts", " (retransmit timeouts %" PRIu64 ")", fi.timeouts);
+	out_u64(d, "duplicates_dropped", ", duplicates dropped %" PRIu64, fi.duplicates_dropped);
+	out_u64(d, "crc_errors", ", crc errors %" PRIu64, fi.crc_errors);
+	out_u64(d, "out_of_sequence", ", out of sequence %" PRIu64, fi.out_of_sequence);
+	out_u64(d, "acks_sent", ", acks %" PRIu64, fi.acks_sent);
+	out_u64(d, "naks_sent", ", naks %" PRIu64, fi.naks_sent);
+	out_u64(d, "unacknowledged", ", unacknowledged %" PRIu64 "\n", fi.unacked);
 	dsh_set_last(d, total);
 	return 0;
 }
@@ -168,8 +161,7 @@ int cmd_fault(struct dsh *d, struct dsh_args *a)
 		free(rule);
 		return dsh_derr(d, &e);
 	}
-	jstr(out_res(d), "added", rule);
-	out_text(d, "fault: %s\n", rule);
+	out_str(d, "added", "fault: %s\n", rule);
 	free(rule);
 	return 0;
 }

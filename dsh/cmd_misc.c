@@ -11,14 +11,12 @@ int cmd_version(struct dsh *d, struct dsh_args *a)
 	bool full = a->argc == 2 && (strcmp(a->argv[1], "full") == 0 || strcmp(a->argv[1], "-a") == 0);
 	if (a->argc > 2 || (a->argc == 2 && !full))
 		return dsh_error(d, "usage: version [full]");
-	jstr(out_res(d), "version", DSH_ORIG_VERSION);
-	jstr(out_res(d), "dsh", DSH_VERSION);
-	jstr(out_res(d), "libdnet", dnet_version());
 	/* The original line alone, so that the thesis's session reproduces (Fig. C.15). */
-	out_text(d, "%s\n", DSH_ORIG_VERSION);
+	out_str(d, "version", "%s\n", DSH_ORIG_VERSION);
+	out_str(d, "dsh", full ? "dsh %s" : NULL, DSH_VERSION);
+	out_str(d, "libdnet", full ? ", libdnet %s" : NULL, dnet_version());
 	if (full)
-		out_text(d, "dsh %s, libdnet %s, backend %s\n", DSH_VERSION, dnet_version(),
-			 d->dev ? dnet_dev_spec(d->dev) : "(none)");
+		out_text(d, ", backend %s\n", d->dev ? dnet_dev_spec(d->dev) : "(none)");
 	return 0;
 }
 
@@ -61,10 +59,9 @@ int cmd_node(struct dsh *d, struct dsh_args *a)
 		if (dnet_set_node(d->dev, (unsigned)k, &e) < 0)
 			return dsh_derr(d, &e);
 	}
-	jnum(out_res(d), "current", dnet_node(d->dev));
-	jnum(out_res(d), "nodes", n);
-	if (a->argc == 1)
-		out_text(d, "node %u of %u\n", dnet_node(d->dev), n);
+	bool show = a->argc == 1;
+	out_u64(d, "current", show ? "node %" PRIu64 : NULL, dnet_node(d->dev));
+	out_u64(d, "nodes", show ? " of %" PRIu64 "\n" : NULL, n);
 	dsh_set_last(d, dnet_node(d->dev));
 	return 0;
 }
@@ -75,41 +72,36 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "usage: info");
 	char caps[128];
 	dnet_caps_format(d->caps, " ", caps, sizeof caps);
-	cJSON *res = out_res(d);
-	cJSON *ca = res ? cJSON_AddArrayToObject(res, "caps") : NULL;
-	for (unsigned bit = 1; ca && bit; bit <<= 1)
-		if ((d->caps & bit) && dnet_cap_name(bit))
-			cJSON_AddItemToArray(ca, cJSON_CreateString(dnet_cap_name(bit)));
-	jstr(res, "backend", dnet_dev_backend(d->dev));
-	jstr(res, "spec", dnet_dev_spec(d->dev));
-	jnum(res, "nodes", dnet_node_count(d->dev));
-	jnum(res, "node", dnet_node(d->dev));
-	jnum(res, "nprocs", d->nprocs);
-	jnum(res, "pid", d->pid);
-	jnum(res, "wid", d->wid);
-	jnum(res, "gap_ns", d->gap_ns);
-	jhex(res, "base", d->base);
-	jnum(res, "timeout_ns", d->timeout_ns);
-	jnum(res, "rank", d->rank);
-	jnum(res, "size", d->size);
 	char cl[24] = "";
-	if (dnet_dev_cluster(d->dev)) { /* ranks on one emulated cluster show the same (D-RUN-PREFLIGHT) */
+	if (dnet_dev_cluster(d->dev)) /* ranks on one emulated cluster show the same (D-RUN-PREFLIGHT) */
 		snprintf(cl, sizeof cl, "0x%016" PRIx64, dnet_dev_cluster(d->dev));
-		jstr(res, "cluster", cl);
-	}
 	/* Durations in the units the options take (set gap 10us), so that
-	 * what info prints can be typed back. */
+	 * what info prints can be typed back; JSON has them in ns. */
 	char gap[24], tmo[24];
-	out_text(d, "backend  %s (%s)\ncaps     %s\nnodes    %u (current %u)\nprocess  nprocs %u pid %u wid %u"
-		 " (rank %u of %u)\ngap      %s%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\n"
-		 "timeout  %s\n",
-		 dnet_dev_backend(d->dev), dnet_dev_spec(d->dev), caps[0] ? caps : "-", dnet_node_count(d->dev),
-		 dnet_node(d->dev), d->nprocs, d->pid, d->wid, d->rank, d->size,
-		 dnet_format_duration(d->gap_ns, gap, sizeof gap),
+	out_arr_open(d, "caps");
+	for (unsigned bit = 1; bit; bit <<= 1)
+		if ((d->caps & bit) && dnet_cap_name(bit))
+			out_str(d, "cap", NULL, dnet_cap_name(bit));
+	out_close(d);
+	out_str(d, "backend", "backend  %s", dnet_dev_backend(d->dev));
+	out_str(d, "spec", " (%s)\n", dnet_dev_spec(d->dev));
+	out_str(d, NULL, "caps     %s\n", caps[0] ? caps : "-");
+	out_u64(d, "nodes", "nodes    %" PRIu64, dnet_node_count(d->dev));
+	out_u64(d, "node", " (current %" PRIu64 ")\n", dnet_node(d->dev));
+	out_u64(d, "nprocs", "process  nprocs %" PRIu64, d->nprocs);
+	out_u64(d, "pid", " pid %" PRIu64, d->pid);
+	out_u64(d, "wid", " wid %" PRIu64, d->wid);
+	out_u64(d, "gap_ns", NULL, d->gap_ns);
+	out_hex(d, "base", NULL, d->base);
+	out_u64(d, "timeout_ns", NULL, d->timeout_ns);
+	out_u64(d, "rank", " (rank %" PRIu64, d->rank);
+	out_u64(d, "size", " of %" PRIu64 ")\n", d->size);
+	out_str(d, NULL, "gap      %s", dnet_format_duration(d->gap_ns, gap, sizeof gap));
+	out_text(d, "%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\ntimeout  %s\n",
 		 (d->caps & DNET_CAP_VIRTUAL_TIME) ? " of virtual time after each command" : " (not used: real time)",
 		 d->base, dnet_format_duration(d->timeout_ns, tmo, sizeof tmo));
 	if (cl[0])
-		out_text(d, "cluster  %s (the emulated cluster: the same for every client of one dnetd)\n", cl);
+		out_str(d, "cluster", "cluster  %s (the emulated cluster: the same for every client of one dnetd)\n", cl);
 	return 0;
 }
 
@@ -122,8 +114,8 @@ int cmd_stat(struct dsh *d, struct dsh_args *a)
 	if (a->argc == 2) {
 		if (dnet_stat(d->dev, a->argv[1], &v, &e) < 0)
 			return dsh_derr(d, &e);
-		jnum(out_res(d), a->argv[1], v);
-		out_text(d, "%s %" PRIu64 "\n", a->argv[1], v);
+		out_str(d, NULL, "%s", a->argv[1]);
+		out_u64(d, a->argv[1], " %" PRIu64 "\n", v);
 		dsh_set_last(d, v);
 		return 0;
 	}
@@ -135,8 +127,8 @@ int cmd_stat(struct dsh *d, struct dsh_args *a)
 	for (unsigned i = 0; names[i]; i++) {
 		if (dnet_stat(d->dev, names[i], &v, &e) < 0)
 			continue;
-		jnum(out_res(d), names[i], v);
-		out_text(d, "%-20s %" PRIu64 "\n", names[i], v);
+		out_str(d, NULL, "%-20s", names[i]);
+		out_u64(d, names[i], " %" PRIu64 "\n", v);
 	}
 	return 0;
 }
@@ -157,8 +149,7 @@ int cmd_echo(struct dsh *d, struct dsh_args *a)
 		memcpy(p, a->argv[i], l + 1);
 		p += l;
 	}
-	jstr(out_res(d), "text", buf);
-	out_text(d, "%s\n", buf);
+	out_str(d, "text", "%s\n", buf);
 	free(buf);
 	return 0;
 }
@@ -173,18 +164,19 @@ int cmd_sleep(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "argument 1: %s", e.msg);
 	if (dnet_delay(d->dev, ns, &e) < 0)
 		return dsh_derr(d, &e);
-	jnum(out_res(d), "ns", ns);
+	out_u64(d, "ns", NULL, ns);
 	return 0;
 }
 
 int cmd_set(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc == 1) {
-		cJSON *o = d->json ? cJSON_AddObjectToObject(d->res, "variables") : NULL;
+		out_obj_open(d, "variables");
 		for (struct dsh_var *v = d->vars; v; v = v->next) {
-			jstr(o, v->name, v->value);
-			out_text(d, "%s=%s\n", v->name, v->value);
+			out_str(d, NULL, "%s=", v->name);
+			out_str(d, v->name, "%s\n", v->value);
 		}
+		out_close(d);
 		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64
 			 " ns, wid %u, posted %s, sync_area 0x%04" PRIx32 "%s)\n", d->bail ? "on" : "off", d->gap_ns,
 			 d->base, d->timeout_ns, d->wid, d->no_post ? "off" : "on", d->sync_area,
@@ -254,12 +246,11 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 		return -1;
 	if (d->dry) {
 		/* Nothing was read: the assertion did not run (never a pass). */
-		cJSON *res = out_res(d);
-		cJSON_AddNullToObject(res, "passed");
-		jbool(res, "skipped", true);
-		jstr(res, "condition", c.desc);
-		jstr(res, "op", dnet_cond_name(c.op));
-		out_text(d, "%s skipped (dry run): %s\n", soft ? "expect" : "assertion", c.desc);
+		out_null(d, "passed");
+		out_bool(d, "skipped", NULL, true);
+		out_str(d, NULL, "%s skipped (dry run): ", soft ? "expect" : "assertion");
+		out_str(d, "condition", "%s\n", c.desc);
+		out_str(d, "op", NULL, dnet_cond_name(c.op));
 		d->asserts_skipped++;
 		return 0;
 	}
@@ -267,12 +258,11 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 	if (dsh_cond_read(d, &c, &v) < 0)
 		return -1; /* an error (counted as one), not a verdict */
 	bool ok = dsh_cond_holds(&c, v);
-	cJSON *res = out_res(d);
-	jbool(res, "passed", ok);
-	jstr(res, "condition", c.desc);
-	jhex(res, "actual", v);
-	jhex(res, "expected", c.value);
-	jstr(res, "op", dnet_cond_name(c.op));
+	out_bool(d, "passed", NULL, ok);
+	out_str(d, "condition", NULL, c.desc);
+	out_hex(d, "actual", NULL, v);
+	out_hex(d, "expected", NULL, c.value);
+	out_str(d, "op", NULL, dnet_cond_name(c.op));
 	dsh_set_last(d, v);
 	if (ok) {
 		d->asserts_pass++;

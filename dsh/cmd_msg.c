@@ -11,16 +11,11 @@
 #include <string.h>
 #include "dsh.h"
 
-/* The job, set up once per shell (dsh_msg_free closes it). */
-static struct dnet_msg_job *job;
-static struct dnet_dev *job_dev;
-
 void dsh_msg_free(struct dsh *d)
 {
-	(void)d;
-	dnet_msg_job_close(job);
-	job = NULL;
-	job_dev = NULL;
+	dnet_msg_job_close(d->msg_job);
+	d->msg_job = NULL;
+	d->msg_job_dev = NULL;
 }
 
 /* This shell's rank in the job, opening the job if needed. */
@@ -29,9 +24,9 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 	bool alone = d->size <= 1;
 	unsigned n = alone ? dnet_node_count(d->dev) : d->size;
 	unsigned me = alone ? dnet_node(d->dev) - 1 : d->rank;
-	if (!job || job_dev != d->dev) {
-		dnet_msg_job_close(job);
-		job = NULL;
+	if (!d->msg_job || d->msg_job_dev != d->dev) {
+		dnet_msg_job_close(d->msg_job);
+		d->msg_job = NULL;
 		struct dnet_msg_rank *map = calloc(n, sizeof *map);
 		if (!map)
 			return dsh_error(d, "out of memory");
@@ -47,20 +42,20 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 		}
 		unsigned node = dnet_node(d->dev);
 		struct dnet_err e = { 0 };
-		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->rank, alone ? 0 : 1, &p, &job, &e);
+		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->rank, alone ? 0 : 1, &p, &d->msg_job, &e);
 		free(map);
 		struct dnet_err e2 = { 0 };
 		dnet_set_node(d->dev, node, &e2);
 		if (rc < 0)
 			return dsh_derr(d, &e);
-		job_dev = d->dev;
+		d->msg_job_dev = d->dev;
 		/* Under a launcher the set-up is collective: no rank may send
 		 * before every receiver has its AMT, rings and LH Buffer state
 		 * (a packet ahead of them would find no AMT entry). */
 		if (!alone) {
-			struct dsh_args b = { .argc = 1 };
-			b.argv[0] = (char *)"barrier";
-			if (cmd_barrier(d, &b) < 0)
+			uint32_t gen;
+			unsigned rounds;
+			if (dsh_barrier(d, DSH_SYNC_TIMEOUT_NS, &gen, &rounds) < 0)
 				return dsh_error(d, "messaging set-up: not every rank reached it (the first send or "
 						 "recv of a run is collective)");
 		}
@@ -117,20 +112,18 @@ int cmd_send(struct dsh *d, struct dsh_args *a)
 	struct dnet_msg_req *q = NULL;
 	struct dnet_msg_status st = { 0 };
 	struct dnet_err e = { 0 }, e2 = { 0 };
-	int rc = dnet_msg_isend(job, me, (unsigned)dest, (uint32_t)tag, buf, len, via, &q, &e);
+	int rc = dnet_msg_isend(d->msg_job, me, (unsigned)dest, (uint32_t)tag, buf, len, via, &q, &e);
 	if (rc == 0)
-		rc = dnet_msg_wait(job, q, &st, &e);
+		rc = dnet_msg_wait(d->msg_job, q, &st, &e);
 	dnet_set_node(d->dev, node, &e2);
 	free(buf);
 	if (rc < 0)
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	jnum(o, "from", me);
-	jnum(o, "to", dest);
-	jnum(o, "tag", tag);
-	jnum(o, "size", len);
-	jstr(o, "via", via_name(st.via));
-	out_text(d, "sent %zu bytes to rank %" PRIu64 " tag %" PRIu64 " via %s\n", len, dest, tag, via_name(st.via));
+	out_u64(d, "from", NULL, me);
+	out_u64(d, "size", "sent %" PRIu64 " bytes", len);
+	out_u64(d, "to", " to rank %" PRIu64, dest);
+	out_u64(d, "tag", " tag %" PRIu64, tag);
+	out_str(d, "via", " via %s\n", via_name(st.via));
 	return 0;
 }
 
@@ -173,7 +166,7 @@ int cmd_recv(struct dsh *d, struct dsh_args *a)
 	unsigned node = dnet_node(d->dev);
 	struct dnet_msg_status st = { 0 };
 	struct dnet_err e = { 0 }, e2 = { 0 };
-	int rc = dnet_msg_recv(job, me, src, tag, buf, cap, &st, &e);
+	int rc = dnet_msg_recv(d->msg_job, me, src, tag, buf, cap, &st, &e);
 	dnet_set_node(d->dev, node, &e2);
 	if (rc < 0) {
 		free(buf);
@@ -184,15 +177,13 @@ int cmd_recv(struct dsh *d, struct dsh_args *a)
 		for (size_t i = 0; i < got && bad == got; i++)
 			if (buf[i] != pattern(kv[1].val, i))
 				bad = i;
-	cJSON *o = out_res(d);
-	jnum(o, "from", st.source);
-	jnum(o, "to", me);
-	jnum(o, "tag", st.tag);
-	jnum(o, "size", st.len);
-	jstr(o, "via", via_name(st.via));
-	jbool(o, "truncated", st.truncated);
-	out_text(d, "received %zu bytes from rank %u tag %" PRIu32 " via %s%s\n", st.len, st.source, st.tag,
-		 via_name(st.via), st.truncated ? " (truncated)" : "");
+	out_u64(d, "size", "received %" PRIu64 " bytes", st.len);
+	out_u64(d, "from", " from rank %" PRIu64, st.source);
+	out_u64(d, "to", NULL, me);
+	out_u64(d, "tag", " tag %" PRIu64, st.tag);
+	out_str(d, "via", " via %s", via_name(st.via));
+	out_bool(d, "truncated", " (truncated)", st.truncated);
+	out_text(d, "\n");
 	if (got && !kv[1].given) {
 		char line[3 * 16 + 1] = "";
 		for (size_t i = 0; i < got && i < 16; i++)

@@ -24,30 +24,28 @@ static int params_list(struct dsh *d)
 	unsigned n;
 	if (dnet_param_list(d->dev, &p, &n, &e) < 0)
 		return dsh_derr(d, &e);
-	cJSON *res = out_res(d);
-	cJSON *arr = res ? cJSON_AddArrayToObject(res, "params") : NULL;
 	if (!n)
 		out_text(d, "(backend %s has no parameters)\n", dnet_dev_backend(d->dev));
+	out_arr_open(d, "params");
 	for (unsigned i = 0; i < n; i++) {
+		bool wo = p[i].flags & DNET_PARAM_WO;
 		val[0] = '\0';
-		if (!(p[i].flags & DNET_PARAM_WO) && dnet_param_get(d->dev, p[i].name, val, sizeof val, &e) < 0)
+		if (!wo && dnet_param_get(d->dev, p[i].name, val, sizeof val, &e) < 0)
 			return dsh_derr(d, &e);
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		if (o) {
-			jstr(o, "name", p[i].name);
-			jstr(o, "type", dnet_param_type_name(p[i].type));
-			jstr(o, "access", access_name(p[i].flags));
-			if (!(p[i].flags & DNET_PARAM_WO))
-				jstr(o, "value", val);
-			jstr(o, "help", p[i].help);
-			cJSON_AddItemToArray(arr, o);
-		}
-		/* one line each: a text value's lines joined by ';' */
+		out_obj_open(d, NULL);
+		out_str(d, "name", "%-28s ", p[i].name);
+		out_str(d, "type", "%-4s ", dnet_param_type_name(p[i].type));
+		out_str(d, "access", "%s ", access_name(p[i].flags));
+		if (!wo)
+			out_str(d, "value", NULL, val);
+		/* the text is one line each: a text value's lines joined by ';' */
 		for (char *c = val; (c = strchr(c, '\n')); c++)
 			*c = ';';
-		out_text(d, "%-28s %-4s %s %s\n", p[i].name, dnet_param_type_name(p[i].type),
-			 access_name(p[i].flags), p[i].flags & DNET_PARAM_WO ? "(write-only)" : val);
+		out_str(d, NULL, "%s\n", wo ? "(write-only)" : val);
+		out_str(d, "help", NULL, p[i].help);
+		out_close(d);
 	}
+	out_close(d);
 	return 0;
 }
 
@@ -58,9 +56,8 @@ static int params_get(struct dsh *d, const char *name)
 	const struct dnet_param *p = dnet_param_find(d->dev, name, &e);
 	if (!p || dnet_param_get(d->dev, name, val, sizeof val, &e) < 0)
 		return dsh_derr(d, &e);
-	jstr(out_res(d), "name", name);
-	jstr(out_res(d), "value", val);
-	out_text(d, "%s\n", val);
+	out_str(d, "name", NULL, name);
+	out_str(d, "value", "%s\n", val);
 	if (p->type == DNET_PARAM_U64)
 		dsh_set_last(d, strtoull(val, NULL, 10));
 	return 0;
@@ -86,9 +83,8 @@ int cmd_params(struct dsh *d, struct dsh_args *a)
 	struct dnet_err e = { 0 };
 	int rc = dnet_param_set(d->dev, a->argv[1], v, &e);
 	if (rc == 0) {
-		jstr(out_res(d), "name", a->argv[1]);
-		jstr(out_res(d), "set", v);
-		out_text(d, "%s set\n", a->argv[1]);
+		out_str(d, "name", "%s set\n", a->argv[1]);
+		out_str(d, "set", NULL, v);
 	}
 	free(v);
 	return rc < 0 ? dsh_derr(d, &e) : 0;

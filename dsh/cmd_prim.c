@@ -4,130 +4,12 @@
  * Every encoding is libdnet's (dnet_req_encode, dnet_botf_encode,
  * dnet_hdr_encode); dsh only gathers and checks the parameters.
  *
- * Command Ex Flag rule: a request with Ex parameters (xot= xdt= xit= xsize=)
- * is issued with the flag at 1, any other with the flag at 0.  dsh writes
- * the flag before the request when it differs from the value it last wrote
- * (0 after reset) and writes the previous value back afterwards.
+ * The Command Ex Flag rule: device.c (dsh_issue).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-
-/* A duration for a message: scaled and readable at any size (dnet_format_time). */
-static const char *dur(uint64_t ns)
-{
-	static char b[4][24];
-	static unsigned i;
-	i = (i + 1) % 4;
-	return dnet_format_time(ns, b[i], sizeof b[i]);
-}
-
-int dsh_now(struct dsh *d, uint64_t *ns)
-{
-	struct dnet_err e = { 0 };
-	if (dnet_now(d->dev, ns, &e) < 0)
-		return dsh_derr(d, &e);
-	return 0;
-}
-
-static int ex_flag_set(struct dsh *d, uint64_t v)
-{
-	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
-	if (!r)
-		return dsh_error(d, "libdnet has no Command Ex Flag register");
-	return dsh_reg_write(d, r, v);
-}
-
-static uint64_t ex_flag_shadow(struct dsh *d)
-{
-	const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_CMD_EX_FLAG, DNET_ACC_W);
-	struct dsh_shadow *s = dsh_shadow(d);
-	if (!r || !s)
-		return 0;
-	unsigned i = dsh_reg_index(d, r);
-	return s->reg_has[d->wid][i] ? s->reg[d->wid][i] & 1 : 0;
-}
-
-/* Wait until no request of this process sits in a command register, so that
- * a change of Command Ex Flag cannot apply to a request already kicked
- * (the request takes the flag with it into the FIFO, §5.2.2). */
-static int wait_not_pending(struct dsh *d, struct dnet_err *e)
-{
-	return dnet_wait(d->dev, DNET_UREG_WID(d->wid) + DNET_UR_CTL_STATUS, DNET_CS_REQ_PENDING,
-			 DNET_COND_EQ, 0, d->timeout_ns, NULL, e);
-}
-
-int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
-{
-	struct dnet_err e = { 0 };
-	uint64_t prev = ex_flag_shadow(d), want = cmd->has_ex ? 1 : 0;
-	if (prev != want) {
-		if (wait_not_pending(d, &e) < 0)
-			return dsh_derr(d, &e);
-		if (ex_flag_set(d, want) < 0)
-			return -1;
-	}
-	int rc = dnet_issue(d->dev, d->wid, sel, cmd, d->timeout_ns, &e);
-	if (rc < 0)
-		dsh_derr(d, &e);   /* the first error is the one reported */
-	if (prev != want) {
-		struct dnet_err e2 = { 0 };
-		if (rc == 0 && wait_not_pending(d, &e2) < 0)
-			return dsh_derr(d, &e2);
-		if (ex_flag_set(d, prev) < 0)
-			return -1;
-	}
-	return rc < 0 ? -1 : 0;
-}
-
-int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed)
-{
-	struct dnet_err e = { 0 };
-	uint64_t t0, t;
-	unsigned cur = dnet_node(d->dev), n = dnet_node_count(d->dev);
-	uint64_t step = (d->caps & DNET_CAP_VIRTUAL_TIME) ? 100 : 10000;
-	if (dsh_now(d, &t0) < 0)
-		return -1;
-	char inflight[32];
-	snprintf(inflight, sizeof inflight, "w%u_in_flight", d->wid);
-	for (;;) {
-		bool busy = false, hidden = false;
-		for (unsigned k = all_nodes ? 1 : cur; k <= (all_nodes ? n : cur) && !busy; k++) {
-			if (all_nodes && dnet_set_node(d->dev, k, &e) < 0) {
-				if (e.code != DNET_EPERM)
-					return dsh_derr(d, &e);
-				hidden = true; /* a node this client may not use */
-				continue;
-			}
-			int rc = dnet_busy(d->dev, &busy, &e);
-			if (all_nodes)
-				dnet_set_node(d->dev, cur, NULL);
-			if (rc < 0)
-				return dsh_derr(d, &e);
-		}
-		/* Nodes this client may not see: its own packets must at least
-		 * have been received (the emulator counts them, D-SIM-CAUSE). */
-		uint64_t fl = 0;
-		if (!busy && hidden && dnet_stat(d->dev, inflight, &fl, NULL) == 0 && fl)
-			busy = true;
-		if (dsh_now(d, &t) < 0)
-			return -1;
-		if (!busy)
-			break;
-		if (t - t0 >= timeout_ns)
-			return dsh_error(d, "timed out after %s: node%s still busy", dur(t - t0),
-					 all_nodes ? "s" : "");
-		if (dsh_interrupted(d))
-			return dsh_error(d, "interrupted after %s: node%s still busy", dur(t - t0),
-					 all_nodes ? "s" : "");
-		if (dnet_delay(d->dev, step, &e) < 0)
-			return dsh_derr(d, &e);
-	}
-	if (elapsed)
-		*elapsed = t - t0;
-	return 0;
-}
 
 static const struct dnet_reg *reg_r(unsigned off)
 {
@@ -151,7 +33,7 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 			      NULL, &e) < 0) {
 			if (e.code == DNET_ETIMEDOUT)
 				return dsh_error(d, "%s did not complete within %s (%s counter unchanged)",
-						 oi->name, dur(timeout), dnet_family_name(oi->family));
+						 oi->name, dsh_dur(timeout), dnet_family_name(oi->family));
 			return dsh_derr(d, &e);
 		}
 	}
@@ -164,27 +46,24 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 		return -1;
 	if (dnet_reg_read(d->dev, d->wid, cs, &csv, &e) < 0 || dnet_reg_read(d->dev, d->wid, pc, &pcv, &e) < 0)
 		return dsh_derr(d, &e);
-	cJSON *w = d->json ? cJSON_AddObjectToObject(d->res, "wait") : NULL;
-	cJSON *ea = w ? cJSON_AddArrayToObject(w, "errors") : NULL;
 	uint64_t cnt = oi->family != DNET_FAM_NONE ?
 		(pcv >> DNET_PC_SHIFT(oi->family)) & ((1u << DNET_PC_BITS) - 1) : 0;
-	if (w) {
-		jbool(w, "completed", true);
-		jnum(w, "elapsed_ns", t - t0);
-		jhex(w, "ctl_status", csv);
-		jhex(w, "prim_counter", pcv);
-		if (oi->family != DNET_FAM_NONE) {
-			jstr(w, "family", dnet_family_name(oi->family));
-			jnum(w, "count", cnt);
-		}
+	out_obj_open(d, "wait");
+	out_bool(d, "completed", NULL, true);
+	out_u64(d, "elapsed_ns", NULL, t - t0); /* text: in us */
+	out_dbl(d, NULL, "completed in %.3f us", (double)(t - t0) / 1000.0);
+	out_hex(d, "ctl_status", ": ctl_status 0x%" PRIx64, csv);
+	out_hex(d, "prim_counter", ", prim_counter 0x%" PRIx64, pcv);
+	if (oi->family != DNET_FAM_NONE) {
+		out_str(d, "family", " (%s", dnet_family_name(oi->family));
+		out_u64(d, "count", " %" PRIu64 ")", cnt);
 	}
-	out_text(d, "completed in %.3f us: ctl_status 0x%" PRIx64 ", prim_counter 0x%" PRIx64, (double)(t - t0) / 1000.0,
-		 csv, pcv);
-	if (oi->family != DNET_FAM_NONE)
-		out_text(d, " (%s %" PRIu64 ")", dnet_family_name(oi->family), cnt);
 	out_text(d, "\n");
 	dsh_set_last(d, csv);
-	int rc = dsh_verdict_end(d, v, allow, ea);
+	out_arr_open(d, "errors");
+	int rc = dsh_verdict_end(d, v, allow, true);
+	out_close(d);
+	out_close(d);
 	if (rc == 0 && allow && allow[0])
 		out_text(d, "allowed error flags rose: %s\n", allow);
 	return rc;
@@ -249,21 +128,20 @@ static int prim_names_error(struct dsh *d, const char *name)
 
 static void json_cmd(struct dsh *d, const struct dnet_cmd *c, enum dnet_cmdsel sel)
 {
-	cJSON *o = out_res(d);
-	if (!o)
+	if (!d->json)
 		return;
 	char b[40];
-	jnum(o, "command", sel);
-	jhex(o, "upper", c->upper);
-	jhex(o, "lower", c->lower);
+	out_u64(d, "command", NULL, sel);
+	out_hex(d, "upper", NULL, c->upper);
+	out_hex(d, "lower", NULL, c->lower);
 	if (c->has_ex)
-		jhex(o, "ex", c->ex);
+		out_hex(d, "ex", NULL, c->ex);
 	else
-		cJSON_AddNullToObject(o, "ex");
+		out_null(d, "ex");
 	snprintf(b, sizeof(b), "0x%016" PRIx64 "%016" PRIx64, c->upper, c->lower);
-	jstr(o, "encoding", b);
+	out_str(d, "encoding", NULL, b);
 	snprintf(b, sizeof(b), "cmd:%" PRIx64 "_%" PRIx64, c->upper, c->lower);
-	jstr(o, "text", b);
+	out_str(d, "text", NULL, b);
 }
 
 int cmd_prim(struct dsh *d, struct dsh_args *a)
@@ -295,9 +173,8 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	memset(&rq, 0, sizeof(rq));
 	uint64_t timeout = d->timeout_ns;
 	memset(&cmd, 0, sizeof(cmd));
-	cJSON *res = out_res(d);
-	jstr(res, "prim", oi->name);
-	jnum(res, "otype", oi->code);
+	out_str(d, "prim", NULL, oi->name);
+	out_u64(d, "otype", NULL, oi->code);
 
 	if (oi->code == DNET_OT_BOTF) {
 		struct dsh_kv kv[] = {
@@ -320,8 +197,8 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		sel = kv[2].val ? DNET_CMD1 : DNET_CMD0;
 		if (kv[3].given)
 			timeout = kv[3].val;
-		jnum(res, "ww", b.ww);
-		jnum(res, "size", b.size);
+		out_u64(d, "ww", NULL, b.ww);
+		out_u64(d, "size", NULL, b.size);
 	} else {
 		bool lhsv2 = oi->code == DNET_OT_LHSV2;
 		struct dsh_kv kv[] = {
@@ -401,24 +278,24 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		sel = kv[8].val ? DNET_CMD1 : DNET_CMD0;
 		if (kv[9].given)
 			timeout = kv[9].val;
-		if (res) {
-			cJSON *f = cJSON_AddObjectToObject(res, "fields");
-			jnum(f, "dtype", rq.dtype);
-			jnum(f, "iter", rq.iter);
-			jnum(f, "dwid", rq.dwid);
-			jnum(f, "dclid", rq.dclid);
-			jnum(f, "eflag", rq.eflag);
-			jnum(f, "size", rq.size);
-			jnum(f, "src", rq.srcoff);
-			jnum(f, "dst", rq.dstoff);
-			if (has_ex) {
-				cJSON *x = cJSON_AddObjectToObject(f, "ex");
-				jnum(x, "otype", rq.ex.otype);
-				jnum(x, "dtype", rq.ex.dtype);
-				jnum(x, "iter", rq.ex.iter);
-				jnum(x, "size", rq.ex.size);
-			}
+		out_obj_open(d, "fields");
+		out_u64(d, "dtype", NULL, rq.dtype);
+		out_u64(d, "iter", NULL, rq.iter);
+		out_u64(d, "dwid", NULL, rq.dwid);
+		out_u64(d, "dclid", NULL, rq.dclid);
+		out_u64(d, "eflag", NULL, rq.eflag);
+		out_u64(d, "size", NULL, rq.size);
+		out_u64(d, "src", NULL, rq.srcoff);
+		out_u64(d, "dst", NULL, rq.dstoff);
+		if (has_ex) {
+			out_obj_open(d, "ex");
+			out_u64(d, "otype", NULL, rq.ex.otype);
+			out_u64(d, "dtype", NULL, rq.ex.dtype);
+			out_u64(d, "iter", NULL, rq.ex.iter);
+			out_u64(d, "size", NULL, rq.ex.size);
+			out_close(d);
 		}
+		out_close(d);
 	}
 	json_cmd(d, &cmd, sel);
 	if (allow && !want_wait)
@@ -478,8 +355,8 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 			 nwords * 8);
 	}
 	json_cmd(d, &cmd, DNET_CMD0);
-	jnum(out_res(d), "botf_size", size);
-	jbool(out_res(d), "sent", send);
+	out_u64(d, "botf_size", NULL, size);
+	out_bool(d, "sent", NULL, send);
 	if (!send)
 		return 0;
 	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, nwords * 8) < 0)
@@ -496,82 +373,37 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 
 static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t *dw, unsigned n)
 {
-	cJSON *o = out_res(d);
-	if (!o)
+	if (!d->json)
 		return;
-	cJSON *hh = cJSON_AddObjectToObject(o, "header");
+	out_obj_open(d, "header");
 	const struct dnet_otype_info *oi = dnet_otype_info(h->type);
-	jstr(hh, "type_name", oi ? oi->name : "?");
-	jnum(hh, "size", h->size);
-	jnum(hh, "type", h->type);
-	jnum(hh, "pgid", h->pgid);
-	jnum(hh, "dwid", h->dwid);
-	jnum(hh, "swid", h->swid);
-	jhex(hh, "dlid", h->dlid);
-	jnum(hh, "dtype", h->dtype);
-	jnum(hh, "iter", h->iter);
-	jnum(hh, "rflag", h->rflag);
-	jnum(hh, "eflag", h->eflag);
-	jnum(hh, "hflag", h->hflag);
-	jnum(hh, "lflag", h->lflag);
-	jhex(hh, "src_or_init_dst", h->src_or_init_dst);
-	jhex(hh, "dstoff", h->dstoff);
-	cJSON *arr = cJSON_AddArrayToObject(o, "header_lines");
+	out_str(d, "type_name", NULL, oi ? oi->name : "?");
+	out_u64(d, "size", NULL, h->size);
+	out_u64(d, "type", NULL, h->type);
+	out_u64(d, "pgid", NULL, h->pgid);
+	out_u64(d, "dwid", NULL, h->dwid);
+	out_u64(d, "swid", NULL, h->swid);
+	out_hex(d, "dlid", NULL, h->dlid);
+	out_u64(d, "dtype", NULL, h->dtype);
+	out_u64(d, "iter", NULL, h->iter);
+	out_u64(d, "rflag", NULL, h->rflag);
+	out_u64(d, "eflag", NULL, h->eflag);
+	out_u64(d, "hflag", NULL, h->hflag);
+	out_u64(d, "lflag", NULL, h->lflag);
+	out_hex(d, "src_or_init_dst", NULL, h->src_or_init_dst);
+	out_hex(d, "dstoff", NULL, h->dstoff);
+	out_close(d);
+	out_arr_open(d, "header_lines");
 	char b[24];
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(b, sizeof(b), "0x%016" PRIx64, dw[i]);
-		cJSON_AddItemToArray(arr, cJSON_CreateString(b));
+		out_str(d, "line", NULL, b);
 	}
+	out_close(d);
 }
 
 /* The packet image of a remote LLCM store (RVS with lflag = 1, Tab. 4.15):
  * 2 header lines and the 8-byte value; n gets the header line count. */
-static int rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
-		       uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = DNET_OT_RVS;
-	h->dwid = dwid;
-	h->swid = d->wid;
-	h->dlid = dnet_clid_to_lid((uint16_t)clid);
-	h->eflag = ef;
-	h->lflag = 1;
-	h->src_or_init_dst = off;
-	h->dstoff = off;
-	h->size = 2 * 8 + 8;
-	struct dnet_err e = { 0 };
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	h->size = *n * 8 + 8;
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	img[*n] = val;
-	return 0;
-}
-
-int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww)
-{
-	struct dnet_pkt_hdr h;
-	uint64_t img[DNET_HDR_MAX_LINES + 1];
-	uint8_t buf[(DNET_HDR_MAX_LINES + 1) * 8];
-	unsigned n;
-	if (rllcm_image(d, clid, dwid, 0, off, val, &h, img, &n) < 0)
-		return -1;
-	for (unsigned i = 0; i <= n; i++)
-		for (unsigned k = 0; k < 8; k++)
-			buf[i * 8 + k] = (uint8_t)(img[i] >> (8 * k));
-	struct dnet_botf_req b = { .ww = ww, .size = h.size };
-	struct dnet_cmd cmd;
-	struct dnet_err e = { 0 };
-	memset(&cmd, 0, sizeof(cmd));
-	if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
-		return dsh_derr(d, &e);
-	cmd.lower_only = true;
-	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, (n + 1) * 8) < 0)
-		return -1;
-	return dsh_issue(d, DNET_CMD0, &cmd);
-}
-
 int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t clid, off, val;
@@ -598,12 +430,12 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 	struct dnet_pkt_hdr h;
 	uint64_t img[DNET_HDR_MAX_LINES + 1];
 	unsigned n;
-	if (rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
+	if (dsh_rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
 			img, &n) < 0)
 		return -1;
 	dsh_check_clid(d, (unsigned)clid);
 	json_hdr(d, &h, img, n);
-	jhex(out_res(d), "value", val);
+	out_hex(d, "value", NULL, val);
 	/* No output, as the original (Fig. C.9). */
 	return send_image(d, (unsigned)kv[1].val, img, n + 1, n * 8 + 8, true, false);
 }
@@ -739,8 +571,8 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 		bool all = end == 2;
 		if (dsh_wait_idle(d, all, timeout, &el) < 0)
 			return -1;
-		jnum(out_res(d), "elapsed_ns", el);
-		jbool(out_res(d), "all_nodes", all);
+		out_u64(d, "elapsed_ns", NULL, el);
+		out_bool(d, "all_nodes", NULL, all);
 		/* The device is idle: the primitives issued without wait are
 		 * judged now (dsh(1): `prim ...; wait`). */
 		if (dsh_pending_judge(d, false) < 0)
@@ -782,7 +614,7 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 			return -1;
 		if (rc < 0)
 			return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-					 dur(t - t0), c.desc, v);
+					 dsh_dur(t - t0), c.desc, v);
 	} else {
 		for (;;) {
 			if (dsh_cond_read(d, &c, &v) < 0)
@@ -793,17 +625,17 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 				break;
 			if (t - t0 >= timeout)
 				return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dur(t - t0), c.desc, v);
+						 dsh_dur(t - t0), c.desc, v);
 			if (dsh_interrupted(d))
 				return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dur(t - t0), c.desc, v);
+						 dsh_dur(t - t0), c.desc, v);
 			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
 				return dsh_derr(d, &e);
 		}
 	}
-	jnum(out_res(d), "elapsed_ns", t - t0);
-	jhex(out_res(d), "value", v);
-	jstr(out_res(d), "condition", c.desc);
+	out_u64(d, "elapsed_ns", NULL, t - t0);
+	out_hex(d, "value", NULL, v);
+	out_str(d, "condition", NULL, c.desc);
 	dsh_set_last(d, v);
 	return 0;
 }

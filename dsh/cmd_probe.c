@@ -55,29 +55,25 @@ int cmd_probe(struct dsh *d, struct dsh_args *a)
 	struct dnet_err e = { 0 };
 	if (dnet_pci_probe(sysfs, dump, ids, &v, &n, &e) < 0)
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	cJSON *arr = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
+	out_arr_open(d, "devices");
 	unsigned cands = 0, hosts = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct dnet_probe_dev *p = &v[i];
-		out_text(d, "%-17s %s %04x:%04x %s%s%s\n", role_name(p->role), p->slot, p->vendor, p->device,
-			 p->vname[0] ? p->vname : "(vendor not in pci.ids)", p->dname[0] ? " " : "", p->dname);
-		cJSON *x = arr ? cJSON_CreateObject() : NULL;
-		if (x) {
-			cJSON_AddItemToArray(arr, x);
-			jstr(x, "role", role_name(p->role));
-			jstr(x, "slot", p->slot);
-			jhex(x, "vendor", p->vendor);
-			jhex(x, "device", p->device);
-			jhex(x, "class", p->cls);
-			jstr(x, "vendor_name", p->vname);
-			jstr(x, "device_name", p->dname);
-		}
+		out_obj_open(d, NULL);
+		out_str(d, "role", "%-17s", role_name(p->role));
+		out_str(d, "slot", " %s", p->slot);
+		out_hex(d, "vendor", " %04" PRIx64, p->vendor);
+		out_hex(d, "device", ":%04" PRIx64, p->device);
+		out_hex(d, "class", NULL, p->cls);
+		out_str(d, "vendor_name", NULL, p->vname);
+		out_str(d, "device_name", NULL, p->dname);
+		out_text(d, " %s%s%s\n", p->vname[0] ? p->vname : "(vendor not in pci.ids)", p->dname[0] ? " " : "",
+			 p->dname);
 		if (p->role != DNET_PROBE_CANDIDATE)
 			hosts++;
 		if (p->nrows) {
 			out_text(d, "  DRAM decode (%s):\n", p->decode_src);
-			cJSON *rows = x ? cJSON_AddArrayToObject(x, "rows") : NULL;
+			out_arr_open(d, "rows");
 			for (unsigned r = 0; r < p->nrows; r++) {
 				char sz[32];
 				uint64_t len = p->row_end[r] - p->row_start[r];
@@ -88,14 +84,13 @@ int cmd_probe(struct dsh *d, struct dsh_args *a)
 						 p->row_start[r], p->row_end[r] - 1, sz, p->row_start[r]);
 				else
 					out_text(d, "    row %u (DIMM socket %u, side %u): empty\n", r, r / 2, r % 2);
-				if (rows) {
-					cJSON *ro = cJSON_CreateObject();
-					cJSON_AddItemToArray(rows, ro);
-					jnum(ro, "row", r);
-					jhex(ro, "start", p->row_start[r]);
-					jhex(ro, "size", len);
-				}
+				out_obj_open(d, NULL);
+				out_u64(d, "row", NULL, r);
+				out_hex(d, "start", NULL, p->row_start[r]);
+				out_hex(d, "size", NULL, len);
+				out_close(d);
 			}
+			out_close(d);
 		} else if (p->role != DNET_PROBE_CANDIDATE) {
 			out_text(d, "  no public DRAM decode registers known for this chipset: find the slot's range "
 				 "with the board's manual or dmesg's BIOS-e820 map\n");
@@ -107,21 +102,20 @@ int cmd_probe(struct dsh *d, struct dsh_args *a)
 				snprintf(sz, sizeof sz, "0x%" PRIx64 " bytes", p->bar_size);
 			out_text(d, "  memory BAR%u at 0x%" PRIx64 ", %s%s: -b %s\n", p->bar, p->bar_addr, sz,
 				 p->decoding ? "" : ", memory decoding off", p->spec);
-			if (x) {
-				jnum(x, "bar", p->bar);
-				jhex(x, "bar_addr", p->bar_addr);
-				jhex(x, "bar_size", p->bar_size);
-				jstr(x, "spec", p->spec);
-			}
+			out_u64(d, "bar", NULL, p->bar);
+			out_hex(d, "bar_addr", NULL, p->bar_addr);
+			out_hex(d, "bar_size", NULL, p->bar_size);
+			out_str(d, "spec", NULL, p->spec);
 		}
+		out_close(d);
 	}
+	out_close(d);
 	if (!hosts)
 		out_text(d, "no host bridge or memory controller found\n");
 	if (!cands)
 		out_text(d, "no device exposes the DIMMnet-2 map through a PCI BAR%s; a board in a DIMM slot is "
 			 "reached with devmem (dsh(1), RUNNING ON A BOARD)\n", ids ? " among the ids given" : "");
-	if (o)
-		jnum(o, "candidates", cands);
+	out_u64(d, "candidates", NULL, cands);
 	free(v);
 	return 0;
 }

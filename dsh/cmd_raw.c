@@ -80,16 +80,15 @@ int cmd_peek(struct dsh *d, struct dsh_args *a)
 	}
 	if (dnet_read(d->dev, r.addr, &v, r.width, &e) < 0)
 		return dsh_derr(d, &e);
-	cJSON *o = out_res(d);
-	jstr(o, "region", r.ri->name);
-	jhex(o, "offset", r.off);
-	jhex(o, "device_offset", r.addr);
-	jnum(o, "width", r.width * 8);
-	jhex(o, "value", v);
+	char vfmt[32]; /* the value in as many digits as the access is wide */
+	snprintf(vfmt, sizeof vfmt, " = 0x%%0%u" PRIx64 "\n", r.width * 2);
+	out_str(d, "region", "%s", r.ri->name);
+	out_hex(d, "offset", " 0x%" PRIx64, r.off);
+	out_hex(d, "device_offset", NULL, r.addr);
+	out_u64(d, "width", NULL, r.width * 8);
 	if (r.reg)
-		jstr(o, "register", r.reg->name);
-	out_text(d, "%s 0x%" PRIx32 "%s%s%s = 0x%0*" PRIx64 "\n", r.ri->name, r.off, r.reg ? " (" : "",
-		 r.reg ? r.reg->name : "", r.reg ? ")" : "", (int)r.width * 2, v);
+		out_str(d, "register", " (%s)", r.reg->name);
+	out_hex(d, "value", vfmt, v);
 	dsh_set_last(d, v);
 	return 0;
 }
@@ -124,13 +123,12 @@ int cmd_poke(struct dsh *d, struct dsh_args *a)
 	}
 	if (r.region == DNET_REG_WW)
 		dsh_ww_shadow(d, r.off, &v, r.width);
-	cJSON *o = out_res(d);
-	jstr(o, "region", r.ri->name);
-	jhex(o, "offset", r.off);
-	jhex(o, "device_offset", r.addr);
-	jnum(o, "width", r.width * 8);
-	jhex(o, "value", v);
+	out_str(d, "region", NULL, r.ri->name);
+	out_hex(d, "offset", NULL, r.off);
+	out_hex(d, "device_offset", NULL, r.addr);
+	out_u64(d, "width", NULL, r.width * 8);
+	out_hex(d, "value", NULL, v);
 	if (r.reg)
-		jstr(o, "register", r.reg->name);
+		out_str(d, "register", NULL, r.reg->name);
 	return 0;
 }

@@ -24,40 +24,34 @@ static const char *const fsm_labels[DNET_FSM_COUNT] = {
 void dsh_modstate_listing(struct dsh *d, uint64_t v)
 {
 	char buf[64];
-	cJSON *st = d->json ? cJSON_AddObjectToObject(d->res, "states") : NULL;
+	out_obj_open(d, "states");
 	for (unsigned f = 0; f < DNET_FSM_COUNT; f++) {
 		const char *name = dnet_modstate_name(v, (enum dnet_fsm)f, buf, sizeof(buf));
 		const struct dnet_fsm_info *fi = dnet_fsm_info((enum dnet_fsm)f);
-		if (st) {
-			jstr(st, fi && fi->label ? fi->label : fsm_labels[f], name);
-			continue;
-		}
 		if (f == DNET_FSM_WC_ACCEPTER)
-			printf("Window Controller\n");
-		if (f <= DNET_FSM_WC_EXECUTER)
-			printf("    %s : %s\n", fsm_labels[f], name);
-		else
-			printf("%-26s%s\n", fsm_labels[f], name);
+			out_text(d, "Window Controller\n");
+		out_str(d, NULL, f <= DNET_FSM_WC_EXECUTER ? "    %s : " : "%-26s", fsm_labels[f]);
+		out_str(d, fi && fi->label ? fi->label : fsm_labels[f], "%s\n", name);
 	}
+	out_close(d);
 }
 
 void dsh_counter_listing(struct dsh *d, uint64_t v)
 {
-	cJSON *c = d->json ? cJSON_AddObjectToObject(d->res, "counters") : NULL;
+	out_obj_open(d, "counters");
 	for (unsigned f = 0; f < DNET_FAMILY_COUNT; f++) {
 		uint64_t n = (v >> DNET_PC_SHIFT(f)) & ((1u << DNET_PC_BITS) - 1);
 		const char *name = dnet_family_name((enum dnet_family)f);
-		if (c)
-			jnum(c, name, n);
-		else
-			printf("%-5s : %" PRIu64 "\n", name, n);
+		out_str(d, NULL, "%-5s : ", name);
+		out_u64(d, name, "%" PRIu64 "\n", n);
 	}
+	out_close(d);
 }
 
 /* Print one register the original way: banner, header, word. */
 static void print_reg_orig(struct dsh *d, const struct dnet_reg *r, uint64_t v)
 {
-	jstr(out_res(d), "register", r->name);
+	out_str(d, "register", NULL, r->name);
 	out_banner(d, r->title);
 	out_dump_header(d);
 	out_regword(d, dnet_reg_addr(r, d->wid), v);
@@ -133,9 +127,9 @@ static int write_orig(struct dsh *d, struct dsh_args *a, enum dnet_reg_block blk
 	}
 	if (dsh_reg_write(d, r, v) < 0)
 		return -1;
-	jstr(out_res(d), "register", r->name);
-	jhex(out_res(d), "value", v);
-	jhex(out_res(d), "device_offset", dnet_reg_addr(r, d->wid));
+	out_str(d, "register", NULL, r->name);
+	out_hex(d, "value", NULL, v);
+	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
 	/* The original printed a banner for the counter resets (Fig. C.14). */
 	if (blk == DNET_BLK_USER && (r->flags & DNET_RF_ANY_VALUE))
 		out_banner(d, r->title);
@@ -163,8 +157,8 @@ int cmd_sreg_write(struct dsh *d, struct dsh_args *a)
 		uint64_t w = dnet_amt_word((unsigned)kv[0].val, (unsigned)kv[1].val, (unsigned)kv[2].val);
 		if (dsh_reg_write(d, r, w) < 0)
 			return -1;
-		jstr(out_res(d), "register", "amt");
-		jhex(out_res(d), "value", w);
+		out_str(d, "register", NULL, "amt");
+		out_hex(d, "value", NULL, w);
 		return 0;
 	}
 	return write_orig(d, a, DNET_BLK_SYSTEM);
@@ -174,7 +168,7 @@ int cmd_sreg_write(struct dsh *d, struct dsh_args *a)
 
 static int reg_list(struct dsh *d)
 {
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "registers") : NULL;
+	out_arr_open(d, "registers");
 	for (unsigned i = 0; i < d->nregs; i++) {
 		const struct dnet_reg *r = &d->regs[i];
 		char acc[4] = "";
@@ -182,23 +176,20 @@ static int reg_list(struct dsh *d)
 			strcat(acc, "R");
 		if (r->access & DNET_ACC_W)
 			strcat(acc, "W");
-		if (arr) {
-			cJSON *o = cJSON_CreateObject();
-			jstr(o, "name", r->name);
-			jstr(o, "title", r->title);
-			jstr(o, "block", block_name(r));
-			jhex(o, "offset", r->offset);
-			jhex(o, "device_offset", dnet_reg_addr(r, d->wid));
-			jstr(o, "access", acc);
-			jnum(o, "fields", r->nfields);
-			cJSON_AddItemToArray(arr, o);
-			continue;
-		}
-		printf("%-20s %s +0x%03" PRIx32 " %-2s %-30s", r->name, block_name(r), r->offset, acc, r->title);
+		out_obj_open(d, NULL);
+		out_str(d, "name", "%-20s", r->name);
+		out_str(d, "block", " %s", block_name(r));
+		out_hex(d, "offset", " +0x%03" PRIx64, r->offset);
+		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
+		out_str(d, "access", " %-2s", acc);
+		out_str(d, "title", " %-30s", r->title);
+		out_u64(d, "fields", NULL, r->nfields);
 		for (unsigned k = 0; k < r->nfields; k++)
-			printf(" %s", r->fields[k].name);
-		printf("\n");
+			out_str(d, NULL, " %s", r->fields[k].name);
+		out_text(d, "\n");
+		out_close(d);
 	}
+	out_close(d);
 	return 0;
 }
 
@@ -231,11 +222,10 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
 	struct dnet_err e = { 0 };
 	if (dnet_reg_read_effect(d->dev, d->wid, r, &v, &e) < 0)
 		return dsh_derr(d, &e);
-	jstr(out_res(d), "register", r->name);
-	jhex(out_res(d), "value", v);
-	jbool(out_res(d), "acted", true);
-	out_text(d, "%s read (value 0x%" PRIx64 "): the controller of node %u was reset\n", r->name, v,
-		 dnet_node(d->dev));
+	out_str(d, "register", "%s read", r->name);
+	out_hex(d, "value", " (value 0x%" PRIx64 ")", v);
+	out_bool(d, "acted", NULL, true);
+	out_text(d, ": the controller of node %u was reset\n", dnet_node(d->dev));
 	dsh_set_last(d, v);
 	return 0;
 }
@@ -245,16 +235,13 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
  * registers show dsh's shadow, a read that acts is not done. */
 static int reg_glob(struct dsh *d, const char *pat)
 {
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(out_res(d), "registers") : NULL;
+	out_arr_open(d, "registers");
 	unsigned n = 0;
 	for (unsigned i = 0; i < d->nregs; i++) {
 		const struct dnet_reg *r = &d->regs[i];
 		if (fnmatch(pat, r->name, 0) != 0)
 			continue;
 		n++;
-		cJSON *o = arr ? cJSON_CreateObject() : NULL;
-		jstr(o, "register", r->name);
-		jhex(o, "device_offset", dnet_reg_addr(r, d->wid));
 		uint64_t v = 0;
 		bool sh = false;
 		const char *note = NULL;
@@ -263,25 +250,24 @@ static int reg_glob(struct dsh *d, const char *pat)
 		} else if (!(r->access & DNET_ACC_R) && !dsh_shadow_of(d, r->name, &v)) {
 			note = "write-only, not written by dsh";
 		} else if (dsh_reg_read(d, r, &v, &sh) < 0) {
-			if (arr)
-				cJSON_Delete(o);
+			out_close(d);
 			return -1;
 		}
+		out_obj_open(d, NULL);
+		out_str(d, "register", "%-22s", r->name);
+		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
+		out_str(d, NULL, " %-36s", r->title);
 		if (note) {
-			if (o) {
-				cJSON_AddNullToObject(o, "value");
-				jstr(o, "note", note);
-			}
-			out_text(d, "%-22s %-36s (%s)\n", r->name, r->title, note);
+			out_null(d, "value");
+			out_str(d, "note", " (%s)\n", note);
 		} else {
-			jhex(o, "value", v);
-			jbool(o, "shadow", sh);
-			out_text(d, "%-22s %-36s = 0x%016" PRIx64 "%s\n", r->name, r->title, v,
-				 sh ? "  [shadow]" : "");
+			out_hex(d, "value", " = 0x%016" PRIx64, v);
+			out_bool(d, "shadow", "  [shadow]", sh);
+			out_text(d, "\n");
 		}
-		if (arr)
-			cJSON_AddItemToArray(arr, o);
+		out_close(d);
 	}
+	out_close(d);
 	if (!n)
 		return dsh_error(d, "no register matches '%s' ('reg' lists them)", pat);
 	return 0;
@@ -321,12 +307,11 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 	const struct dnet_field *f;
 	if (dsh_parse_regspec(d, line, &r, &f) < 0)
 		return -1;
-	cJSON *res = out_res(d);
-	jstr(res, "register", r->name);
+	out_str(d, "register", NULL, r->name);
 	if (f)
-		jstr(res, "field", f->name);
-	jstr(res, "title", r->title);
-	jhex(res, "device_offset", dnet_reg_addr(r, d->wid));
+		out_str(d, "field", NULL, f->name);
+	out_str(d, "title", NULL, r->title);
+	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
 	uint32_t addr = dnet_reg_addr(r, d->wid);
 
 	if (!val) {
@@ -337,24 +322,24 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 		bool bad = dsh_reg_read(d, r, &v, &sh) < 0;
 		if (bad && !(v & ~r->valid_mask))
 			return -1;
-		jhex(res, "value", v);
-		jbool(res, "shadow", sh);
+		out_hex(d, "value", NULL, v);
+		out_bool(d, "shadow", NULL, sh);
 		const char *note = sh ? "  [shadow: last value written by dsh; the register is write-only]" : "";
 		if (f) {
 			uint64_t fv = dnet_field_get(f, v);
 			char mb[128];
 			const char *m = dnet_field_meaning(f, fv, mb, sizeof(mb));
+			out_text(d, "%s.%s = 0x%" PRIx64, r->name, f->name, fv);
 			if (f->width > 52)
-				jhex(res, "field_value", fv);
+				out_hex(d, "field_value", " (%" PRIu64 ")", fv);
 			else
-				jnum(res, "field_value", fv);
+				out_u64(d, "field_value", " (%" PRIu64 ")", fv);
 			if (m)
-				jstr(res, "meaning", m);
-			char raw[64] = "";
+				out_str(d, "meaning", " %s", m);
+			out_text(d, "%s", note);
 			if (bad)
-				snprintf(raw, sizeof raw, "  [raw 0x%016" PRIx64 ": reserved bits set]", v);
-			out_text(d, "%s.%s = 0x%" PRIx64 " (%" PRIu64 ")%s%s%s%s\n", r->name, f->name, fv, fv,
-				 m ? " " : "", m ? m : "", note, raw);
+				out_text(d, "  [raw 0x%016" PRIx64 ": reserved bits set]", v);
+			out_text(d, "\n");
 			if (bad)
 				return -1;
 			dsh_set_last(d, fv);
@@ -402,11 +387,11 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 	}
 	if (dsh_reg_write(d, r, w) < 0)
 		return -1;
-	jhex(res, "written", w);
+	out_hex(d, "written", NULL, w);
 	if (base_shadow)
-		jstr(res, "base", "shadow");
+		out_str(d, "base", NULL, "shadow");
 	else if (base_none)
-		jstr(res, "base", "none");
+		out_str(d, "base", NULL, "none");
 	if (f)
 		out_text(d, "%s.%s = 0x%" PRIx64 " -> %s = 0x%016" PRIx64 "%s\n", r->name, f->name, nv, r->name, w,
 			 base_shadow ? " (other fields from dsh's shadow)" :
@@ -418,8 +403,7 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 		bool sh;
 		if (dsh_reg_read(d, r, &rb, &sh) < 0)
 			return -1;
-		jhex(res, "readback", rb);
-		out_text(d, "read back: 0x%016" PRIx64 "\n", rb);
+		out_hex(d, "readback", "read back: 0x%016" PRIx64 "\n", rb);
 	}
 	dsh_set_last(d, w);
 	return 0;

@@ -389,10 +389,9 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		char msg[DNET_ERR_MSG_MAX + 512];
 		run_rec(d, &recs[i].r, msg, sizeof msg);
 		if (msg[0]) {
-			cJSON *o = out_res(d);
-			jnum(o, "records", done);
-			jnum(o, "line", recs[i].line);
-			jstr(o, "divergence", msg);
+			out_u64(d, "records", NULL, done);
+			out_u64(d, "line", NULL, recs[i].line);
+			out_str(d, "divergence", NULL, msg);
 			rc = jerr(d, path, recs[i].line, "first divergence after %u record%s: %s",
 				  done, done == 1 ? "" : "s", msg);
 			break;
@@ -401,8 +400,9 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 	}
 	free_recs(recs, nrec);
 	if (rc == 0) {
-		jnum(out_res(d), "records", done);
-		out_text(d, "replay: %s: %u record%s, no divergence\n", path, done, done == 1 ? "" : "s");
+		out_text(d, "replay: %s: ", path);
+		out_u64(d, "records", "%" PRIu64, done);
+		out_text(d, " record%s, no divergence\n", done == 1 ? "" : "s");
 	}
 	return rc;
 }

@@ -100,9 +100,9 @@ int cmd_snapshot(struct dsh *d, struct dsh_args *a)
 	unsigned n = 0;
 	for (unsigned i = 0; i < d->nregs; i++)
 		n += s->has[i];
-	jstr(out_res(d), "snapshot", s->name);
-	jnum(out_res(d), "registers", n);
-	out_text(d, "snapshot %s: %u registers of node %u WID %u\n", s->name, n, s->node, s->wid);
+	out_str(d, "snapshot", "snapshot %s", s->name);
+	out_u64(d, "registers", ": %" PRIu64 " registers", n);
+	out_text(d, " of node %u WID %u\n", s->node, s->wid);
 	return 0;
 }
 
@@ -122,57 +122,50 @@ int cmd_diff(struct dsh *d, struct dsh_args *a)
 		if (!B)
 			return -1;
 	}
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "changes") : NULL;
+	out_arr_open(d, "changes");
 	unsigned n = 0;
 	for (unsigned i = 0; i < d->nregs; i++) {
 		const struct dnet_reg *r = &d->regs[i];
 		if (A->has[i] == B->has[i] && (!A->has[i] || A->val[i] == B->val[i]))
 			continue;
 		n++;
-		if (arr) {
-			cJSON *o = cJSON_CreateObject();
-			jstr(o, "register", r->name);
-			if (A->has[i])
-				jhex(o, "a", A->val[i]);
-			else
-				cJSON_AddNullToObject(o, "a");
-			if (B->has[i])
-				jhex(o, "b", B->val[i]);
-			else
-				cJSON_AddNullToObject(o, "b");
-			if (A->has[i] && B->has[i]) {
-				cJSON *fo = cJSON_AddObjectToObject(o, "fields");
-				for (unsigned k = 0; k < r->nfields; k++) {
-					const struct dnet_field *f = &r->fields[k];
-					uint64_t x = dnet_field_get(f, A->val[i]), y = dnet_field_get(f, B->val[i]);
-					if (x == y)
-						continue;
-					cJSON *p = cJSON_CreateArray();
-					char b1[24], b2[24];
-					cJSON_AddItemToArray(p, cJSON_CreateString(hexstr(b1, sizeof(b1), x)));
-					cJSON_AddItemToArray(p, cJSON_CreateString(hexstr(b2, sizeof(b2), y)));
-					cJSON_AddItemToObject(fo, f->name, p);
-				}
-			}
-			cJSON_AddItemToArray(arr, o);
-			continue;
-		}
+		out_obj_open(d, NULL);
+		out_str(d, "register", "%-20s", r->name);
+		/* text: 16 digits or (none); JSON: hex or null */
 		char sa[24] = "(none)", sb[24] = "(none)";
 		if (A->has[i])
 			snprintf(sa, sizeof(sa), "0x%016" PRIx64, A->val[i]);
 		if (B->has[i])
 			snprintf(sb, sizeof(sb), "0x%016" PRIx64, B->val[i]);
-		printf("%-20s %s -> %s\n", r->name, sa, sb);
-		if (A->has[i] && B->has[i])
+		out_text(d, " %s -> %s\n", sa, sb);
+		if (A->has[i])
+			out_hex(d, "a", NULL, A->val[i]);
+		else
+			out_null(d, "a");
+		if (B->has[i])
+			out_hex(d, "b", NULL, B->val[i]);
+		else
+			out_null(d, "b");
+		if (A->has[i] && B->has[i]) {
+			out_obj_open(d, "fields");
 			for (unsigned k = 0; k < r->nfields; k++) {
 				const struct dnet_field *f = &r->fields[k];
 				uint64_t x = dnet_field_get(f, A->val[i]), y = dnet_field_get(f, B->val[i]);
-				if (x != y)
-					printf("  .%-18s 0x%" PRIx64 " -> 0x%" PRIx64 "\n", f->name, x, y);
+				if (x == y)
+					continue;
+				out_arr_open(d, f->name); /* [a, b] */
+				out_str(d, NULL, "  .%-18s", f->name);
+				out_hex(d, "a", " 0x%" PRIx64, x);
+				out_hex(d, "b", " -> 0x%" PRIx64 "\n", y);
+				out_close(d);
 			}
+			out_close(d);
+		}
+		out_close(d);
 	}
-	jnum(out_res(d), "differences", n);
-	out_text(d, "%u register%s differ%s\n", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	out_close(d);
+	out_u64(d, "differences", "%" PRIu64, n);
+	out_text(d, " register%s differ%s\n", n == 1 ? "" : "s", n == 1 ? "s" : "");
 	dsh_set_last(d, n);
 	if (tmp)
 		snap_free(tmp);
@@ -201,7 +194,7 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 		return -1;
 	if (count == 0)
 		return dsh_error(d, "argument 3: count must be at least 1");
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "samples") : NULL;
+	out_arr_open(d, "samples");
 	uint64_t t0 = 0, prev = 0;
 	if (dsh_now(d, &t0) < 0)
 		return -1;
@@ -214,17 +207,15 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 			v = dnet_field_get(f, v);
 		if (dsh_now(d, &t) < 0)
 			return -1;
-		if (arr) {
-			cJSON *o = cJSON_CreateObject();
-			jnum(o, "t_ns", t - t0);
-			jhex(o, "value", v);
-			cJSON_AddItemToArray(arr, o);
-		} else {
-			char ts[24];
-			printf("%c t=+%s %s%s%s = 0x%" PRIx64 "\n", (i && v != prev) ? '*' : ' ',
-			       dnet_format_time(t - t0, ts, sizeof ts), r->name, f ? "." : "", f ? f->name : "", v);
-			fflush(stdout);
-		}
+		char ts[24];
+		out_obj_open(d, NULL);
+		out_u64(d, "t_ns", NULL, t - t0); /* text: scaled */
+		out_text(d, "%c t=+%s %s%s%s", (i && v != prev) ? '*' : ' ', dnet_format_time(t - t0, ts, sizeof ts),
+			 r->name, f ? "." : "", f ? f->name : "");
+		out_hex(d, "value", " = 0x%" PRIx64 "\n", v);
+		out_close(d);
+		if (!d->json)
+			fflush(stdout); /* a sample is seen when it is taken */
 		prev = v;
 		dsh_set_last(d, v);
 		if (i + 1 < count && dsh_interrupted(d))

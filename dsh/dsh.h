@@ -123,6 +123,13 @@ struct dsh {
 	bool sync_offered;           /* rank 0: offers sent to every rank */
 	bool *joined;                /* rank 0: [size], the ranks it admitted */
 	unsigned unjoined;           /* rank 0: ranks not admitted yet */
+	/* send/recv (cmd_msg.c): the message job, set up on first use */
+	struct dnet_msg_job *msg_job;
+	struct dnet_dev *msg_job_dev;  /* the device the job was opened on */
+	/* amt map (cmd_amt.c): this shell's Address Table writes, newest last
+	 * (the register cannot be read back) */
+	struct dsh_amt_map { unsigned clid, wid, index; } *amt_maps;
+	unsigned amt_nmaps;
 
 	/* device */
 	struct dnet_dev *dev;
@@ -145,6 +152,7 @@ struct dsh {
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool out_of_time;   /* --max-time stopped the run */
+	uint64_t deadline_ns; /* --max-time: CLOCK_MONOTONIC instant it ends (signals.c), 0 none */
 	bool verdict;       /* the command running is an assertion that did not hold */
 	int commands;
 	int asserts_pass, asserts_fail, asserts_skipped;
@@ -173,6 +181,10 @@ struct dsh {
 	bool have_err;
 	cJSON *res;         /* result object of the current command (JSON mode) */
 	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
+	/* print.c: the objects and arrays opened inside res (out_obj_open) */
+#define DSH_OUT_DEPTH 8
+	cJSON *onest[DSH_OUT_DEPTH];
+	unsigned odepth;
 };
 
 /* ---- release.c ---- */
@@ -228,6 +240,8 @@ struct dsh_kv *dsh_kv_get(struct dsh_kv *kv, unsigned n, const char *key);
 /* Remove the bare word w from the arguments from start on; true if it was there. */
 bool dsh_take_word(struct dsh_args *a, int start, const char *w);
 
+struct dsh_run_verdict;
+
 /* ---- print.c ---- */
 int dsh_error(struct dsh *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning on stderr (with file:line in scripts) and in the JSON result. */
@@ -247,13 +261,40 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 /* A register word line. */
 void out_regword(struct dsh *d, uint32_t devoff, uint64_t v);
 void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only);
-cJSON *out_res(struct dsh *d);   /* NULL in text mode */
-void jhex(cJSON *o, const char *k, uint64_t v);
-void jnum(cJSON *o, const char *k, uint64_t v);
-void jstr(cJSON *o, const char *k, const char *s);
-void jbool(cJSON *o, const char *k, bool b);
+/* One call per field, for text and JSON (iproute2's print_uint(PRINT_ANY,
+ * key, fmt, v)): in JSON mode key: v goes into the object or array open
+ * (the command's result unless out_obj_open/out_arr_open opened one; in
+ * an array the key only names the element); in text mode fmt is printed
+ * with v.  key NULL: text only; fmt NULL: JSON only.  fmt is a printf format that
+ * takes exactly the value (uint64_t: PRIu64 / PRIx64). */
+void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* a number (hex string from 2^53) */
+void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v);   /* "0x..." in JSON */
+void out_int(struct dsh *d, const char *key, const char *fmt, long long v);
+void out_dbl(struct dsh *d, const char *key, const char *fmt, double v);
+void out_str(struct dsh *d, const char *key, const char *fmt, const char *s);
+/* text: fmt (no conversion) printed when b is true */
+void out_bool(struct dsh *d, const char *key, const char *fmt, bool b);
+void out_null(struct dsh *d, const char *key);   /* JSON only */
+/* Objects and arrays: JSON only (text prints nothing); close what was opened. */
+void out_obj_open(struct dsh *d, const char *key);
+void out_arr_open(struct dsh *d, const char *key);
+void out_close(struct dsh *d);
+/* A value built elsewhere (a report's own JSON tree, bench_json.c) under key:
+ * JSON only; print.c takes it over (deletes it in text mode). */
+void out_json_item(struct dsh *d, const char *key, cJSON *item);
 char *hexstr(char *buf, size_t n, uint64_t v);
+/* "1.500 us": a duration for a message (four may be used in one). */
+const char *dsh_dur(uint64_t ns);
 void dsh_set_last(struct dsh *d, uint64_t v);
+/* The result of the command that starts (JSON mode; its extras too), and
+ * its end without an object written (out_json_command uses them up). */
+void out_result_begin(struct dsh *d);
+void out_result_drop(struct dsh *d);
+/* A command that runs others (source) or a late failure written between
+ * commands keeps its own result aside meanwhile. */
+struct dsh_out_saved { cJSON *res, *extra; unsigned depth; };
+void out_result_save(struct dsh *d, struct dsh_out_saved *s);
+void out_result_restore(struct dsh *d, const struct dsh_out_saved *s);
 /* Emit the JSON object of one command. */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 /* A command's output is complete: flushed now on a terminal, within 20 ms
@@ -262,13 +303,14 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
  * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
 void dsh_flush(void);
 void dsh_flush_for_stderr(void);
-void out_json_summary(struct dsh *d);
+void out_json_summary(struct dsh *d, const struct dsh_run_verdict *v);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);
 /* "dsh: FILE:LINE: CMD: MSG" on stderr (file NULL: no location). */
 void dsh_report_at(const char *file, int line, const char *cmd, const char *msg);
-/* "N passed, M failed[, K errors]" or the JSON summary object. */
-void out_summary(struct dsh *d);
+/* "N passed, M failed[, K errors]" or the JSON summary object of the
+ * run's verdict v (verdict.c). */
+void out_summary(struct dsh *d, const struct dsh_run_verdict *v);
 
 /* ---- register access with shadows (shadow.c) ---- */
 struct dsh_shadow *dsh_shadow(struct dsh *d);
@@ -314,10 +356,6 @@ bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 /* In the raw register/word: mask and value for dnet_wait, and back. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw);
-/* The 64-bit word at off of a region; need: the bits the caller looks at.
- * The Write Window comes from the shadow: -1 (message set) if this shell
- * has not written every byte need touches. */
-int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v);
 
 /* ---- flags.c: the error flags a primitive caused, on the issuer and the
  * destination ---- */
@@ -340,9 +378,9 @@ struct dsh_verdict {
 int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
 		      struct dsh_verdict *v);
 /* -1 (with the message set) if a flag rose that allow (comma list, may be
- * NULL) does not name, or a flag allow names did not rise.  errs (may be
- * NULL) gets one object per raised flag. */
-int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs);
+ * NULL) does not name, or a flag allow names did not rise.  list: one
+ * object per raised flag goes into the JSON array open (out_arr_open). */
+int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, bool list);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
 /* Verdicts of primitives issued without wait (flags.c). */
 int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq);
@@ -361,9 +399,6 @@ struct dsh_run_verdict {
 	int exit_requested;            /* exit N / quit N of the script, or -1 */
 };
 void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v);
-/* Resolve every outcome still open (posted commands, pending primitive
- * verdicts): before any summary is written. */
-void dsh_settle(struct dsh *d);
 /* A command that already ended failed after all (a posted write, a pending
  * primitive verdict, --max-time): reported at its own FILE:LINE, counted,
  * a failed JSON object, -e stops. */
@@ -374,7 +409,7 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
-/* ---- cmd_sync.c: ranks, barrier, signal/waitfor ---- */
+/* ---- sync.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
 /* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
 #define DSH_SYNC_AREA       0x7000u  /* default: the last 4 KB of LLCM */
@@ -386,10 +421,42 @@ bool dsh_output_check(struct dsh *d);
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
+#define DSH_SYNC_TIMEOUT_NS 30000000000ull /* default: 30 s of real time */
+/* The barrier of every rank of the run (the first joins the run, D-SYNC-RUN):
+ * its generation and number of rounds.  -1 (message set) on a timeout. */
+int dsh_barrier(struct dsh *d, uint64_t timeout_ns, uint32_t *gen, unsigned *rounds);
+/* Signal rank r / wait for rank r's next signal: the signal's count. */
+int dsh_signal(struct dsh *d, unsigned r, uint64_t timeout_ns, uint32_t *count);
+int dsh_waitfor(struct dsh *d, unsigned r, uint64_t timeout_ns, uint32_t *count);
 /* ---- cmd_msg.c: send, recv ---- */
 void dsh_msg_free(struct dsh *d);
 /* cmd_amt.c */
-void dsh_amt_free(void);
+void dsh_amt_free(struct dsh *d);
+
+/* ---- device.c: the device as the commands use it ---- */
+/* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
+ * built in Write Window ww and sent by BOTF. */
+int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
+/* The RVS/lflag packet image of such a store (eflag ef): header h, words img[0..*n]. */
+int dsh_rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
+		    uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n);
+int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
+int dsh_now(struct dsh *d, uint64_t *ns);
+int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
+int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
+/* Bytes of one WID's SO-DIMM area, as sdimm_capacity was last written (else the default). */
+uint64_t dsh_sodimm_capacity(struct dsh *d);
+/* len bytes at off of a region of the current WID (the Write Window: its shadow). */
+int dsh_region_read(struct dsh *d, enum dnet_region reg, uint32_t off, uint8_t *buf, size_t len);
+/* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
+int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
+/* Record in the shadow that len bytes at off of the current node's and WID's
+ * Write Window area were written with buf. */
+void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len);
+/* The 64-bit word at off of a region; need: the bits the caller looks at.
+ * The Write Window comes from the shadow: -1 (message set) if this shell
+ * has not written every byte need touches. */
+int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, uint64_t need, uint64_t *v);
 /* The area is reserved where ranks synchronise: a run of more than one
  * rank, or once barrier, signal or waitfor was used (D-SYNC-AREA). */
 bool dsh_sync_reserved(const struct dsh *d);
@@ -397,22 +464,6 @@ bool dsh_sync_reserved(const struct dsh *d);
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
 /* set sync_area ADDR */
 int dsh_sync_area_set(struct dsh *d, const char *v);
-
-/* ---- cmd_prim.c ---- */
-/* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
- * built in Write Window ww and sent by BOTF. */
-int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
-int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
-int dsh_now(struct dsh *d, uint64_t *ns);
-int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
-
-/* ---- cmd_mem.c ---- */
-int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write, const char **how);
-/* Write into the current WID's Write Window area (offset inside the 2 KB area), keeping the shadow. */
-int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len);
-/* Record in the shadow that len bytes at off of the current node's and WID's
- * Write Window area were written with buf. */
-void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len);
 
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);
@@ -435,17 +486,22 @@ int dsh_exec(struct dsh *d, const char *cmd, const char *file, int line);
 
 /* ---- interactive.c ---- */
 int dsh_interactive(struct dsh *d);
+
+/* ---- signals.c: what stops a run ---- */
 /* Ctrl-C was typed (interactive only): the running command and the rest of
  * the line or block stop; the shell goes on. */
 bool dsh_interrupted(struct dsh *d);
 void dsh_interrupt_clear(void);
+/* The interactive SIGINT handler (interactive.c installs it) and its flag. */
+void dsh_on_sigint(int sig);
+bool dsh_sigint_pending(void);
 /* Batch runs: catch SIGINT/SIGTERM/SIGHUP so the summary is written; the
  * signal caught (0 if none). */
 void dsh_batch_signals(void);
 int dsh_term_signal(void);
 /* --max-time: a limit on the real time of the whole run (0: none). */
-void dsh_set_max_time(uint64_t ns);
-bool dsh_out_of_time(void);
+void dsh_set_max_time(struct dsh *d, uint64_t ns);
+bool dsh_out_of_time(const struct dsh *d);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

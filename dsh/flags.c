@@ -181,7 +181,8 @@ int dsh_verdict_check_allow(struct dsh *d, const char *allow)
 struct raised {
 	char text[1024];
 	int unexpected;
-	cJSON *arr;
+	struct dsh *d;
+	bool list;          /* each flag an object of the array open (print.c) */
 	const char *allow;
 	char seen[512];   /* allowed flags found */
 };
@@ -191,16 +192,16 @@ static void add(struct raised *r, unsigned node, const char *flag, bool attribut
 	char mb[96];
 	const char *meaning = meaning_of(flag, mb, sizeof mb);
 	bool ok = listed(r->allow, flag);
-	if (r->arr) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "node", node);
-		cJSON_AddStringToObject(o, "flag", flag);
+	if (r->list) {
+		out_obj_open(r->d, NULL);
+		out_u64(r->d, "node", NULL, node);
+		out_str(r->d, "flag", NULL, flag);
 		if (meaning)
-			cJSON_AddStringToObject(o, "meaning", meaning);
-		cJSON_AddBoolToObject(o, "allowed", ok);
-		cJSON_AddBoolToObject(o, "already_set", already);
-		cJSON_AddStringToObject(o, "cause", attributed ? "request" : "node");
-		cJSON_AddItemToArray(r->arr, o);
+			out_str(r->d, "meaning", NULL, meaning);
+		out_bool(r->d, "allowed", NULL, ok);
+		out_bool(r->d, "already_set", NULL, already);
+		out_str(r->d, "cause", NULL, attributed ? "request" : "node");
+		out_close(r->d);
 	}
 	if (ok) {
 		size_t l = strlen(r->seen);
@@ -276,9 +277,9 @@ static int judge_by_status(struct dsh *d, const struct dsh_verdict *v, struct ra
 	return 0;
 }
 
-int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, cJSON *errs)
+int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, bool list)
 {
-	struct raised r = { .arr = errs, .allow = allow };
+	struct raised r = { .d = d, .list = list, .allow = allow };
 	if ((v->attributed ? judge_attributed(d, v, &r) : judge_by_status(d, v, &r)) < 0)
 		return -1;
 	/* Every flag the test said it provokes must have risen. */
@@ -384,7 +385,7 @@ int dsh_pending_judge(struct dsh *d, bool as_late)
 		d->pending = p->next;
 		describe(p, p->v.what, sizeof p->v.what);
 		d->have_err = false;
-		if (dsh_verdict_end(d, &p->v, NULL, NULL) < 0) {
+		if (dsh_verdict_end(d, &p->v, NULL, false) < 0) {
 			ret = -1;
 			if (as_late) {
 				dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, d->errmsg);

@@ -15,19 +15,16 @@ void dsh_help_all(struct dsh *d)
 {
 	unsigned n;
 	const struct dsh_cmd *c = dsh_cmds(&n);
-	cJSON *arr = d->json ? cJSON_AddArrayToObject(d->res, "commands") : NULL;
+	out_arr_open(d, "commands");
 	for (unsigned i = 0; i < n; i++) {
-		if (arr) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "name", c[i].name);
-			cJSON_AddStringToObject(o, "summary", c[i].summary);
-			cJSON_AddStringToObject(o, "usage", c[i].usage);
-			cJSON_AddItemToArray(arr, o);
-			continue;
-		}
 		/* the original layout (Fig. C.4) */
-		printf("%-14s : %s\n    - %s\n", c[i].name, c[i].summary, c[i].usage);
+		out_obj_open(d, NULL);
+		out_str(d, "name", "%-14s", c[i].name);
+		out_str(d, "summary", " : %s\n", c[i].summary);
+		out_str(d, "usage", "    - %s\n", c[i].usage);
+		out_close(d);
 	}
+	out_close(d);
 	out_text(d, "Type 'help COMMAND' for details and an example. '@K COMMAND' runs on node K.\n");
 }
 
@@ -38,35 +35,25 @@ int dsh_help_cmd(struct dsh *d, const char *name)
 		return dsh_error(d, "no command '%s' (type 'help' for the list)", name);
 	char al[64];
 	aliases(c, al, sizeof(al));
-	if (d->json) {
-		jstr(d->res, "name", c->name);
-		jstr(d->res, "summary", c->summary);
-		jstr(d->res, "usage", c->usage);
-		if (al[0])
-			jstr(d->res, "aliases", al);
-		if (c->details)
-			jstr(d->res, "details", c->details);
-		if (c->example)
-			jstr(d->res, "example", c->example);
-		return 0;
-	}
-	printf("%s : %s\n", c->name, c->summary);
-	printf("usage: %s\n", c->usage);
+	out_str(d, "name", "%s", c->name);
+	out_str(d, "summary", " : %s\n", c->summary);
+	out_str(d, "usage", "usage: %s\n", c->usage);
 	if (al[0])
-		printf("aliases: %s\n", al);
+		out_str(d, "aliases", "aliases: %s\n", al);
 	if (c->details) {
-		const char *p = c->details;
-		while (*p) {
+		out_str(d, "details", NULL, c->details);
+		/* text: each line indented */
+		for (const char *p = c->details; *p && !d->json;) {
 			const char *e = strchr(p, '\n');
 			size_t l = e ? (size_t)(e - p) : strlen(p);
-			printf("  %.*s\n", (int)l, p);
+			out_text(d, "  %.*s\n", (int)l, p);
 			p += l;
 			if (*p)
 				p++;
 		}
 	}
 	if (c->example)
-		printf("example: %s\n", c->example);
+		out_str(d, "example", "example: %s\n", c->example);
 	return 0;
 }
 

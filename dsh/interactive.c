@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,70 +15,6 @@
 #define HISTORY_MAX 2000
 
 static struct dsh *g_d;
-static volatile sig_atomic_t g_sigint;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	g_sigint = 1;
-}
-
-/* A batch run ended by SIGINT/SIGTERM/SIGHUP: the running command stops at
- * its next check, the summary is written, then the signal is re-raised so
- * the exit status is 128 + N as before. */
-static volatile sig_atomic_t g_term;
-
-static void on_term(int sig)
-{
-	g_term = sig;
-}
-
-void dsh_batch_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-int dsh_term_signal(void)
-{
-	return g_term;
-}
-
-/* --max-time: the run stops at this CLOCK_MONOTONIC instant (0: none). */
-static uint64_t g_deadline_ns;
-
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void dsh_set_max_time(uint64_t ns)
-{
-	g_deadline_ns = ns ? mono_now() + ns : 0;
-}
-
-bool dsh_out_of_time(void)
-{
-	return g_deadline_ns && mono_now() >= g_deadline_ns;
-}
-
-bool dsh_interrupted(struct dsh *d)
-{
-	return (d->interactive && g_sigint) || g_term || dsh_out_of_time();
-}
-
-void dsh_interrupt_clear(void)
-{
-	g_sigint = 0;
-}
-
 /* errno of a failed read of the terminal (EIO after a hangup): the session
  * ends there, reported as an error, not as an end of input. */
 static int g_read_err;
@@ -99,7 +34,7 @@ static int getc_interruptible(FILE *f)
 			g_read_err = errno;
 			return EOF;
 		}
-		if (g_sigint) {
+		if (dsh_sigint_pending()) {
 			rl_replace_line("", 0);
 			rl_point = rl_end = 0;
 			fputs("^C", rl_outstream ? rl_outstream : stdout);
@@ -336,7 +271,7 @@ static void give_back_terminal(void)
 static char *read_interactive(void *ctx, bool cont)
 {
 	(void)ctx;
-	g_sigint = 0;
+	dsh_interrupt_clear();
 	char *l = readline(prompt(cont));
 	if (g_read_err) {
 		free(l); /* what was typed before the error is not run */
@@ -368,7 +303,7 @@ int dsh_interactive(struct dsh *d)
 	 * returns EINTR); readline must not re-raise the signal. */
 	struct sigaction sa, old_sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
+	sa.sa_handler = dsh_on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_sa);
 	rl_catch_signals = 0;

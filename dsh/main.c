@@ -431,11 +431,11 @@ int main(int argc, char **argv)
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
-	dsh_set_max_time(max_time);
+	dsh_set_max_time(d, max_time);
 	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
-			     !dsh_out_of_time(); i++)
+			     !dsh_out_of_time(d); i++)
 		dsh_run_string(d, src[i].text, src[i].name);
-	if (dsh_out_of_time()) {
+	if (dsh_out_of_time(d)) {
 		char b[24], msg[128];
 		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",
 			 dnet_format_duration(max_time, b, sizeof b));
@@ -450,7 +450,10 @@ int main(int argc, char **argv)
 		/* a read error before the first line: nothing ran (exit 2, as -f -) */
 		d->input_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
 	}
-	dsh_settle(d); /* posted commands and pending verdicts are part of the run's verdict */
+	/* posted commands and pending verdicts are part of the run's verdict:
+	 * every outcome still open is resolved before any summary is written */
+	dsh_post_sync(d);
+	dsh_pending_settle(d);
 	if (journal && dsh_journal_stop() < 0) /* a journal cut short is a result lost */
 		dsh_late_failure(d, NULL, 0, "--journal", NULL, "the journal could not be written completely");
 	int sig = dsh_term_signal();
@@ -458,8 +461,11 @@ int main(int argc, char **argv)
 	 * reader of the log is not told "0 failed" about a failed run; and
 	 * when the script asked to exit, which the summary names. */
 	if (want_summary || d->asserts_pass + d->asserts_fail + d->asserts_skipped > 0 || d->errors > 0 ||
-	    (sig && d->json) || (d->quit_code >= 0 && !d->interactive))
-		out_summary(d);
+	    (sig && d->json) || (d->quit_code >= 0 && !d->interactive)) {
+		struct dsh_run_verdict sv;
+		dsh_run_verdict(d, &sv);
+		out_summary(d, &sv);
+	}
 	dsh_output_check(d);
 	struct dsh_run_verdict v;
 	dsh_run_verdict(d, &v);

@@ -20,6 +20,12 @@
 
 #define JSON_SAFE_BITS 53
 
+/* The JSON helpers under the out_* calls (print.c's own). */
+static cJSON *out_res(struct dsh *d);
+static void jhex(cJSON *o, const char *k, uint64_t v);
+static void jnum(cJSON *o, const char *k, uint64_t v);
+static void jstr(cJSON *o, const char *k, const char *s);
+
 int dsh_error(struct dsh *d, const char *fmt, ...)
 {
 	if (!d->have_err) {
@@ -83,7 +89,7 @@ int dsh_derr(struct dsh *d, const struct dnet_err *e)
 	return dsh_error(d, "%s", e->msg[0] ? e->msg : dnet_strerror(e->code));
 }
 
-cJSON *out_res(struct dsh *d)
+static cJSON *out_res(struct dsh *d)
 {
 	return d->json ? d->res : NULL;
 }
@@ -96,6 +102,150 @@ void out_text(struct dsh *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
+}
+
+/* ---- one call per field ---- */
+
+/* The object or array a field goes into (NULL in text mode). */
+static cJSON *out_cur(struct dsh *d)
+{
+	if (!d->json)
+		return NULL;
+	return d->odepth ? d->onest[d->odepth - 1] : d->res;
+}
+
+static void out_add(struct dsh *d, const char *key, cJSON *item)
+{
+	cJSON *c = out_cur(d);
+	if (!c || !item) {
+		cJSON_Delete(item);
+		return;
+	}
+	if (cJSON_IsArray(c))
+		cJSON_AddItemToArray(c, item);
+	else
+		cJSON_AddItemToObject(c, key, item);
+}
+
+static void out_textf(struct dsh *d, const char *fmt, ...)
+{
+	if (d->json || !fmt)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v)
+{
+	if (d->json) {
+		if (key) {
+			char b[24];
+			out_add(d, key, v < (1ull << JSON_SAFE_BITS) ? cJSON_CreateNumber((double)v)
+								  : cJSON_CreateString(hexstr(b, sizeof b, v)));
+		}
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
+{
+	if (d->json) {
+		char b[24];
+		if (key)
+			out_add(d, key, cJSON_CreateString(hexstr(b, sizeof b, v)));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
+{
+	if (d->json) {
+		if (key)
+			out_add(d, key, cJSON_CreateNumber((double)v));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
+{
+	if (d->json) {
+		if (key)
+			out_add(d, key, cJSON_CreateNumber(v));
+		return;
+	}
+	out_textf(d, fmt, v);
+}
+
+void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
+{
+	if (d->json) {
+		if (key)
+			out_add(d, key, cJSON_CreateString(s ? s : ""));
+		return;
+	}
+	out_textf(d, fmt, s ? s : "");
+}
+
+void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
+{
+	if (d->json) {
+		if (key)
+			out_add(d, key, cJSON_CreateBool(b));
+		return;
+	}
+	if (b && fmt)
+		fputs(fmt, stdout);
+}
+
+void out_json_item(struct dsh *d, const char *key, cJSON *item)
+{
+	if (d->json && key)
+		out_add(d, key, item);
+	else
+		cJSON_Delete(item);
+}
+
+void out_null(struct dsh *d, const char *key)
+{
+	if (d->json && key)
+		out_add(d, key, cJSON_CreateNull());
+}
+
+static void out_open(struct dsh *d, const char *key, cJSON *item)
+{
+	if (!d->json) {
+		cJSON_Delete(item);
+		return;
+	}
+	if (d->odepth >= DSH_OUT_DEPTH) { /* a bug: nested too deep; keep the closes balanced */
+		cJSON_Delete(item);
+		d->odepth++;
+		return;
+	}
+	cJSON *c = out_cur(d);
+	out_add(d, key, item);
+	d->onest[d->odepth++] = c ? item : NULL;
+}
+
+void out_obj_open(struct dsh *d, const char *key)
+{
+	out_open(d, key, d->json ? cJSON_CreateObject() : NULL);
+}
+
+void out_arr_open(struct dsh *d, const char *key)
+{
+	out_open(d, key, d->json ? cJSON_CreateArray() : NULL);
+}
+
+void out_close(struct dsh *d)
+{
+	if (d->json && d->odepth)
+		d->onest[--d->odepth] = NULL;
 }
 
 /* "0x%" PRIx64 without the printf machinery (JSON results are full of them). */
@@ -119,7 +269,7 @@ char *hexstr(char *buf, size_t n, uint64_t v)
 	return buf;
 }
 
-void jhex(cJSON *o, const char *k, uint64_t v)
+static void jhex(cJSON *o, const char *k, uint64_t v)
 {
 	char b[24];
 	if (o)
@@ -127,7 +277,7 @@ void jhex(cJSON *o, const char *k, uint64_t v)
 }
 
 /* Numbers that fit a double exactly are numbers; larger ones hex strings. */
-void jnum(cJSON *o, const char *k, uint64_t v)
+static void jnum(cJSON *o, const char *k, uint64_t v)
 {
 	if (!o)
 		return;
@@ -137,16 +287,20 @@ void jnum(cJSON *o, const char *k, uint64_t v)
 		jhex(o, k, v);
 }
 
-void jstr(cJSON *o, const char *k, const char *s)
+static void jstr(cJSON *o, const char *k, const char *s)
 {
 	if (o)
 		cJSON_AddStringToObject(o, k, s ? s : "");
 }
 
-void jbool(cJSON *o, const char *k, bool b)
+/* A duration for a message: scaled and readable at any size
+ * (dnet_format_time); four calls may share one message. */
+const char *dsh_dur(uint64_t ns)
 {
-	if (o)
-		cJSON_AddBoolToObject(o, k, b);
+	static char b[4][24];
+	static unsigned i;
+	i = (i + 1) % 4;
+	return dnet_format_time(ns, b[i], sizeof b[i]);
 }
 
 void dsh_set_last(struct dsh *d, uint64_t v)
@@ -597,6 +751,39 @@ static void jw_value(const cJSON *v)
 	}
 }
 
+void out_result_begin(struct dsh *d)
+{
+	d->odepth = 0;
+	if (d->json) {
+		d->res = cJSON_CreateObject();
+		d->extra = cJSON_CreateObject();
+	}
+}
+
+void out_result_drop(struct dsh *d)
+{
+	cJSON_Delete(d->res);
+	cJSON_Delete(d->extra);
+	d->res = d->extra = NULL;
+	d->odepth = 0;
+}
+
+void out_result_save(struct dsh *d, struct dsh_out_saved *s)
+{
+	s->res = d->res;
+	s->extra = d->extra;
+	s->depth = d->odepth;
+	d->res = d->extra = NULL;
+	d->odepth = 0;
+}
+
+void out_result_restore(struct dsh *d, const struct dsh_out_saved *s)
+{
+	d->res = s->res;
+	d->extra = s->extra;
+	d->odepth = s->depth;
+}
+
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 {
 	/* the envelope: schema, cmd, args, line, file, lineno, node, wid, ok, error, extras, result */
@@ -652,6 +839,7 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	/* the result and the extras are used up */
 	cJSON_Delete(d->res);
 	d->res = NULL;
+	d->odepth = 0;
 	while (d->extra && d->extra->child)
 		cJSON_Delete(cJSON_DetachItemViaPointer(d->extra, d->extra->child));
 	if (W.oom) {
@@ -680,14 +868,13 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	dsh_flush();
 }
 
-void out_summary(struct dsh *d)
+void out_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 {
 	if (d->json) {
-		out_json_summary(d);
+		out_json_summary(d, vp);
 		return;
 	}
-	struct dsh_run_verdict v;
-	dsh_run_verdict(d, &v);
+	struct dsh_run_verdict v = *vp;
 	printf("%d passed, %d failed", v.passed, v.failed);
 	if (v.skipped)
 		printf(", %d skipped", v.skipped);
@@ -700,14 +887,13 @@ void out_summary(struct dsh *d)
 	fflush(stdout);
 }
 
-void out_json_summary(struct dsh *d)
+void out_json_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return;
 	cJSON_AddStringToObject(o, "schema", DSH_SCHEMA);
-	struct dsh_run_verdict v;
-	dsh_run_verdict(d, &v);
+	struct dsh_run_verdict v = *vp;
 	cJSON *s = cJSON_AddObjectToObject(o, "summary");
 	cJSON_AddNumberToObject(s, "passed", v.passed);
 	cJSON_AddNumberToObject(s, "failed", v.failed);
@@ -736,6 +922,23 @@ void out_json_summary(struct dsh *d)
 		free(t);
 	}
 	cJSON_Delete(o);
+}
+
+void dsh_report_at(const char *file, int line, const char *cmd, const char *msg)
+{
+	/* The command's output first: through a pipe (2>&1 | tee) the error
+	 * must follow the lines that led to it. */
+	fflush(stdout);
+	fputs("dsh: ", stderr);
+	if (file) {
+		dsh_fputs_safe(file, stderr);
+		fprintf(stderr, ":%d: ", line);
+	}
+	dsh_fputs_safe(cmd, stderr);
+	fputs(": ", stderr);
+	dsh_fputs_safe(msg, stderr);
+	fputc('\n', stderr);
+	fflush(stderr);
 }
 
 /* Text for a terminal or a log: C0 controls, DEL, C1 controls (raw or as

@@ -24,7 +24,7 @@ void dsh_release(struct dsh *d)
 	}
 	dsh_vars_free(d);
 	dsh_msg_free(d);
-	dsh_amt_free();
+	dsh_amt_free(d);
 	dsh_sync_free(d);
 	dsh_snaps_free(d);
 	if (d->dev)

@@ -176,23 +176,6 @@ static int split_line(struct dsh_src *s, const char *line)
 	return 0;
 }
 
-void dsh_report_at(const char *file, int line, const char *cmd, const char *msg)
-{
-	/* The command's output first: through a pipe (2>&1 | tee) the error
-	 * must follow the lines that led to it. */
-	fflush(stdout);
-	fputs("dsh: ", stderr);
-	if (file) {
-		dsh_fputs_safe(file, stderr);
-		fprintf(stderr, ":%d: ", line);
-	}
-	dsh_fputs_safe(cmd, stderr);
-	fputs(": ", stderr);
-	dsh_fputs_safe(msg, stderr);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
 static void report(struct dsh *d, const char *cmd)
 {
 	if (d->have_err)
@@ -210,9 +193,7 @@ static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
 	if (d->json) {
 		struct dsh_args x = { .argc = 1 };
 		x.argv[0] = (char *)cmd;
-		cJSON_Delete(d->res);
-		cJSON_Delete(d->extra);
-		d->res = d->extra = NULL;
+		out_result_drop(d);
 		out_json_command(d, a && a->argc > 0 ? a : &x, false);
 	}
 	d->failures++;
@@ -329,10 +310,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	d->cur_file = file;
 	d->cur_line = line;
 	d->cur_cmd = text;
-	if (d->json) {
-		d->res = cJSON_CreateObject();
-		d->extra = cJSON_CreateObject();
-	}
+	out_result_begin(d);
 	if (d->echo && !d->json) {
 		while (*text == ' ' || *text == '\t')
 			text++;
@@ -369,9 +347,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	if (rc == 0 && a->argc == 0) {
 		/* blank */
 		if (d->json) {
-			cJSON_Delete(d->res);
-			cJSON_Delete(d->extra);
-			d->res = d->extra = NULL;
+			out_result_drop(d);
 		}
 		free(a);
 		return 0;
@@ -396,9 +372,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			dnet_set_node(d->dev, saved_node, &e);
 		}
 		if (d->json) {
-			cJSON_Delete(d->res);
-			cJSON_Delete(d->extra);
-			d->res = d->extra = NULL;
+			out_result_drop(d);
 		}
 		free(a);
 		return -1;
@@ -422,9 +396,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	}
 	if (d->json) {
 		out_json_command(d, a, rc == 0);
-		cJSON_Delete(d->res);
-		cJSON_Delete(d->extra);
-		d->res = d->extra = NULL;
+		out_result_drop(d);
 	}
 	/* failed_commands counts every object with ok false: a failed
 	 * expect and a source whose commands failed (rc 1) too. */
@@ -577,7 +549,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 	int ret = 0, line;
 	char *t;
 	for (;;) {
-		if (d->stop || d->quit || dsh_out_of_time() || dsh_output_check(d))
+		if (d->stop || d->quit || dsh_out_of_time(d) || dsh_output_check(d))
 			break;
 		if (dsh_interrupted(d)) {
 			/* Ctrl-C: blocks and sourced files stop; at the prompt the
@@ -700,16 +672,15 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "cannot open '%s': %s", a->argv[1], strerror(errno));
 	fclose(f);
 	/* the inner commands report themselves; keep this command's JSON object */
-	cJSON *res = d->res, *extra = d->extra;
-	d->res = d->extra = NULL;
+	struct dsh_out_saved saved;
+	out_result_save(d, &saved);
 	int before = d->failures;
 	int rc = dsh_run_file(d, a->argv[1]);
-	d->res = res;
-	d->extra = extra;
+	out_result_restore(d, &saved);
 	if (rc == DSH_NOT_RUN)
 		return -1; /* not run: unreadable, or the check found errors */
 	d->have_err = false;
-	jstr(out_res(d), "file", a->argv[1]);
+	out_str(d, "file", NULL, a->argv[1]);
 	/* failures inside were reported and counted already */
 	if (d->failures > before) {
 		dsh_error(d, "%d command%s failed in %s", d->failures - before,

@@ -11,9 +11,9 @@
  *   - `exit N` / `quit N` chooses the status only among failures: after a
  *     failure, exit 0 still exits 1 (the failure wins), a non-zero N is
  *     kept; with everything passing, a non-zero N fails the run.
- * Before any of it is written, every open outcome is resolved (dsh_settle):
- * a summary is never written while a posted command or a primitive's
- * verdict is still unknown.
+ * Before any of it is written, every open outcome is resolved (main.c,
+ * dsh_post_sync and dsh_pending_settle): a summary is never written while
+ * a posted command or a primitive's verdict is still unknown.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +42,6 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 		v->exit_status = DSH_EXIT_OK;
 }
 
-void dsh_settle(struct dsh *d)
-{
-	dsh_post_sync(d);
-	dsh_pending_settle(d);
-}
 
 void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
 		      const char *msg)
@@ -63,10 +58,10 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 		bool had = d->have_err;
 		char saved[sizeof d->errmsg];
 		memcpy(saved, d->errmsg, sizeof saved);
-		cJSON *res = d->res, *extra = d->extra;
-		d->res = cJSON_CreateObject();
-		d->extra = NULL;
-		jbool(d->res, "late", true);
+		struct dsh_out_saved kept;
+		out_result_save(d, &kept);
+		out_result_begin(d);
+		out_bool(d, "late", NULL, true);
 		d->cur_file = file;
 		d->cur_line = line;
 		d->cur_cmd = text && text[0] ? text : cmd;
@@ -79,9 +74,8 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 			out_json_command(d, x, false);
 			free(x);
 		}
-		cJSON_Delete(d->res);
-		d->res = res;
-		d->extra = extra;
+		out_result_drop(d);
+		out_result_restore(d, &kept);
 		d->cur_file = sf;
 		d->cur_line = sl;
 		d->cur_cmd = sc;

@@ -96,13 +96,6 @@ const char *run_isolation(const struct run *r)
 	return priv ? "restart" : reset ? "reset" : "process";
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* dsh -e -b B -c RESET_SCRIPT with the rank's environment, stderr to errf;
  * its own process group, so that a kill reaches it whole. */
 static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
@@ -170,7 +163,7 @@ static int reset_nodes(struct run *r, unsigned s)
 			rc = -1;
 		}
 	}
-	uint64_t until = mono_ms() + r->timeout_ms;
+	uint64_t until = run_mono_ms() + r->timeout_ms;
 	for (unsigned left = 1; left;) {
 		left = 0;
 		for (unsigned k = 0; k < r->n; k++) {
@@ -201,7 +194,7 @@ static int reset_nodes(struct run *r, unsigned s)
 		if (!left)
 			break;
 		bool sig = run_signal_caught();
-		if (sig || mono_ms() >= until) {
+		if (sig || run_mono_ms() >= until) {
 			for (unsigned k = 0; k < r->n; k++)
 				if (pid[k] > 0) {
 					if (!sig)
@@ -233,7 +226,7 @@ int run_wait_listening(struct run *r)
 	if (strlen(r->sock) >= sizeof sa.sun_path)
 		return 0; /* dnetd itself refused it already */
 	memcpy(sa.sun_path, r->sock, strlen(r->sock) + 1);
-	uint64_t until = mono_ms() + 5000;
+	uint64_t until = run_mono_ms() + 5000;
 	for (;;) {
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -242,7 +235,7 @@ int run_wait_listening(struct run *r)
 		close(fd);
 		if (rc == 0)
 			return 0;
-		if ((e != ECONNREFUSED && e != ENOENT) || mono_ms() >= until || run_signal_caught())
+		if ((e != ECONNREFUSED && e != ENOENT) || run_mono_ms() >= until || run_signal_caught())
 			break;
 		struct timespec ts = { 0, 2000000 };
 		nanosleep(&ts, NULL);

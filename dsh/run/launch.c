@@ -31,13 +31,7 @@ static void on_sig(int s)
 
 void run_signals_install(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sig;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	dsh_catch_term(on_sig);
 }
 
 int run_signal_caught(void)
@@ -49,13 +43,6 @@ uint64_t now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
@@ -116,8 +103,8 @@ static void kill_group(pid_t p)
 		return;
 	kill(-p, SIGTERM);
 	kill(p, SIGTERM);
-	uint64_t until = mono_ms() + KILL_GRACE_MS;
-	while (mono_ms() < until) {
+	uint64_t until = run_mono_ms() + KILL_GRACE_MS;
+	while (run_mono_ms() < until) {
 		if (waitpid(p, NULL, WNOHANG) == p)
 			break;
 		nap(10);
@@ -128,7 +115,7 @@ static void kill_group(pid_t p)
 	/* the group's other members (a wrapper's dsh, a launcher's ranks) are
 	 * gone once init has reaped them: wait for that, bounded, so nothing
 	 * started outlives dsh-run */
-	for (until = mono_ms() + KILL_GRACE_MS; kill(-p, 0) == 0 && mono_ms() < until;)
+	for (until = run_mono_ms() + KILL_GRACE_MS; kill(-p, 0) == 0 && run_mono_ms() < until;)
 		nap(5);
 }
 
@@ -527,7 +514,7 @@ int run_script(struct run *r, unsigned s)
 	g_pids = calloc(g_npids, sizeof *g_pids);
 	if (!g_pids)
 		return -1;
-	uint64_t t0 = mono_ms();
+	uint64_t t0 = run_mono_ms();
 	uint64_t start = now_ms();
 	char *argv[64];
 	if (r->launcher == L_LOCAL) {
@@ -675,7 +662,7 @@ int run_script(struct run *r, unsigned s)
 		progress(r, s, g_npids - left - (failed < g_npids - left ? 0 : 0), failed, left);
 		if (!left)
 			break;
-		uint64_t el = mono_ms() - t0;
+		uint64_t el = run_mono_ms() - t0;
 		if (run_signal_caught() || (r->timeout_ms && el >= r->timeout_ms) ||
 		    (r->total_timeout_ms && now_ms() >= r->start_ms + r->total_timeout_ms)) {
 			timed_out = !run_signal_caught();

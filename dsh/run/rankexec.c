@@ -228,11 +228,7 @@ int rank_exec(int argc, char **argv)
 
 	put_host(dir, rank);
 	put_status(dir, rank, "started %ld", (long)getpid());
-	struct sigaction sa = { .sa_handler = forward };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	dsh_catch_term(forward);
 	pid_t p = fork();
 	if (p < 0) {
 		put_status(dir, rank, "exit %ld", 127);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../sigtime.h"
 
 #define RUN_MAX_RANKS 480   /* dsh's signal words (DSH_SYNC_MAX_RANKS) */
 
@@ -122,6 +123,8 @@ void hosts_check(const struct run *r, unsigned s);
 
 /* launch.c */
 uint64_t now_ms(void);
+/* CLOCK_MONOTONIC in ms: deadlines and elapsed times. */
+static inline uint64_t run_mono_ms(void) { return dsh_mono_ns() / 1000000u; }
 void run_signals_install(void);
 int run_signal_caught(void);
 int dnetd_start(struct run *r);

@@ -106,13 +106,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		stdout = stderr = null;
 	int nerr = dsh_check_text(d, text, len, "fuzz");
 	if (!nerr || (mode & 4)) {
-		dsh_set_max_time(MAX_TIME_NS);
+		dsh_set_max_time(d, MAX_TIME_NS);
 		dsh_run_string(d, text, "fuzz");
 		dsh_post_sync(d); /* as main(): posted commands finish */
-		dsh_set_max_time(0);
+		dsh_set_max_time(d, 0);
 	}
-	if (d->json || d->errors)
-		out_summary(d);
+	if (d->json || d->errors) {
+		struct dsh_run_verdict v;
+		dsh_run_verdict(d, &v);
+		out_summary(d, &v);
+	}
 	fflush(null);
 	stdout = out;
 	stderr = err;

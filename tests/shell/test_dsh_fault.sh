@@ -30,7 +30,7 @@ expect_match "drop: rule echoed" "^fault: drop from 1 to 2 data count 3$" "$out"
 expect_match "drop: rule listed" "rule 1: drop from 1 to 2 count 3 data \(fired 0\)" "$out"
 expect_match "drop: fired 3" "rule 1: drop from 1 to 2 count 3 data \(fired 3\)" "$out"
 expect_match "drop: counters" "injected 3: dropped 3, duplicated 0, reordered 0, delayed 0, corrupted 0, stalls 0" "$out"
-expect_match "drop: retransmissions" "retransmissions [1-9][0-9]* \(timeouts [1-9]" "$out"
+expect_match "drop: retransmissions" "retransmissions [1-9][0-9]* \(retransmit timeouts [1-9]" "$out"
 expect_eq "drop: no stderr" "" "$(cat "$T_TMP/err")"
 
 # ---- messages of every transport under loss, duplication, corruption, reordering

@@ -136,4 +136,20 @@ barrier
 EOF
 expect_status "two-rank exchange over LHSv1/LHSv2" 0 tmo "$RUN" --lockstep -n 2 "$S/exchange.dsh" --report "$S/r.json"
 expect_eq "both ranks passed" "2 2 0" "$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$S/r.json")"
+# The first send/recv of a run sets the job up collectively (a barrier
+# inside), but its JSON result is its own: no barrier fields (issue 24).
+printf 'send $rank 1 size=8\nrecv any any\n' >"$S/first.dsh"
+expect_status "first send/recv under dsh-run" 0 tmo "$RUN" -n 2 --keep "$S/first.dsh"
+K=$(sed -n 's/^dsh-run: outputs kept in //p' "$S/err" | tail -1)
+if [ -n "$K" ] && [ -f "$K/s0.rank0.json" ]; then
+	expect_eq "first send's result keys" "from size tag to via" \
+		"$(jq -r 'select(.cmd == "send") | .result | keys | join(" ")' "$K/s0.rank0.json")"
+	expect_eq "rank 1's first send too" "from size tag to via" \
+		"$(jq -r 'select(.cmd == "send") | .result | keys | join(" ")' "$K/s0.rank1.json")"
+	expect_eq "recv's result keys" "from size tag to truncated via" \
+		"$(jq -r 'select(.cmd == "recv") | .result | keys | join(" ")' "$K/s0.rank0.json")"
+	rm -rf "$K"
+else
+	fail "dsh-run --keep named no outputs directory: $(cat "$S/err")"
+fi
 finish

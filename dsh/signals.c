@@ -1,0 +1,60 @@
+/* dsh: the signals and the time limit that stop a run -- Ctrl-C at the
+ * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
+ * wait (print.c, script.c, flags.c, cmd_sync.c) through dsh_interrupted. */
+#include "dsh.h"
+#include "sigtime.h"
+
+/* Ctrl-C typed in an interactive session (the handler interactive.c installs). */
+static volatile sig_atomic_t g_sigint;
+
+void dsh_on_sigint(int sig)
+{
+	(void)sig;
+	g_sigint = 1;
+}
+
+bool dsh_sigint_pending(void)
+{
+	return g_sigint != 0;
+}
+
+void dsh_interrupt_clear(void)
+{
+	g_sigint = 0;
+}
+
+/* A batch run ended by SIGINT/SIGTERM/SIGHUP: the running command stops at
+ * its next check, the summary is written, then the signal is re-raised so
+ * the exit status is 128 + N as before. */
+static volatile sig_atomic_t g_term;
+
+static void on_term(int sig)
+{
+	g_term = sig;
+}
+
+void dsh_batch_signals(void)
+{
+	dsh_catch_term(on_term);
+}
+
+int dsh_term_signal(void)
+{
+	return g_term;
+}
+
+/* --max-time: the run stops at d->deadline_ns, a CLOCK_MONOTONIC instant (0: none). */
+void dsh_set_max_time(struct dsh *d, uint64_t ns)
+{
+	d->deadline_ns = ns ? dsh_mono_ns() + ns : 0;
+}
+
+bool dsh_out_of_time(const struct dsh *d)
+{
+	return d->deadline_ns && dsh_mono_ns() >= d->deadline_ns;
+}
+
+bool dsh_interrupted(struct dsh *d)
+{
+	return (d->interactive && g_sigint) || g_term || dsh_out_of_time(d);
+}

@@ -1,0 +1,33 @@
+/* dsh and dsh-run: the monotonic clock and the catching of the signals that
+ * end a run (SIGINT, SIGTERM, SIGHUP), one definition each for both
+ * programs (header-only: they share no object file). */
+#ifndef DSH_SIGTIME_H
+#define DSH_SIGTIME_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns: deadlines and elapsed real time. */
+static inline uint64_t dsh_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* SIGINT, SIGTERM and SIGHUP go to h (no SA_RESTART: a blocking call
+ * returns EINTR, so the program sees the signal at its next check). */
+static inline void dsh_catch_term(void (*h)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = h;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+#endif
