@@ -8,13 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include "dnet/device.h"
 
 /* CLOCK_MONOTONIC in ns: deadlines and elapsed real time. */
 static inline uint64_t dsh_mono_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return dnet_mono_ns(); /* libdnet's one clock */
 }
 
 /* SIGINT, SIGTERM and SIGHUP go to h (no SA_RESTART: a blocking call

@@ -175,7 +175,7 @@ static void remote_close(struct dnet_dev *dev)
 	 * the connection (dnet_sync first to see them). */
 	if (r && r->out.len && !r->broken) {
 		struct dnet_err e;
-		rmt_flush_out(r, rmt_mono_ns() + 1000000000ull, &e);
+		rmt_flush_out(r, dnet_mono_ns() + 1000000000ull, &e);
 	}
 	remote_free(dev->priv);
 	dev->priv = NULL;
@@ -270,7 +270,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 			return rc;
 		done += n;
 	}
-	uint64_t deadline = r->timeout_ns ? rmt_mono_ns() + r->timeout_ns : 0;
+	uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
 	int rc = rmt_flush_out(r, deadline, err), first_rc = 0;
 	if (rc)
 		return rc == -EPIPE ? rmt_broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;

@@ -55,7 +55,6 @@ struct remote {
 };
 
 /* rmt_transport.c */
-RMT_HIDDEN uint64_t rmt_mono_ns(void);
 /* Mark the connection unusable (a frame was cut: the stream is out of
  * step) and say why: fmt with what, after the daemon's address. */
 RMT_HIDDEN int rmt_broken(struct remote *r, struct dnet_err *err, int code, const char *fmt,

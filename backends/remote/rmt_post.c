@@ -111,7 +111,7 @@ int rmt_post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct
 		r->segs[r->nsegs++] = (struct seg){ .first_id = req->id, .tag = dev->tag };
 	r->unconfirmed++;
 	if (r->out.len >= OUT_BATCH) {
-		uint64_t deadline = r->timeout_ns ? rmt_mono_ns() + r->timeout_ns : 0;
+		uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
 		if ((rc = rmt_flush_out(r, deadline, err)))
 			return rc == -EPIPE ? rmt_broken(r, err, DNET_EIO, "%s", "the daemon closed the connection") : rc;
 	}

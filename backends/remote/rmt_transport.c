@@ -18,20 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t rmt_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Poll fd for events until deadline (0: forever).  0, or -DNET_ETIMEDOUT/-DNET_EIO. */
 static int wait_fd(int fd, short events, uint64_t deadline, struct dnet_err *err)
 {
 	for (;;) {
 		int ms = -1;
 		if (deadline) {
-			uint64_t now = rmt_mono_ns();
+			uint64_t now = dnet_mono_ns();
 			if (now >= deadline)
 				return dnet_seterr(err, DNET_ETIMEDOUT, "timed out");
 			uint64_t left = (deadline - now + 999999) / 1000000;
@@ -105,7 +98,7 @@ static int set_rcvtimeo(struct remote *r, uint64_t deadline, struct dnet_err *er
 {
 	uint64_t want = 0;
 	if (deadline) {
-		uint64_t now = rmt_mono_ns();
+		uint64_t now = dnet_mono_ns();
 		if (now >= deadline)
 			return rmt_broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
 		want = deadline - now;
@@ -162,7 +155,7 @@ int rmt_read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_e
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (!block)
 				return 0;
-			if (deadline && rmt_mono_ns() >= deadline)
+			if (deadline && dnet_mono_ns() >= deadline)
 				return rmt_broken(r, err, DNET_ETIMEDOUT, "%s", "timed out waiting for a reply");
 			continue;
 		}
@@ -222,7 +215,7 @@ int rmt_rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg 
 		return rc;
 	uint64_t deadline = 0;
 	if (r->timeout_ns) {
-		deadline = rmt_mono_ns();
+		deadline = dnet_mono_ns();
 		deadline += r->timeout_ns;
 		deadline = deadline > UINT64_MAX - extra_ns ? 0 : deadline + extra_ns;
 	}
@@ -231,7 +224,7 @@ int rmt_rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg 
 		if (rc != -EPIPE)
 			return rc;
 		sent = false;
-		deadline = rmt_mono_ns() + 100000000ull; /* what is already there */
+		deadline = dnet_mono_ns() + 100000000ull; /* what is already there */
 	}
 	for (;;) {
 		if ((rc = rmt_next_frame(r, rep, deadline, err)))
@@ -266,7 +259,7 @@ int rmt_rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg 
 
 int rmt_connect_to(struct remote *r, const struct dnet_sockspec *a, struct dnet_err *err)
 {
-	uint64_t deadline = r->timeout_ns ? rmt_mono_ns() + r->timeout_ns : 0;
+	uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
 	int fd = -1, e = 0;
 
 	if (!a->tcp) {

@@ -136,7 +136,6 @@ struct dnet_srv {
 /* srv_loop.c */
 __attribute__((format(printf, 3, 4)))
 SRV_HIDDEN void srv_log(struct dnet_srv *s, int level, const char *fmt, ...);
-SRV_HIDDEN uint64_t srv_mono_ns(void);
 SRV_HIDDEN uint64_t srv_sat_add(uint64_t a, uint64_t b);
 
 /* srv_listen.c: bind and listen on s->spec, or adopt cfg.listen_fd. */

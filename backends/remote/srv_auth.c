@@ -239,7 +239,7 @@ void srv_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg
 		/* A failed token is answered only after a delay that grows with
 		 * the recent failures (100 ms doubling to 6.4 s), and logged by
 		 * default, at most once a second: guessing is slow and seen. */
-		uint64_t now = srv_mono_ns();
+		uint64_t now = dnet_mono_ns();
 		if (now - s->fail_at > 60000000000ull)
 			s->fails = 0;
 		s->fail_at = now;

@@ -54,7 +54,7 @@ static const char *admission(struct dnet_srv *s, const struct client *n)
 		 * real client says HELLO at once) makes room; a burst of new
 		 * clients is still admitted. */
 		struct client *old = NULL;
-		uint64_t now = srv_mono_ns();
+		uint64_t now = dnet_mono_ns();
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
 			if (!c->auth.hello && !c->io.dead && now - c->io.born_ns > 1000000000ull && (!old || c->io.born_ns < old->io.born_ns))
@@ -124,7 +124,7 @@ static bool evict_idle(struct dnet_srv *s)
 {
 	if (s->idle_evict_ns == UINT64_MAX)
 		return false;
-	uint64_t now = srv_mono_ns(), best_at = 0;
+	uint64_t now = dnet_mono_ns(), best_at = 0;
 	unsigned old = s->ncl;
 	for (unsigned i = 0; i < s->ncl; i++) {
 		const struct client *c = s->cl[i];
@@ -168,7 +168,7 @@ void srv_accept(struct dnet_srv *s)
 			if (fd >= 0)
 				reject_busy(s, fd);
 			s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			uint64_t t = srv_mono_ns();
+			uint64_t t = dnet_mono_ns();
 			if (t - s->fd_log_ns >= 1000000000ull || !s->fd_log_ns) {
 				s->fd_log_ns = t;
 				srv_log(s, DNET_SRV_LOG_ERR, "accept: %s: refusing clients (raise ulimit -n or "
@@ -247,7 +247,7 @@ void srv_accept(struct dnet_srv *s)
 			free(in);
 			continue;
 		}
-		c->io.born_ns = c->io.active_ns = c->io.sent_ns = srv_mono_ns();
+		c->io.born_ns = c->io.active_ns = c->io.sent_ns = dnet_mono_ns();
 		c->io.in = in;
 		c->io.in_cap = IN_INIT;
 		c->io.serial = ++s->serial;
@@ -277,7 +277,7 @@ void srv_flush_out(struct dnet_srv *s, struct client *c)
 			break;
 		}
 		c->io.out_off += (size_t)w;
-		c->io.sent_ns = srv_mono_ns();
+		c->io.sent_ns = dnet_mono_ns();
 	}
 	if (srv_out_pending(c) == 0) {
 		c->io.out.len = c->io.out_off = 0;
@@ -344,7 +344,7 @@ void srv_client_input(struct dnet_srv *s, struct client *c)
 		if (n > 0) {
 			c->io.in_len += (size_t)n;
 			if (c->io.in_len > IN_INIT)
-				c->io.in_big_ns = srv_mono_ns();
+				c->io.in_big_ns = dnet_mono_ns();
 			if ((size_t)n < room)
 				break; /* all there was: poll says when there is more */
 			continue;

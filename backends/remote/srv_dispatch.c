@@ -436,7 +436,7 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 		} else {
 			srv_log(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->io.serial,
 			     dnet_proto_type_name(m.type), m.id);
-			c->io.active_ns = srv_mono_ns();
+			c->io.active_ns = dnet_mono_ns();
 			bool ordered = srv_ls_ordered(s, c, m.type);
 			if (m.flags & DNET_PROTO_F_POSTED) {
 				posted++;
@@ -463,7 +463,7 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 			c->io.closing = true; /* nothing whole left to answer */
 	}
 	/* Give back a large buffer once large frames have stopped coming. */
-	if (c->io.in_cap > IN_INIT && c->io.in_len <= IN_INIT && srv_mono_ns() - c->io.in_big_ns > IN_KEEP_NS) {
+	if (c->io.in_cap > IN_INIT && c->io.in_len <= IN_INIT && dnet_mono_ns() - c->io.in_big_ns > IN_KEEP_NS) {
 		uint8_t *p = realloc(c->io.in, IN_INIT);
 		if (p) {
 			c->io.in = p;

@@ -54,7 +54,7 @@ static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e
 void srv_lockstep_run(struct dnet_srv *s)
 {
 	struct dnet_dev *dev = s->cfg.dev;
-	uint64_t t0 = srv_mono_ns();
+	uint64_t t0 = dnet_mono_ns();
 	s->ls_more = false;
 	unsigned members = 0;
 	for (unsigned i = 0; i < s->ncl; i++)
@@ -135,7 +135,7 @@ void srv_lockstep_run(struct dnet_srv *s)
 		}
 		srv_client_process(s, best);
 		srv_flush_out(s, best);
-		if (srv_mono_ns() - t0 >= SLICE_BUDGET_NS) {
+		if (dnet_mono_ns() - t0 >= SLICE_BUDGET_NS) {
 			s->ls_more = true;
 			return;
 		}

@@ -34,13 +34,6 @@ void srv_log(struct dnet_srv *s, int level, const char *fmt, ...)
 	s->cfg.log(s->cfg.log_ctx, level, buf);
 }
 
-uint64_t srv_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t srv_sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -149,7 +142,7 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 
 	while (!(s->cfg.stop && *s->cfg.stop)) {
 		bool any_pending = false;
-		uint64_t now = srv_mono_ns(), next = UINT64_MAX;
+		uint64_t now = dnet_mono_ns(), next = UINT64_MAX;
 
 		/* Bytes queued for all clients: past OUT_TOTAL_HIGH nobody's input
 		 * is read until it drains, so slow readers cannot pin memory. */
@@ -223,7 +216,7 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			break;
 		}
 		/* Clients first (their indices match pfd), then new ones. */
-		now = srv_mono_ns();
+		now = dnet_mono_ns();
 		for (unsigned i = 0; i < npoll - 1; i++) {
 			struct client *c = s->cl[i];
 			short re = pfd[i + 1].revents;
@@ -248,7 +241,7 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			srv_lockstep_run(s);
 		/* Silent connections: no HELLO within the grace time, or idle past
 		 * the idle timeout (never while a wait of theirs is pending). */
-		now = srv_mono_ns();
+		now = dnet_mono_ns();
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
 			if (!c->io.dead && srv_out_pending(c) >= OUT_HIGH && now - c->io.sent_ns > SLOW_READER_NS) {

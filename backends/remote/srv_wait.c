@@ -51,7 +51,7 @@ static struct vt_bucket *vt_bucket(struct dnet_srv *s, const struct client *c)
 	struct vt_bucket *b = spare ? spare : lru;
 	snprintf(b->key, sizeof b->key, "%s", c->wait.vt_key);
 	b->avail = s->vt_cap;
-	b->at = srv_mono_ns();
+	b->at = dnet_mono_ns();
 	return b;
 }
 
@@ -61,7 +61,7 @@ static uint64_t vt_avail(struct dnet_srv *s, const struct client *c)
 	if (s->vt_cap == UINT64_MAX || !s->virt)
 		return UINT64_MAX;
 	struct vt_bucket *b = vt_bucket(s, c);
-	uint64_t now = srv_mono_ns(), dt = now - b->at;
+	uint64_t now = dnet_mono_ns(), dt = now - b->at;
 	uint64_t add = dt >= VT_REFILL_NS ? s->vt_cap : (uint64_t)((double)s->vt_cap * ((double)dt / (double)VT_REFILL_NS));
 	b->avail = add >= s->vt_cap - b->avail ? s->vt_cap : b->avail + add;
 	b->at = now;
@@ -160,7 +160,7 @@ static void delay_done(struct dnet_srv *s, struct client *c)
 void srv_vpending_step(struct dnet_srv *s, struct client *c)
 {
 	struct dnet_dev *dev = s->cfg.dev;
-	uint64_t t0 = srv_mono_ns();
+	uint64_t t0 = dnet_mono_ns();
 	uint64_t share = s->vshare ? s->vshare : SLICE_BUDGET_NS;
 	for (;;) {
 		struct dnet_err e;
@@ -198,7 +198,7 @@ void srv_vpending_step(struct dnet_srv *s, struct client *c)
 			step = budget;
 			final = false;
 		}
-		uint64_t ts = srv_mono_ns();
+		uint64_t ts = dnet_mono_ns();
 		if (c->wait.kind == P_VDELAY) {
 			rc = dnet_delay(dev, step, &e);
 			if (rc) {
@@ -238,7 +238,7 @@ void srv_vpending_step(struct dnet_srv *s, struct client *c)
 		/* The budget of a loop turn is shared by every client with
 		 * virtual work (24 waiters used to take 2 ms each per turn), and
 		 * the slice follows its cost both ways. */
-		uint64_t t1 = srv_mono_ns(), cost = t1 - ts;
+		uint64_t t1 = dnet_mono_ns(), cost = t1 - ts;
 		if (cost > share / 4 && c->wait.slice > SLICE_MIN_NS)
 			c->wait.slice /= 2;
 		else if (cost < share / 16 && c->wait.slice < SLICE_MAX_NS)
@@ -318,7 +318,7 @@ int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto
 		return SRV_DONE;
 	}
 	/* Real time: check now, then from the loop until the deadline. */
-	c->wait.deadline = srv_sat_add(srv_mono_ns(), m->timeout_ns);
+	c->wait.deadline = srv_sat_add(dnet_mono_ns(), m->timeout_ns);
 	uint64_t last = 0;
 	if (wait_check(s, c, &last, &rc, e)) {
 		if (rc)
@@ -369,7 +369,7 @@ int srv_delay_start(struct dnet_srv *s, struct client *c, const struct dnet_prot
 	if (s->virt || m->ns == 0)
 		return dnet_delay(dev, m->ns, e);
 	c->wait.id = m->id;
-	c->wait.deadline = srv_sat_add(srv_mono_ns(), m->ns);
+	c->wait.deadline = srv_sat_add(dnet_mono_ns(), m->ns);
 	c->wait.kind = P_DELAY;
 	return SRV_DONE;
 }

@@ -416,7 +416,7 @@ bool dnet_cond_eval(enum dnet_cond c, uint64_t a, uint64_t b)
 	return false;
 }
 
-static uint64_t mono_ns(void)
+uint64_t dnet_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -427,7 +427,7 @@ int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 {
 	if (dev->ops->now && !dev->dry)
 		return dev->ops->now(dev, ns, err);
-	*ns = mono_ns();
+	*ns = dnet_mono_ns();
 	return 0;
 }
 

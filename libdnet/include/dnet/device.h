@@ -157,6 +157,10 @@ int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond 
  * is refused, a wait's timeout ends there. */
 #define DNET_VTIME_END (1ull << 62)
 
+/* CLOCK_MONOTONIC in ns: real-time deadlines and elapsed time, the one
+ * clock of the library, the daemon and the shell. */
+uint64_t dnet_mono_ns(void);
+
 /* Let ns of time pass: sleeps on hardware, advances virtual time on the
  * emulator (letting the device work). */
 int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
