@@ -3,7 +3,7 @@
  *
  *   devmem:0xBASE[@PATH][,privileged][,known-machine][,no-reset-check][,iomem=PATH]
  *
- * Safety, before anything is mapped (dsh(1), "Running on a board"):
+ * Safety, before anything is mapped (libdnet(3), devmem):
  *   - PATH is identified with stat/fstat, not by its name: a character
  *     device 1:1 is /dev/mem (whatever the path or symlink that reaches it),
  *     a regular file is a stand-in, anything else is refused;
@@ -90,8 +90,8 @@ static int parse_args(const char *args, struct devmem_cfg *c, struct dnet_err *e
 			return dnet_seterr(err, DNET_EINVAL,
 					   "devmem: ',force' is gone: System RAM is never mapped (PAT makes "
 					   "the mapping write-back and the kernel may hand the pages out); "
-					   "reserve the range with memmap=SIZE$BASE -- see dsh(1), "
-					   "'Running on a board'");
+					   "reserve the range with memmap=SIZE$BASE -- see libdnet(3), "
+					   "devmem");
 		} else {
 			return dnet_seterr(err, DNET_EINVAL,
 					   "devmem: unknown option '%s' (known: privileged, known-machine, "

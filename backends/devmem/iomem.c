@@ -10,7 +10,7 @@
 
 #include "devmem/iomem.h"
 
-#define HINT "see 'Running on a board' in dsh(1): boot with memmap=SIZE$BASE or mem="
+#define HINT "see devmem in libdnet(3): boot with memmap=SIZE$BASE or mem="
 
 struct entry {
 	uint64_t start, end;

@@ -187,7 +187,7 @@ static int mmap_failed(const char *who, const char *path, uint64_t offset, struc
 				   ? " (the file opened, so not a question of root: the kernel refused "
 				     "the range -- CONFIG_STRICT_DEVMEM refuses System RAM and, with "
 				     "CONFIG_IO_STRICT_DEVMEM, a range a driver has claimed; see "
-				     "/proc/iomem and 'Running on a board' in dsh(1))" : "");
+				     "/proc/iomem and devmem in libdnet(3))" : "");
 }
 
 int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,

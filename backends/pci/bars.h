@@ -1,5 +1,5 @@
 /* The BARs of a PCI device as its configuration space lays them out, shared
- * by the pci backend's checks and dsh probe: walking from BAR0, a 64-bit
+ * by the pci backend's checks and the probe (probe.c): walking from BAR0, a 64-bit
  * memory BAR takes the next register as its upper half, so whether BARn is
  * an upper half depends on every BAR before it, not on BARn-1 alone. */
 #ifndef DNET_PCI_BARS_H

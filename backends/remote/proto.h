@@ -75,7 +75,7 @@ enum dnet_msg_type {
  *             only on the types dnet_proto_postable() accepts.
  *   F_STOP    with F_POSTED: skip this request, unanswered, if a posted
  *             request of this connection failed since the last SYNC (a
- *             batch that stops at its first failure, as `dsh -e` does). */
+ *             batch that stops at its first failure, as a script that stops at its first error does). */
 #define DNET_PROTO_F_POSTED 0x0001u
 #define DNET_PROTO_F_STOP   0x0002u
 #define DNET_PROTO_F_ALL    (DNET_PROTO_F_POSTED | DNET_PROTO_F_STOP)

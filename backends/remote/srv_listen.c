@@ -42,7 +42,7 @@ static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
 	}
 	/* The socket is made under a temporary name and renamed into place once
 	 * it listens: a client that sees the path never finds it refusing
-	 * connections (dsh-run starts ranks as soon as the path exists). */
+	 * connections (a launcher starts its clients as soon as the path exists). */
 	char tmp[sizeof sa.sun_path];
 	if (snprintf(tmp, sizeof tmp, "%s.%ld", s->spec.path, (long)getpid()) >= (int)sizeof tmp)
 		snprintf(tmp, sizeof tmp, "%s", s->spec.path); /* no room: bind in place */

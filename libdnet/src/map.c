@@ -1,6 +1,6 @@
 /* The host memory map (map.h; ../shared/spec/hardware.md 1.1, thesis Tab. 4.1 and 4.3).
  * Decision D-MAP-SCALE: Tab. 4.3's 0x10000 spacing, not Fig. 4.7's 0x1000
- * (confirmed by the dsh dump addresses of App. C, OQ-27). */
+ * (confirmed by the dump addresses of App. C's debug shell, OQ-27). */
 #include <string.h>
 
 #include "dnet/map.h"

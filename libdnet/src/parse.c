@@ -1,4 +1,4 @@
-/* Strict number parsing (parse.h).  The original dsh used strtoul and read
+/* Strict number parsing (parse.h).  The thesis's debug shell (App. C) used strtoul and read
  * "55ff" as 55; here a token is a whole number or an error. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ static int parse_digits(const char *tok, const char *s, size_t n, uint64_t *v,
 		base = 8;
 	else if (n >= 2 && s[0] == '0')
 		return dnet_seterr(err, DNET_EINVAL,
-				   "%s '%s': leading zero is ambiguous (the original dsh read it as octal); "
+				   "%s '%s': leading zero is ambiguous (the thesis's debug shell read it as octal); "
 				   "write 0o%.*s for octal or drop the zero", w, tok, (int)(n - 1), s + 1);
 	size_t i = base == 10 ? 0 : 2;
 	if (i == n)
@@ -113,7 +113,7 @@ int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 	return 0;
 }
 
-/* The one duration parser (dsh, dsh-run, dnetd, the emulator's options):
+/* The one duration parser (every program, and the emulator's options):
  * digits and a unit; a bare number is in units of bare ns. */
 static int parse_dur(const char *s, uint64_t bare, uint64_t *ns, const char *what, struct dnet_err *err)
 {

@@ -1,6 +1,6 @@
 /* The register and bit-field table (regs.h; ../shared/spec/hardware.md section 3, thesis
- * Tab. 4.8, Tab. 4.12, App. A, App. B).  Names follow the original dsh
- * options (Tab. C.2-C.4) where dsh had one. */
+ * Tab. 4.8, Tab. 4.12, App. A, App. B).  Names follow the options of the
+ * thesis's debug shell (App. C, Tab. C.2-C.4) where it had one. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
 		"      --hello-grace S   drop a connection that has not said HELLO within S seconds\n"
-		"                        (default 10; S also 30s, 5min, 1h: the units of dsh)\n"
+		"                        (default 10; S also 30s, 5min, 1h: one duration syntax)\n"
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
 		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"

@@ -38,8 +38,8 @@ struct dnet_dev;
 #define DNET_CAP_REAL_HW      0x10u /* real hardware behind it */
 #define DNET_CAP_REMOTE       0x20u /* through a socket */
 
-/* The capability names, one spelling everywhere (dsh info, dnetd --ping,
- * JSON): "multinode", "virtual_time", "backdoor", "privileged", "real_hw",
+/* The capability names, one spelling everywhere (the programs' info,
+ * dnetd --ping, JSON): "multinode", "virtual_time", "backdoor", "privileged", "real_hw",
  * "remote".  dnet_cap_name of one bit, NULL for an unknown bit;
  * dnet_caps_format writes the names of caps separated by sep. */
 const char *dnet_cap_name(unsigned bit);
@@ -116,7 +116,7 @@ int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
  * handed over by dnet_sync() with the tag the request was made under.
  *   DNET_POST_CONTINUE  the requests after a failed one are still done
  *   DNET_POST_STOP      they are skipped (the batch stops at its first
- *                       failure, as a script under `dsh -e` does)
+ *                       failure, as a script that stops at its first error does)
  * Every other call waits for the requests before it, but reports none of
  * their failures: call dnet_sync() before anything whose meaning depends
  * on them.  Posting is a property of the requests made while it is on:

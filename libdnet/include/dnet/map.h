@@ -71,7 +71,7 @@ enum dnet_memattr {
 
 struct dnet_region_info {
 	enum dnet_region id;
-	const char *name;       /* short name used by dsh: "ww", "pw", ... */
+	const char *name;       /* short name: "ww", "pw", ... */
 	const char *title;      /* "Write Window" */
 	uint32_t base[DNET_NWID]; /* sub-area base per WID (same for SREG) */
 	uint32_t size;          /* bytes per WID */

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
-/* The eleven sub-machines, in the order dsh prints them. */
+/* The eleven sub-machines, in the order App. C lists them. */
 enum dnet_fsm {
 	DNET_FSM_WC_ACCEPTER,  /* WC [3:0]  one-hot */
 	DNET_FSM_WC_EXECUTER,  /* WC [16:4] binary  */

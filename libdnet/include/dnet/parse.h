@@ -1,9 +1,9 @@
-/* libdnet: strict number parsing, shared by dsh, dnetd and the backends.
+/* libdnet: strict number parsing, shared by the programs and the backends.
  *
- * The original dsh used strtoul and read "55ff" as 55.  These parsers accept
+ * The thesis's debug shell (App. C) used strtoul and read "55ff" as 55.  These parsers accept
  * a whole token or nothing:
  *   decimal      0, 42          (a leading zero before digits is rejected:
- *                               it meant octal in the original dsh)
+ *                               it meant octal in the thesis's debug shell)
  *   hexadecimal  0x2a, 0X2A
  *   binary       0b101010
  *   octal        0o52

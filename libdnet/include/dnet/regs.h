@@ -5,7 +5,7 @@
  * width and named bit fields.  Registers that share an offset but mean
  * different things on read and on write (Primitive Counter / Primitive
  * Counter Reset at 0x300, ...) are separate entries with their own
- * direction.  Names are the original dsh option names where dsh had one
+ * direction.  Names are the option names of the thesis's debug shell (App. C) where it had one
  * (ctl_status, evpbuf_nwa, ...), so "reg ctl_status.status_empty" works.
  */
 #ifndef DNET_REGS_H
@@ -48,7 +48,7 @@ struct dnet_field {
 
 struct dnet_reg {
 	const char *name;      /* "ctl_status" */
-	const char *title;     /* "Controller Status" (the dsh banner) */
+	const char *title;     /* "Controller Status" (App. C's banner) */
 	enum dnet_reg_block block;
 	uint32_t offset;       /* inside the block */
 	unsigned access;       /* DNET_ACC_R | DNET_ACC_W */

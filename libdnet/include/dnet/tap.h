@@ -1,6 +1,6 @@
 /* libdnet: watching every access a device handle makes -- for a journal of a
- * session (dsh --journal), a dry run (dsh --dry-run), and the replay of a
- * journal on the emulator (dsh replay).
+ * session, a dry run (dnet_open_dry), and the replay of a journal on the
+ * emulator.
  *
  * A tap is called once per device-level operation that passed the checks of
  * the core (alignment, bounds, access.h rules), after it ran, with its
