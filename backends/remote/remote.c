@@ -336,6 +336,107 @@ static int remote_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size
 	return read_parts(dev, DNET_MSG_READ_BLOCK, off, buf, len, err);
 }
 
+/* dnet_read_blocks: READ_BLOCK frames (a read over DNET_PROTO_MAX_DATA in
+ * several) sent without waiting, at most RD_WINDOW unanswered at a time so
+ * that the requests always fit the socket buffers while the daemon, its
+ * output full, stops reading; the replies come in order and are copied to
+ * their reads.  A break fails every read not yet answered. */
+#define RD_WINDOW 64u
+
+/* A cursor over the frames of the reads still to do (rc 0, len > 0). */
+struct rd_cur { size_t i, done; };
+
+static bool rd_next(const struct dnet_read_req *reqs, size_t n, struct rd_cur *c, size_t *len)
+{
+	while (c->i < n && (reqs[c->i].rc || c->done >= reqs[c->i].len))
+		c->i++, c->done = 0; /* refused, empty or done with */
+	if (c->i >= n)
+		return false;
+	size_t left = reqs[c->i].len - c->done;
+	*len = left > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : left;
+	return true;
+}
+
+static int remote_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n,
+			      struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	/* failed[i]: read i had an ERROR (its rc is set once all its frames came) */
+	int *failed = calloc(n ? n : 1, sizeof *failed);
+	if (!failed)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory for %zu block reads", n);
+	struct rd_cur snd = { 0, 0 }, rcv = { 0, 0 };
+	struct dnet_err e0;
+	int first_rc = 0, rc = 0;
+	uint32_t first = r->next_id + 1, expect = first, inflight = 0;
+	if (r->broken)
+		rc = dnet_seterr(err, DNET_EIO, "dnetd at %s: connection unusable (%s)", r->addr, r->broken_why);
+	size_t flen, rlen;
+	while (!rc && rd_next(reqs, n, &rcv, &rlen)) {
+		/* Top the window up once half of it is answered: one send per half window. */
+		if (inflight <= RD_WINDOW / 2) {
+			while (inflight < RD_WINDOW && rd_next(reqs, n, &snd, &flen)) {
+				struct dnet_proto_msg req;
+				msg_init(&req, DNET_MSG_READ_BLOCK);
+				req.off = reqs[snd.i].off + (uint32_t)snd.done;
+				req.len = (uint32_t)flen;
+				req.id = ++r->next_id;
+				if ((rc = dnet_proto_encode(&r->out, &req, err)))
+					break;
+				snd.done += flen;
+				inflight++;
+			}
+			uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
+			if (!rc && (rc = rmt_flush_out(r, deadline, err)) == -EPIPE)
+				rc = rmt_broken(r, err, DNET_EIO, "%s", "the daemon closed the connection");
+			if (rc)
+				break;
+		}
+		struct dnet_proto_msg rep;
+		uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
+		if ((rc = rmt_next_frame(r, &rep, deadline, err)))
+			break;
+		if (rep.type == DNET_MSG_ERROR && rmt_is_posted_id(r, rep.id, first)) {
+			rmt_keep_posted_error(r, &rep);
+			continue;
+		}
+		if (rep.id != expect) {
+			rc = rmt_broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
+			break;
+		}
+		struct dnet_read_req *q = &reqs[rcv.i];
+		if (rep.type == DNET_MSG_ERROR) {
+			if (!failed[rcv.i])
+				failed[rcv.i] = -(int)rep.code;
+			if (!first_rc)
+				first_rc = dnet_seterr(&e0, (int)rep.code, "%s", rep.msg);
+		} else if (rep.type != (DNET_MSG_READ_BLOCK | DNET_MSG_REPLY)) {
+			rc = rmt_broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
+			break;
+		} else if (rep.data_len != rlen) {
+			rc = rmt_broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
+			break;
+		} else {
+			memcpy((uint8_t *)q->buf + rcv.done, rep.data, rlen);
+		}
+		expect++;
+		inflight--;
+		rcv.done += rlen;
+		if (rcv.done == q->len && failed[rcv.i])
+			q->rc = failed[rcv.i];
+	}
+	if (rc) /* the reads not answered (wholly) fail with the connection */
+		for (size_t i = rcv.i; i < n; i++)
+			if (!reqs[i].rc && reqs[i].len)
+				reqs[i].rc = rc;
+	free(failed);
+	if (!first_rc)
+		return rc;
+	if (err) /* an ERROR came before the break: its read is the first to fail */
+		*err = e0;
+	return first_rc;
+}
+
 static int remote_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
 			      struct dnet_err *err)
 {
@@ -615,6 +716,7 @@ const struct dnet_backend_ops dnet_backend_remote = {
 	.read = remote_read,
 	.write = remote_write,
 	.read_block = remote_read_block,
+	.read_blocks = remote_read_blocks,
 	.write_block = remote_write_block,
 	.wc_flush = remote_wc_flush,
 	.cache_flush = remote_cache_flush,

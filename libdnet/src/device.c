@@ -326,6 +326,73 @@ int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, s
 	return dnet_block_transfer(dev, off, buf, len, false, err);
 }
 
+/* Reads in flight together (device.h): each request checked (and its
+ * write-back lines flushed) as dnet_read_block does, the accepted ones
+ * handed to the backend's read_blocks in one go, then one tap record per
+ * read, in order.  Without read_blocks (or dry) they are done one by one. */
+int dnet_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n, struct dnet_err *err)
+{
+	struct dnet_err ecore, eback;
+	size_t core_i = SIZE_MAX; /* the first request the core refused */
+	if (!dev->ops->read_blocks || dev->dry) {
+		for (size_t i = 0; i < n; i++) {
+			reqs[i].rc = dnet_read_block(dev, reqs[i].off, reqs[i].buf, reqs[i].len, &ecore);
+			if (reqs[i].rc && core_i == SIZE_MAX) {
+				core_i = i;
+				if (err)
+					*err = ecore;
+			}
+		}
+		return core_i == SIZE_MAX ? 0 : reqs[core_i].rc;
+	}
+	/* sent[i]: request i went to the backend (and gets a tap record) */
+	bool *sent = calloc(n ? n : 1, sizeof *sent);
+	if (!sent)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory for %zu block reads", n);
+	size_t nsent = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dnet_read_req *q = &reqs[i];
+		struct dnet_err e;
+		int rc = check_access(q->off, q->len, 8, &e);
+		if (!rc && q->len)
+			rc = dnet_access_check(dev->caps, q->off, q->len, 8, false, false, &e);
+		/* Write-back regions: drop stale lines before reading (§4.2.1). */
+		if (!rc && q->len && dnet_addr_attr(q->off) == DNET_ATTR_WB)
+			rc = dnet_cache_flush(dev, q->off, q->len, &e);
+		q->rc = rc;
+		if (rc && core_i == SIZE_MAX) {
+			core_i = i;
+			ecore = e;
+		}
+		sent[i] = !rc && q->len;
+		nsent += sent[i];
+	}
+	int brc = nsent ? dev->ops->read_blocks(dev, reqs, n, &eback) : 0;
+	size_t back_i = SIZE_MAX; /* the first read the backend failed (eback's) */
+	for (size_t i = 0; i < n; i++) {
+		if (!sent[i])
+			continue;
+		struct dnet_err e;
+		dnet_clearerr(&e);
+		if (reqs[i].rc && back_i == SIZE_MAX) {
+			back_i = i;
+			e = eback;
+		} else if (reqs[i].rc) {
+			dnet_seterr(&e, -reqs[i].rc, "block read of 0x%x+%zu failed: %s", reqs[i].off,
+				    reqs[i].len, dnet_strerror(-reqs[i].rc));
+		}
+		struct dnet_tap_rec r = { .kind = DNET_TAP_READ_BLOCK, .off = reqs[i].off,
+					  .data = reqs[i].buf, .len = reqs[i].len };
+		tap(dev, &r, reqs[i].rc, &e);
+	}
+	free(sent);
+	struct dnet_err *e0 = core_i < back_i ? &ecore : &eback;
+	int rc = core_i < back_i ? reqs[core_i].rc : back_i != SIZE_MAX ? reqs[back_i].rc : brc;
+	if (rc && err)
+		*err = *e0;
+	return rc;
+}
+
 int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err)
 {
 	/* The buffer is only read: the cast serves the shared transfer path. */

@@ -112,7 +112,16 @@ static void run_op(struct dnet_dev *d, uint8_t op, uint8_t param, size_t i)
 	case 1: dnet_write64(d, off, v, &e); break;
 	case 2: { uint8_t x; dnet_read8(d, off, &x, &e); break; }
 	case 3: { uint64_t x[2]; dnet_read128(d, off, x, &e); break; }
-	case 4: dnet_read_block(d, off & ~63u, blk, 64u << (op >> 6), &e); break;
+	case 4:
+		if (op & 0x10) { /* reads in flight together (dnet_read_blocks): one beyond the map */
+			struct dnet_read_req q[3] = { { off & ~63u, blk, 64, 0 },
+						      { DNET_MAP_SIZE, blk + 64, 8, 0 },
+						      { off & ~63u, blk + 128, 64u << (op >> 6), 0 } };
+			dnet_read_blocks(d, q, 3, &e);
+		} else {
+			dnet_read_block(d, off & ~63u, blk, 64u << (op >> 6), &e);
+		}
+		break;
 	case 5: dnet_write_block(d, off & ~63u, blk, 64u << (op >> 6), &e); break;
 	case 6: dnet_wait(d, off, v, (enum dnet_cond)(op >> 5 & 7) % 6, v >> 8, 1000, &r, &e); break;
 	case 7: dnet_delay(d, v % 5000, &e); break;

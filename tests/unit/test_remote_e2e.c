@@ -7,6 +7,8 @@
  *  - permissions: a user client cannot reach the System Register, the
  *    other WID's pages or the SO-DIMM backdoor;
  *  - posted requests: failures come back by tag, STOP skips the rest;
+ *  - reads in flight together (dnet_read_blocks), a refusal among them,
+ *    the daemon killed in the middle of a batch;
  *  - every request type has a handler in dnetd's dispatch table.
  */
 #include "remote_e2e_util.h"
@@ -587,6 +589,116 @@ out:
 	CHECK_EQ(stop_server(&sv), 0);
 }
 
+/* dnet_read_blocks: reads in flight together return what synchronous
+ * reads return, in order; a refused read (by the core's checks or by the
+ * daemon, mid-pipeline) fails alone; a daemon gone mid-batch fails the
+ * reads not yet answered and leaves the others done. */
+static void test_read_blocks(void)
+{
+	struct dnet_err e;
+	struct server sv = {0};
+	char sock[128];
+	snprintf(sock, sizeof sock, "unix:%s/rdb.sock", tmpdir);
+	if (start_server(&sv, "sim:nodes=2", sock, NULL, 0) != 0) {
+		CHECK(!"server started");
+		return;
+	}
+	struct dnet_dev *u = NULL, *p = NULL;
+	CHECK_OK(open_remote(&sv, "user", &u, &e), &e);
+	CHECK_OK(open_remote(&sv, NULL, &p, &e), &e);
+	if (!u || !p)
+		goto out;
+	enum { NR = 200, SZ = DNET_LLCM_SIZE };
+	const uint32_t own = DNET_LLCM_WID(0);
+	static uint8_t src[SZ], got[NR][SZ / 4], want[SZ / 4];
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = pat(11, i);
+	CHECK_OK(dnet_write_block(p, own, src, sizeof src, &e), &e);
+	CHECK_OK(dnet_write64(p, DNET_LLCM_WID(1), 0x77, &e), &e);
+	/* More reads than the client's window, of varied places and sizes;
+	 * among them a System Register read (refused by the core: a user
+	 * client), one past the map (the core) and the other WID's LLCM (the
+	 * daemon refuses it, its ERROR comes in the middle of the replies). */
+	struct dnet_read_req q[NR];
+	memset(got, 0xee, sizeof got);
+	for (size_t i = 0; i < NR; i++) {
+		size_t len = 8 * (1 + (i * 37) % (SZ / 32));
+		q[i] = (struct dnet_read_req){ .off = own + (uint32_t)((i * 4096) % (SZ - len)) / 8 * 8,
+					       .buf = got[i], .len = len, .rc = 99 };
+	}
+	q[5].off = DNET_SREG_BASE + DNET_SR_SMA, q[5].len = 8;
+	q[77].off = DNET_MAP_SIZE, q[77].len = 8;
+	q[120].off = DNET_LLCM_WID(1), q[120].len = 64;
+	q[150].len = 0;
+	CHECK_EQ(dnet_read_blocks(u, q, NR, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "System Register") != NULL); /* the first failure's message */
+	for (size_t i = 0; i < NR; i++) {
+		int want_rc = i == 5 || i == 120 ? -DNET_EPERM : i == 77 ? -DNET_ERANGE : 0;
+		if (q[i].rc != want_rc)
+			fprintf(stderr, "read %zu: rc %d, expected %d\n", i, q[i].rc, want_rc);
+		CHECK_EQ(q[i].rc, want_rc);
+		if (want_rc || !q[i].len)
+			continue;
+		CHECK_OK(dnet_read_block(u, q[i].off, want, q[i].len, &e), &e);
+		CHECK(memcmp(got[i], want, q[i].len) == 0);
+		CHECK(memcmp(got[i], src + (q[i].off - own), q[i].len) == 0);
+	}
+	/* Only the daemon's refusal: its own message, the reads around it done. */
+	struct dnet_read_req d[3] = {
+		{ .off = own, .buf = got[0], .len = 64 },
+		{ .off = DNET_LLCM_WID(1), .buf = got[1], .len = 64 },
+		{ .off = own + 64, .buf = got[2], .len = 64 },
+	};
+	CHECK_EQ(dnet_read_blocks(u, d, 3, &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "WID 1") != NULL);
+	CHECK_EQ(d[0].rc, 0);
+	CHECK_EQ(d[2].rc, 0);
+	CHECK(memcmp(got[2], src + 64, 64) == 0);
+	/* Nothing to do, and all well: 0. */
+	CHECK_OK(dnet_read_blocks(u, d, 0, &e), &e);
+	CHECK_OK(dnet_read_blocks(u, d, 1, &e), &e);
+
+	/* The daemon killed while a long batch (1 GB, the same buffers again
+	 * and again) is in flight: the call fails with DNET_EIO; the reads
+	 * answered before stay done (rc 0, a prefix), every later one fails. */
+	enum { NK = 32768 };
+	struct dnet_read_req *k = calloc(NK, sizeof *k);
+	CHECK(k != NULL);
+	if (!k)
+		goto out;
+	for (size_t i = 0; i < NK; i++)
+		k[i] = (struct dnet_read_req){ .off = own, .buf = got[i % NR], .len = SZ / 4 };
+	pid_t killer = fork();
+	if (killer == 0) {
+		usleep(30000);
+		kill(sv.pid, SIGKILL);
+		_exit(0);
+	}
+	int rc = dnet_read_blocks(u, k, NK, &e);
+	waitpid(killer, NULL, 0);
+	CHECK_EQ(rc, -DNET_EIO);
+	size_t done = 0;
+	while (done < NK && k[done].rc == 0)
+		done++;
+	CHECK(done < NK);
+	for (size_t i = done; i < NK; i++)
+		if (k[i].rc != -DNET_EIO) {
+			CHECK_EQ(k[i].rc, -DNET_EIO);
+			break;
+		}
+	free(k);
+	/* The connection is unusable from then on, at once. */
+	uint64_t v;
+	CHECK_EQ(dnet_read64(u, own, &v, &e), -DNET_EIO);
+	CHECK_EQ(dnet_read_blocks(u, d, 1, &e), -DNET_EIO);
+	CHECK_EQ(d[0].rc, -DNET_EIO);
+out:
+	dnet_close(u);
+	dnet_close(p);
+	stop_server(&sv); /* killed on purpose: no exit status to check */
+	sv.pid = 0;
+}
+
 /* dnetd's dispatch table has a handler for every request type of the
  * protocol (its size is checked when it is compiled; a hole here). */
 static void test_dispatch_table(void)
@@ -614,6 +726,7 @@ int main(void)
 	RUN(test_identity_sim);
 	RUN(test_permissions);
 	RUN(test_posted);
+	RUN(test_read_blocks);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

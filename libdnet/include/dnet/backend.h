@@ -42,6 +42,12 @@ struct dnet_backend_ops {
 			  struct dnet_err *err);
 	int (*write_block)(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
 			   struct dnet_err *err);
+	/* Optional (NULL: the core calls read_block for each).  The core has
+	 * checked every request: those whose rc is already negative (refused)
+	 * are skipped, the others (rc 0, len > 0) are read and their rc set.
+	 * Returns 0 or the first failure (err its message). */
+	int (*read_blocks)(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n,
+			   struct dnet_err *err);
 	/* Optional (NULL: nothing to do). */
 	int (*wc_flush)(struct dnet_dev *dev, struct dnet_err *err);
 	int (*cache_flush)(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);

@@ -105,6 +105,24 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
 int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err);
 int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err);
 
+/* Several block reads in flight at once: reqs[0..n) are read as
+ * dnet_read_block would read each (the same checks, the cache flush of a
+ * write-back region, a tap record per read, in order), but a dnetd backend
+ * sends their requests without waiting for each reply, so a batch of small
+ * reads (the 32 KB LLCM, read again and again) costs about one round trip,
+ * not one per read.  Elsewhere the reads are done one after another.
+ * Every request's rc is set: 0, or its own negative DNET_E* code (a refused
+ * read fails alone; the others are still done).  Returns 0 if all
+ * succeeded, else the first failed request's code, err its message.  If the
+ * connection to dnetd breaks, the reads not yet answered fail with it. */
+struct dnet_read_req {
+	uint32_t off;  /* as dnet_read_block: off and len multiples of 8 */
+	void *buf;
+	size_t len;
+	int rc;        /* set by the call */
+};
+int dnet_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n, struct dnet_err *err);
+
 /* Drain write-combining buffers (sfence) so that Write Window stores reach
  * the device before the request that uses them. */
 int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
