@@ -33,7 +33,10 @@ run_suite() { # label command...
 	printf '  %-40s %4s passed, %s failed, %s skipped\n' "$label" "$p" "$f" "$sk"
 	if [ "$f" -ne 0 ]; then
 		failed_suites+=("$label")
-		printf '%s\n' "$out" | grep -v -E "$sum_re" | tail -n 40 | sed 's/^/    | /'
+		# the failed checks first (a long suite's tail may not hold them),
+		# then how it ended
+		printf '%s\n' "$out" | grep -E '^FAIL ' | head -n 30 | sed 's/^/    | /'
+		printf '%s\n' "$out" | grep -v -E "$sum_re" | grep -v -E '^FAIL ' | tail -n 20 | sed 's/^/    | /'
 	elif [ "$sk" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -E '^SKIP ' | sed 's/^/    | /'
 	fi
