@@ -36,7 +36,8 @@
 . "$(dirname "$0")/reports.sh"
 . "$(dirname "$0")/slurm.sh"
 CLASSES=(assert device posted exit crash crash_after hang nostart)
-TMO=6s # dsh-run -t: the hang class costs this much per launcher
+TMO=10s # dsh-run -t: the hang class costs this much per launcher; a launcher starting
+        # a rank on a loaded machine (mpirun: seconds) must never reach it
 M=$T_TMP/m
 mkdir -p "$M/fail" "$M/pass"
 
