@@ -309,4 +309,25 @@ static inline bool still_serving(const struct server *sv)
 	return ok;
 }
 
+/* The private temporary directory every test of a suite uses: made at
+ * start (0, or -1 with a message), removed with what is in it at the end. */
+static inline int e2e_tmpdir_make(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/dnet-e2e.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+static inline void e2e_tmpdir_remove(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
 #endif

@@ -715,21 +715,14 @@ static void test_dispatch_table(void)
 
 int main(void)
 {
-	signal(SIGPIPE, SIG_IGN);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/dnet-e2e.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (e2e_tmpdir_make() < 0)
 		return 1;
-	}
 	RUN(test_dispatch_table);
 	RUN(test_identity_devmem);
 	RUN(test_identity_sim);
 	RUN(test_permissions);
 	RUN(test_posted);
 	RUN(test_read_blocks);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	e2e_tmpdir_remove();
 	return t_summary("test_remote_e2e");
 }

@@ -387,19 +387,12 @@ static void test_client_errors_and_shutdown(void)
 
 int main(void)
 {
-	signal(SIGPIPE, SIG_IGN);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/dnet-e2e.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (e2e_tmpdir_make() < 0)
 		return 1;
-	}
 	RUN(test_malformed);
 	RUN(test_many_clients);
 	RUN(test_tcp_token);
 	RUN(test_client_errors_and_shutdown);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	e2e_tmpdir_remove();
 	return t_summary("test_remote_wire");
 }
