@@ -140,6 +140,8 @@ $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 
 # test_run_report includes dsh/run/report.c whole (its static helpers).
 $(B)/tests/test_run_report: dsh/run/report.c
+# test_bench_cache includes dsh/bench_cache.c whole (the bench's host cache model).
+$(B)/tests/test_bench_cache: dsh/bench_cache.c
 
 # The driver replays tests/fuzz/regress/NAME and tests/fuzz/corpus/NAME first.
 # fuzz_dsh also links dsh's objects but main.o, and stubs (--wrap) the

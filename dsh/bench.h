@@ -42,6 +42,9 @@ struct bench_val {
 	const char *kind;
 	char fig[24];         /* a calibration point: drawn on this figure at x */
 	double x;
+	/* a prediction: the mechanism that sets it and the timing constants
+	 * it rests on (bench_why.c), NULL if none is written */
+	const char *mechanism, *constants;
 };
 
 /* E8 (bench_e8.c): one row of Table 7.3 per application. */
@@ -94,6 +97,8 @@ struct bench_series *bench_series_new(struct bench_fig *f, const char *name);
 void bench_point(struct bench_series *s, double x, double y);
 void bench_val(struct bench_out *o, const char *exp, const char *kind, const char *unit, double model,
 	       double thesis, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* The mechanism and constants of a prediction (bench_why.c), or NULL. */
+const char *bench_why(const char *exp, const char *what, const char **constants);
 /* The value just added is a thesis point to draw on figure fig at x. */
 void bench_val_plot(struct bench_out *o, const char *fig, double x);
 /* A series' largest / smallest y (and its x in *at, if not NULL). */

@@ -7,6 +7,7 @@
  * The emulator runs the device lazily up to each access (sim timelines), so
  * the order of the calls is the order of virtual time.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ struct bench_sched {
 	bool failed;
 	char err[256];
 	/* the emulator's host copy costs (timing.* parameters), read once */
-	uint64_t l2_bytes, l2_8b_ns, bus_line_ns;
+	uint64_t l2_bytes, l2_8b_ns, bus_line_ns, l2_ways, page_bytes;
 };
 
 static uint64_t stat_or(struct bench_sched *s, const char *name, uint64_t dflt)
@@ -256,10 +257,12 @@ void bh_prefetch(struct bench_host *h, uint32_t off, size_t len)
 void bh_copy(struct bench_host *h, uint64_t bytes, uint64_t footprint)
 {
 	const struct bench_sched *s = h->s;
-	if (footprint <= s->l2_bytes)
-		bh_spend(h, (bytes + 7) / 8 * s->l2_8b_ns);
-	else /* read for ownership + write-back of every line */
-		bh_spend(h, (bytes + 63) / 64 * 2 * s->bus_line_ns);
+	/* The Prefetch Window's 2 KB are in the cache beside the destination
+	 * (prefetched before each copy, flushed before the next VL). */
+	double hit = bench_l2_hit_fraction(footprint, s->l2_bytes, s->l2_ways, s->page_bytes, 2048);
+	double in_l2 = (double)((bytes + 7) / 8 * s->l2_8b_ns);
+	double via_bus = (double)((bytes + 63) / 64 * 2 * s->bus_line_ns); /* read for ownership + write-back */
+	bh_spend(h, (uint64_t)llround(hit * in_l2 + (1 - hit) * via_bus));
 }
 
 void bh_sodimm_write(struct bench_host *h, uint64_t addr, const void *buf, size_t len)
@@ -311,8 +314,18 @@ int bench_run(struct dnet_dev *dev, unsigned n, const unsigned *nodes, const ben
 	struct dnet_err pe;
 	if (dnet_param_get_u64(dev, "timing.host_l2_bytes", &s.l2_bytes, &pe) ||
 	    dnet_param_get_u64(dev, "timing.host_l2_8b_ns", &s.l2_8b_ns, &pe) ||
-	    dnet_param_get_u64(dev, "timing.host_bus_line_ns", &s.bus_line_ns, &pe)) {
+	    dnet_param_get_u64(dev, "timing.host_bus_line_ns", &s.bus_line_ns, &pe) ||
+	    dnet_param_get_u64(dev, "timing.host_l2_ways", &s.l2_ways, &pe) ||
+	    dnet_param_get_u64(dev, "timing.host_page_bytes", &s.page_bytes, &pe)) {
 		snprintf(err, errlen, "the emulator's host costs: %s", pe.msg);
+		return -1;
+	}
+	if (!s.l2_ways || !s.page_bytes || s.l2_bytes % (s.l2_ways * s.page_bytes)) {
+		snprintf(err, errlen,
+			 "the host cache model needs timing.host_l2_bytes (%llu) to be a multiple of "
+			 "timing.host_l2_ways (%llu) x timing.host_page_bytes (%llu), both not 0",
+			 (unsigned long long)s.l2_bytes, (unsigned long long)s.l2_ways,
+			 (unsigned long long)s.page_bytes);
 		return -1;
 	}
 	s.h = calloc(n, sizeof *s.h);

@@ -42,10 +42,17 @@ uint64_t bh_wait(struct bench_host *h, uint32_t off, uint64_t mask, enum dnet_co
 		 uint64_t value, uint64_t timeout_ns);
 void bh_prefetch(struct bench_host *h, uint32_t off, size_t len);
 /* Host time spent off the device: ns of computing, or a copy of `bytes`
- * into a host buffer of `footprint` bytes (in the L2 cache if it fits,
- * else through main memory: timing table). */
+ * into a host buffer of `footprint` bytes: each destination line in the
+ * L2 cache at L2 speed, each other one a read for ownership and a
+ * write-back on the memory bus (bench_l2_hit_fraction says how many). */
 void bh_spend(struct bench_host *h, uint64_t ns);
 void bh_copy(struct bench_host *h, uint64_t bytes, uint64_t footprint);
+/* The share of a copy's destination lines found in the L2 cache, for a
+ * destination of `footprint` bytes written whole once per message
+ * (bench_cache.c, decision D-BENCH-L2), with pw_bytes of Prefetch Window
+ * lines in the cache beside it. */
+double bench_l2_hit_fraction(uint64_t footprint, uint64_t l2_bytes, uint64_t ways, uint64_t page,
+			     uint64_t pw_bytes);
 /* Set-up without cost: SO-DIMM backdoor. */
 void bh_sodimm_write(struct bench_host *h, uint64_t addr, const void *buf, size_t len);
 /* Give up with a message (formatted). */

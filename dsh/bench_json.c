@@ -48,6 +48,10 @@ static cJSON *val_json(const struct bench_val *v)
 		cJSON_AddNumberToObject(o, "thesis", v->thesis);
 		cJSON_AddNumberToObject(o, "error_pct", round((v->model / v->thesis - 1) * 1e4) / 100);
 	}
+	if (v->mechanism) {
+		cJSON_AddStringToObject(o, "mechanism", v->mechanism);
+		cJSON_AddStringToObject(o, "constants", v->constants);
+	}
 	return o;
 }
 

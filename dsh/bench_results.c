@@ -56,6 +56,9 @@ void bench_val(struct bench_out *o, const char *exp, const char *kind, const cha
 	v->kind = kind;
 	v->fig[0] = 0;
 	v->x = NAN;
+	v->mechanism = v->constants = NULL;
+	if (!strcmp(kind, "prediction"))
+		v->mechanism = bench_why(exp, v->what, &v->constants);
 }
 
 /* The value just added is a thesis point to draw on figure fig at x. */

@@ -205,6 +205,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 			}
 			out_text(d, "%-4s %-11s %-66.66s %7.3f %-4s %12s %8s\n", x->exp, x->kind, x->what, x->model, x->unit,
 				 th, df);
+			if (x->mechanism)
+				out_text(d, "     %-11s %s [rests on: %s]\n", "mechanism", x->mechanism, x->constants);
 		}
 		if (b->ne8 > e0)
 			e8_table(d, b, e0);

@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 import json, sys
 for p in json.load(sys.stdin)["result"]["params"]:
     if p["name"].startswith("timing.") and p["name"] not in (
-            "timing.sdimm_init_ns", "timing.sma_up_ns", "timing.sma_reset_ns", "timing.host_l2_bytes"):
+            "timing.sdimm_init_ns", "timing.sma_up_ns", "timing.sma_reset_ns", "timing.host_l2_bytes",
+            "timing.host_l2_ways", "timing.host_page_bytes"):
         print(p["name"], p["value"])' >"$tmp/consts"
 while read -r name value; do
 	up=$((value + (value / 10 > 0 ? value / 10 : 1)))

@@ -20,6 +20,8 @@
 	T(host_wb_miss_ns) \
 	T(host_l2_8b_ns) \
 	T(host_l2_bytes) \
+	T(host_l2_ways) \
+	T(host_page_bytes) \
 	T(host_clflush_64b_ns) \
 	T(cfg_forward_clk) \
 	T(acc_clk) \

@@ -33,10 +33,17 @@ const struct sim_timing sim_timing_default = {
 	 * PREFETCHNTA the lines stream in one bus burst each. */
 	.host_wb_miss_ns = 189,
 	/* Pentium 4 L2 (512 KB, Tab. 6.1): about 8 bytes per ns [I]; a copy
-	 * whose destination does not fit costs a read for ownership and a
-	 * write-back of each line on the bus (2 x host_bus_line_ns). */
+	 * into a destination line not in the cache costs a read for ownership
+	 * and a write-back of each line on the bus (2 x host_bus_line_ns). */
 	.host_l2_8b_ns = 1,
 	.host_l2_bytes = 512u << 10,
+	/* Which destination lines stay in the cache (decision D-BENCH-L2,
+	 * dsh/bench_cache.c): the Pentium 4's L2 is 8-way set associative and
+	 * physically indexed [I: Intel's Pentium 4 datasheet, not the thesis];
+	 * Linux 2.4 (Tab. 6.1) places a buffer's 4 KB pages at random physical
+	 * addresses, with no page colouring. */
+	.host_l2_ways = 8,
+	.host_page_bytes = 4096,
 	/* clflush: an invalidation cycle on the front-side bus [I]. */
 	.host_clflush_64b_ns = 100,
 

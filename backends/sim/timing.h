@@ -16,7 +16,9 @@ struct sim_timing {
 	uint32_t host_wc_drain_ns;     /* first UC access after WC stores */
 	uint32_t host_wb_miss_ns;      /* a line of PW / LH Buffer filled on a read miss */
 	uint32_t host_l2_8b_ns;        /* 8 bytes read or written in the L2 cache */
-	uint32_t host_l2_bytes;        /* L2 size: copies beyond it go to main memory */
+	uint32_t host_l2_bytes;        /* L2 size (Tab. 6.1) */
+	uint32_t host_l2_ways;         /* L2 associativity: the host cache model (bench) */
+	uint32_t host_page_bytes;      /* a page: where a host buffer's lines fall in L2 */
 	uint32_t host_clflush_64b_ns;
 	/* Window Controller (clocks of clk_ns) */
 	uint32_t cfg_forward_clk;

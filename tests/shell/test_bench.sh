@@ -129,7 +129,7 @@ expect_match "E4 trace needed a second lane" '"link \+ switch \(2\)"' "$(cat "$S
 # poll that finds each receive status starts when the status is written
 # (a scheduler that let one host's look run the device past the other's
 # arrival made this lag by up to 0.8 us).
-expect_status "bench E6 trace" 0 "$DSH" -c "bench E6 quick trace=$S/e6.trace"
+expect_status "bench E6 trace" 0 "$DSH" -c "bench E6 quick trace=$S/e6.trace json=$S/e6.json"
 "$PY" - "$S/e6.trace" <<'PYEOF' && pass || fail "E6 trace: an arrival is seen late (or no status was polled)"
 import json, sys
 ev = json.load(open(sys.argv[1]))
@@ -168,6 +168,31 @@ fi
 expect_status "bench trace needs one experiment" 1 "$DSH" -c "bench E1 E5 quick trace=$S/c.trace"
 expect_status "--trace needs the emulator" 2 "$DSH" -b remote:unix:/nonexistent --trace "$S/x" -c info
 expect_match "says so" "--trace needs the emulator" "$(cat "$T_TMP/err")"
+
+# ---- the host's memory system (D-BENCH-L2) ----
+# The copy destination is write-back memory: "SO-DIMM to Host" (as large as
+# the message) costs what the fixed 64-byte area costs while the
+# destination stays in L2, and more once its randomly placed pages overflow
+# their 8-way sets, well before 512 KB (§6.3.2); the fixed area never drops.
+E6J=$S/e6.json
+e6() { J=$E6J point fig6.12 "$1" "$2"; }
+within "to Host = Area Fixed at 48 KB" "$(e6 'SO-DIMM to Host' 49152)" "$(e6 'SO-DIMM to Host (Area Fixed)' 49152)" 0.1
+"$PY" -c "import sys; sys.exit(0 if $(e6 'SO-DIMM to Host' 393216) < 0.97 * $(e6 'SO-DIMM to Host (Area Fixed)' 393216) else 1)" \
+	&& pass || fail "to Host at 384 KB not below the fixed area: the destination's cache misses are not charged"
+"$PY" -c "import sys; sys.exit(0 if $(e6 'SO-DIMM to Host (Area Fixed)' 1048576) >= $(e6 'SO-DIMM to Host (Area Fixed)' 393216) else 1)" \
+	&& pass || fail "the fixed area drops at large sizes"
+expect_status "cache model: 0 ways refused" 1 "$DSH" -c 'bench E6 quick timing.host_l2_ways=0'
+expect_match "cache model: says why" "needs timing.host_l2_bytes \(524288\) to be a multiple of timing.host_l2_ways \(0\)" "$(cat "$T_TMP/err")"
+
+# ---- a mechanism beside every withheld figure (bench_why.c) ----
+for f in "$J" "$E6J"; do
+	expect_eq "every prediction names its mechanism and constants ($(basename "$f"))" "" \
+		"$(jq -r '.values[] | select(.kind == "prediction" and ((.mechanism // "") == "" or (.constants // "") == "")) | .what' "$f")"
+	expect_eq "no calibration point carries one ($(basename "$f"))" "" \
+		"$(jq -r '.values[] | select(.kind == "calibration" and has("mechanism")) | .what' "$f")"
+done
+expect_match "the table prints it under the figure" "^ +mechanism +the RVS ping-pong plus.*rests on: line_clk" \
+	"$("$DSH" -c 'bench E6 quick' 2>/dev/null | grep -A1 -E '^E6 +prediction +max throughput, SO-DIMM to Host \(Area Fixed\)' | tail -1)"
 
 # ---- errors ----
 expect_status "unknown experiment" 1 "$DSH" -c 'bench E10'
