@@ -140,6 +140,22 @@ expect_match "--version starts with dsh" "^dsh [0-9]+\.[0-9]+\.[0-9]+ " "$("$DSH
 expect_status "stdin twice" 2 "$DSH" -f - -f -
 expect_status "bad backend" 3 "$DSH" -b nosuch -c v
 expect_match "bad backend message" "cannot open backend 'nosuch'" "$(cat "$T_TMP/err")"
+# A banner, then an error: each on its own line whichever way the two
+# streams meet (issue 23 item 7 saw them run together): into one file, one
+# pipe, and a terminal (script(1) gives dsh a pty; its CRs are dropped).
+BE='ureg_write prim_counter_reset; wait pkt_counter == 5 timeout=1us'
+BE_WANT="####### Primitive Counter Reset #######
+dsh: -c:1: wait: timed out after 1.000us waiting for pkt_counter == 0x5 (last value 0x0)
+0 passed, 0 failed, 1 error"
+"$BIN/dsh" -c "$BE" >"$T_TMP/be" 2>&1
+expect_eq "banner then error, into a file" "$BE_WANT" "$(cat "$T_TMP/be")"
+expect_eq "banner then error, into a pipe" "$BE_WANT" "$("$BIN/dsh" -c "$BE" 2>&1 | cat)"
+if command -v script >/dev/null; then
+	expect_eq "banner then error, on a terminal" "$BE_WANT" \
+		"$(script -qec "$BIN/dsh -c '$BE'" /dev/null </dev/null | tr -d '\r')"
+else
+	skip "script(1) missing: no terminal for the banner check"
+fi
 expect_status "ok" 0 "$DSH" -c v
 expect_status "help" 0 "$DSH" --help
 finish

@@ -108,6 +108,14 @@ expect_match "README: bits 63:20 read 0" "ctl_status .*= 0x0000000000000000" "$(
 expect_eq "README: the privileged write on plain memory" 1 "$(rd 4)"
 expect_match "README: refused as plain memory" "is plain memory, not a DIMMnet-2" "$(rout 4)"
 
+# ---- a banner, then an error, on the serial console: lines of their own ----
+# (the guest's clock is slow: the 1 us wait ends when it is first looked at)
+expect_match "console: banner, then the error on its own line" \
+	"^####### Primitive Counter Reset #######\|dsh: -c:1: wait: timed out after [0-9.]+us waiting for pkt_counter == 0x5 \(last value 0x0\)\|0 passed, 0 failed, 1 error\|VMBANNER END rc=1\|$" \
+	"$(sed -n '/^VMBANNER BEGIN/,/^VMBANNER END/p' "$CON.txt" | sed 1d | tr '\n' '|')"
+expect_eq "console: every line of it ends CR LF" 0 \
+	"$(sed -n '/^VMBANNER BEGIN/,/^VMBANNER END/p' "$CON" | grep -vc $'\r$')"
+
 # ---- what the guest wrote into the ivshmem BAR ----
 expect_eq "LLCM words written through BAR2" "00000011000000120000001300000014" \
 	"$(od -An -tx4 -j $((0x20000)) -N 16 "$SHM" | tr -d ' \n')"

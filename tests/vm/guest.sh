@@ -174,5 +174,11 @@ while IFS= read -r line; do
 done </readme.cmds
 sed "s/^/VMREADME mtrr | /" /proc/mtrr
 
+# ---- a banner, then an error, straight on the serial console (issue 23
+# item 7): the host checks each is a line of its own ----
+echo "VMBANNER BEGIN"
+dsh -b "pci:$IVS,bar=2,no-reset-check" -c 'ureg_write prim_counter_reset; wait pkt_counter == 5 timeout=1us'
+echo "VMBANNER END rc=$?"
+
 echo "VMCHECK END"
 poweroff -f
