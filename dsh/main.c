@@ -388,11 +388,11 @@ int main(int argc, char **argv)
 		dsh_var_set(d, "next", num);
 		snprintf(num, sizeof num, "%u", prev);
 		dsh_var_set(d, "prev", num);
-		snprintf(num, sizeof num, "%u", d->peer[d->rank].clid);
+		snprintf(num, sizeof num, "%u", d->peer[d->rank].node);
 		dsh_var_set(d, "clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[next].clid);
+		snprintf(num, sizeof num, "%u", d->peer[next].node);
 		dsh_var_set(d, "next_clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[prev].clid);
+		snprintf(num, sizeof num, "%u", d->peer[prev].node);
 		dsh_var_set(d, "prev_clid", num);
 	}
 	d->regs = dnet_regs(&d->nregs);
