@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "dsh.h"
 #include "journal.h"
+#include "sigtime.h"
 
 static void usage(FILE *f)
 {
@@ -471,9 +471,7 @@ int main(int argc, char **argv)
 	dsh_run_verdict(d, &v);
 	int rc = v.exit_status;
 	dsh_release(d);
-	if (sig) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+	if (sig)
+		term_signal_reraise(sig);
 	return rc;
 }

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-#include "sigtime.h"
 
 static bool env_u64(const char *name, uint64_t max, uint64_t *v)
 {
@@ -188,9 +187,11 @@ static const struct dnet_sync_ops dsh_sync_ops = {
 	.store = hook_store, .load = hook_load, .stop = hook_stop, /* the clock: libdnet's, dsh's too */
 };
 
-/* The run's libdnet object, opened on first use (with the area as set then). */
+/* The run's libdnet object, opened on first use (with the area as set
+ * then); from the first barrier, signal or waitfor on the area is reserved. */
 static struct dnet_sync *sync_obj(struct dsh *d)
 {
+	d->sync_used = true;
 	if (!d->sync) {
 		struct dnet_sync_params p;
 		struct dnet_err e = { 0 };
@@ -227,35 +228,32 @@ int dsh_sync_area_set(struct dsh *d, const char *v)
 	return 0;
 }
 
+/* A libdnet call's outcome as dsh reports it. */
+static int sync_done(struct dsh *d, int rc, const struct dnet_err *e)
+{
+	return rc < 0 ? dsh_derr(d, e) : 0;
+}
+
 int dsh_barrier(struct dsh *d, uint64_t tmo, uint32_t *number, unsigned *rounds)
 {
 	struct dnet_err e = { 0 };
-	d->sync_used = true;
 	if (!sync_obj(d))
 		return -1;
-	if (dnet_sync_barrier(d->sync, tmo, number, rounds, &e) < 0)
-		return dsh_derr(d, &e);
-	return 0;
+	return sync_done(d, dnet_sync_barrier(d->sync, tmo, number, rounds, &e), &e);
 }
 
 int dsh_signal(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
 {
 	struct dnet_err e = { 0 };
-	d->sync_used = true;
 	if (!sync_obj(d))
 		return -1;
-	if (dnet_sync_signal(d->sync, r, tmo, count, &e) < 0)
-		return dsh_derr(d, &e);
-	return 0;
+	return sync_done(d, dnet_sync_signal(d->sync, r, tmo, count, &e), &e);
 }
 
 int dsh_waitfor(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
 {
 	struct dnet_err e = { 0 };
-	d->sync_used = true;
 	if (!sync_obj(d))
 		return -1;
-	if (dnet_sync_waitfor(d->sync, r, tmo, count, &e) < 0)
-		return dsh_derr(d, &e);
-	return 0;
+	return sync_done(d, dnet_sync_waitfor(d->sync, r, tmo, count, &e), &e);
 }
