@@ -287,14 +287,15 @@ void out_result_drop(struct dsh *d);
 struct dsh_out_saved { cJSON *res, *extra; unsigned depth; };
 void out_result_save(struct dsh *d, struct dsh_out_saved *s);
 void out_result_restore(struct dsh *d, const struct dsh_out_saved *s);
-/* Emit the JSON object of one command. */
+/* Emit the JSON object of one command (jsonl.c). */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 /* A command's output is complete: flushed now on a terminal, within 20 ms
- * into a pipe or file (print.c, output batching; DSH_FLUSH_EACH=1 in the
+ * into a pipe or file (flush.c, output batching; DSH_FLUSH_EACH=1 in the
  * environment flushes every command).  Before writing to stderr call
  * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
 void dsh_flush(void);
 void dsh_flush_for_stderr(void);
+/* The run's summary object (jsonl.c). */
 void out_json_summary(struct dsh *d, const struct dsh_run_verdict *v);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);
@@ -396,7 +397,7 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v);
  * a failed JSON object, -e stops. */
 void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
 		      const char *msg);
-/* Standard output (or -o FILE) could not be written (print.c): the run
+/* Standard output (or -o FILE) could not be written (flush.c): the run
  * fails.  dsh_output_check flushes, says so once on stderr and counts it. */
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);

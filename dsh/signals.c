@@ -1,6 +1,7 @@
 /* dsh: the signals and the time limit that stop a run -- Ctrl-C at the
  * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
- * wait (print.c, script.c, flags.c, cmd_sync.c) through dsh_interrupted. */
+ * wait (script.c, flags.c, sync.c, ...) through dsh_interrupted, and by
+ * the run's summary (jsonl.c). */
 #include "dsh.h"
 #include "sigtime.h"
 
