@@ -52,12 +52,14 @@ endif
 # that is the daemon's goes here.
 SERVER_SRC := $(wildcard backends/remote/server*.c backends/remote/srv_*.c) backends/remote/grants.c
 LIB_SRC  := $(filter-out $(SERVER_SRC),$(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c))
-DSH_SRC  := $(wildcard dsh/*.c)
-DNETD_SRC := $(wildcard backends/remote/dnetd/*.c)
-RUN_SRC  := $(wildcard dsh/run/*.c)
+# common/: what the programs share without libdnet (compiled into each).
+COMMON_SRC := $(wildcard common/*.c)
+DSH_SRC  := $(wildcard dsh/*.c) $(COMMON_SRC)
+DNETD_SRC := $(wildcard backends/remote/dnetd/*.c) $(COMMON_SRC)
+RUN_SRC  := $(wildcard dsh/run/*.c) $(COMMON_SRC)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h dsh/run/*.h backends/remote/dnetd/*.h tests/unit/*.h)
+HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h dsh/run/*.h backends/remote/dnetd/*.h common/*.h tests/unit/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_PIC  := $(LIB_SRC:%.c=$(B)/pic/%.o)

@@ -32,7 +32,7 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 			return dsh_error(d, "out of memory");
 		for (unsigned r = 0; r < n; r++)
 			map[r] = alone ? (struct dnet_msg_rank){ r + 1, d->wid }
-				       : (struct dnet_msg_rank){ d->peer[r].clid, d->peer[r].wid };
+				       : d->peer[r];
 		struct dnet_msg_params p;
 		dnet_msg_params_default(&p);
 		p.timeout_ns = d->timeout_ns;

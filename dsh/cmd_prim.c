@@ -427,17 +427,17 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 		return -1;
 	if (!force && dsh_sync_area_guard(d, (uint32_t)off, 8) < 0)
 		return -1;
-	struct dnet_pkt_hdr h;
-	uint64_t img[DNET_HDR_MAX_LINES + 1];
-	unsigned n;
-	if (dsh_rllcm_image(d, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val, &h,
-			img, &n) < 0)
-		return -1;
+	struct dnet_sync_flag_pkt p; /* the packet of a barrier's flag */
+	struct dnet_err e = { 0 };
+	if (dnet_sync_flag_pkt(d->wid, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val,
+			       (unsigned)kv[1].val, &p, &e) < 0)
+		return dsh_derr(d, &e);
+	unsigned n = p.lines;
 	dsh_check_clid(d, (unsigned)clid);
-	json_hdr(d, &h, img, n);
+	json_hdr(d, &p.hdr, p.img, n);
 	out_hex(d, "value", NULL, val);
 	/* No output, as the original (Fig. C.9). */
-	return send_image(d, (unsigned)kv[1].val, img, n + 1, n * 8 + 8, true, false);
+	return send_image(d, (unsigned)kv[1].val, p.img, n + 1, n * 8 + 8, true, false);
 }
 
 #define BOTF_MAX_DATA (DNET_WINDOW_SIZE / 8)

@@ -339,50 +339,15 @@ int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, u
 	return 0;
 }
 
-int dsh_rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
-		    uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = DNET_OT_RVS;
-	h->dwid = dwid;
-	h->swid = d->wid;
-	h->dlid = dnet_clid_to_lid((uint16_t)clid);
-	h->eflag = ef;
-	h->lflag = 1;
-	h->src_or_init_dst = off;
-	h->dstoff = off;
-	h->size = 2 * 8 + 8;
-	struct dnet_err e = { 0 };
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	h->size = *n * 8 + 8;
-	if (dnet_hdr_encode(h, img, n, &e) < 0)
-		return dsh_derr(d, &e);
-	img[*n] = val;
-	return 0;
-}
-
 int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww)
 {
-	struct dnet_pkt_hdr h;
-	uint64_t img[DNET_HDR_MAX_LINES + 1];
-	uint8_t buf[(DNET_HDR_MAX_LINES + 1) * 8];
-	unsigned n;
-	if (dsh_rllcm_image(d, clid, dwid, 0, off, val, &h, img, &n) < 0)
-		return -1;
-	for (unsigned i = 0; i <= n; i++)
-		for (unsigned k = 0; k < 8; k++)
-			buf[i * 8 + k] = (uint8_t)(img[i] >> (8 * k));
-	struct dnet_botf_req b = { .ww = ww, .size = h.size };
-	struct dnet_cmd cmd;
+	struct dnet_sync_flag_pkt p;
 	struct dnet_err e = { 0 };
-	memset(&cmd, 0, sizeof(cmd));
-	if (dnet_botf_encode(&b, &cmd.lower, &e) < 0)
+	if (dnet_sync_flag_pkt(d->wid, clid, dwid, 0, off, val, ww, &p, &e) < 0)
 		return dsh_derr(d, &e);
-	cmd.lower_only = true;
-	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, (n + 1) * 8) < 0)
+	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, p.bytes, p.len) < 0)
 		return -1;
-	return dsh_issue(d, DNET_CMD0, &cmd);
+	return dsh_issue(d, DNET_CMD0, &p.cmd);
 }
 
 /* ---- the synchronisation area (D-SYNC-AREA) ---- */
@@ -403,19 +368,3 @@ int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len)
 				 d->size > 1 ? "this run has several ranks" : "this shell synchronised");
 	return 0;
 }
-
-int dsh_sync_area_set(struct dsh *d, const char *v)
-{
-	uint64_t a;
-	if (dsh_num_str(d, v, DNET_LLCM_SIZE - DSH_SYNC_AREA_SIZE, "sync_area", &a) < 0)
-		return -1;
-	if (a % 8)
-		return dsh_error(d, "set sync_area: 0x%" PRIx64 " is not 8-byte aligned", a);
-	if (d->sync_gen && a != d->sync_area)
-		return dsh_error(d, "set sync_area: this rank has joined the run with its flags at LLCM 0x%" PRIx32
-				 " already (every rank sets the same area before its first barrier, signal or "
-				 "waitfor)", d->sync_area);
-	d->sync_area = (uint32_t)a;
-	return 0;
-}
-

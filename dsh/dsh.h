@@ -107,22 +107,14 @@ struct dsh {
 	uint32_t base;      /* printed address = base + device offset */
 	uint64_t timeout_ns;
 	unsigned nprocs, pid, wid;
-	/* ranks (cmd_sync.c) */
+	/* ranks (sync.c, cmd_sync.c) */
 	unsigned rank, size;
 	const char *rank_from;       /* the environment variable the rank came from */
 	uint32_t run_id;
-	struct dsh_peer { unsigned clid, wid; } *peer; /* [size] */
-	uint32_t *sent, *got;        /* signals per peer */
-	uint32_t barrier_gen;
-	/* joining the run (D-SYNC-RUN) */
+	struct dnet_msg_rank *peer;  /* [size]: each rank's node (CLID) and WID */
 	uint32_t sync_area;          /* LLCM offset of the synchronisation area */
 	bool sync_used;              /* barrier, signal or waitfor ran: the area is reserved */
-	uint32_t sync_gen;           /* the run's generation, 0 until known (rank 0: opened) */
-	uint32_t sync_nonce;         /* rank > 0: this process's join nonce */
-	uint32_t sync_echo;          /* rank > 0: the offer answered last */
-	bool sync_offered;           /* rank 0: offers sent to every rank */
-	bool *joined;                /* rank 0: [size], the ranks it admitted */
-	unsigned unjoined;           /* rank 0: ranks not admitted yet */
+	struct dnet_sync *sync;      /* libdnet's barrier and signals, opened on first use */
 	/* send/recv (cmd_msg.c): the message job, set up on first use */
 	struct dnet_msg_job *msg_job;
 	struct dnet_dev *msg_job_dev;  /* the device the job was opened on */
@@ -295,14 +287,15 @@ void out_result_drop(struct dsh *d);
 struct dsh_out_saved { cJSON *res, *extra; unsigned depth; };
 void out_result_save(struct dsh *d, struct dsh_out_saved *s);
 void out_result_restore(struct dsh *d, const struct dsh_out_saved *s);
-/* Emit the JSON object of one command. */
+/* Emit the JSON object of one command (jsonl.c). */
 void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok);
 /* A command's output is complete: flushed now on a terminal, within 20 ms
- * into a pipe or file (print.c, output batching; DSH_FLUSH_EACH=1 in the
+ * into a pipe or file (flush.c, output batching; DSH_FLUSH_EACH=1 in the
  * environment flushes every command).  Before writing to stderr call
  * dsh_flush_for_stderr, so that 2>&1 keeps the order. */
 void dsh_flush(void);
 void dsh_flush_for_stderr(void);
+/* The run's summary object (jsonl.c). */
 void out_json_summary(struct dsh *d, const struct dsh_run_verdict *v);
 /* Print s with control bytes and invalid UTF-8 escaped as \xNN. */
 void dsh_fputs_safe(const char *s, FILE *f);
@@ -404,7 +397,7 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v);
  * a failed JSON object, -e stops. */
 void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
 		      const char *msg);
-/* Standard output (or -o FILE) could not be written (print.c): the run
+/* Standard output (or -o FILE) could not be written (flush.c): the run
  * fails.  dsh_output_check flushes, says so once on stderr and counts it. */
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
@@ -412,18 +405,18 @@ bool dsh_output_check(struct dsh *d);
 /* ---- sync.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
 /* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
-#define DSH_SYNC_AREA       0x7000u  /* default: the last 4 KB of LLCM */
-#define DSH_SYNC_AREA_SIZE  0x1000u
-#define DSH_SYNC_BARRIER    0x000u   /* + 8 x round */
-#define DSH_SYNC_OPEN       0x0f8u   /* barrier word 31 (rounds end at 9): rank 0's offer/answer */
-#define DSH_SYNC_SIGNAL     0x100u   /* + 8 x source rank */
-#define DSH_SYNC_MAX_RANKS  480      /* (0x1000 - 0x100) / 8 signal words */
+#define DSH_SYNC_AREA       DNET_SYNC_AREA       /* default: the last 4 KB of LLCM */
+#define DSH_SYNC_AREA_SIZE  DNET_SYNC_AREA_SIZE  /* layout: dnet/sync.h */
+#define DSH_SYNC_MAX_RANKS  DNET_SYNC_MAX_RANKS
 int dsh_sync_init(struct dsh *d, char *err, size_t errlen);
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
+/* set sync_area ADDR */
+int dsh_sync_area_set(struct dsh *d, const char *v);
 #define DSH_SYNC_TIMEOUT_NS 30000000000ull /* default: 30 s of real time */
-/* The barrier of every rank of the run (the first joins the run, D-SYNC-RUN):
- * its generation and number of rounds.  -1 (message set) on a timeout. */
+/* The barrier of every rank of the run (libdnet's dnet_sync_barrier with
+ * dsh's hooks, D-DSH-BARRIER; the first joins the run, D-SYNC-RUN): its
+ * number and number of rounds.  -1 (message set) on a timeout. */
 int dsh_barrier(struct dsh *d, uint64_t timeout_ns, uint32_t *gen, unsigned *rounds);
 /* Signal rank r / wait for rank r's next signal: the signal's count. */
 int dsh_signal(struct dsh *d, unsigned r, uint64_t timeout_ns, uint32_t *count);
@@ -437,9 +430,6 @@ void dsh_amt_free(struct dsh *d);
 /* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
  * built in Write Window ww and sent by BOTF. */
 int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);
-/* The RVS/lflag packet image of such a store (eflag ef): header h, words img[0..*n]. */
-int dsh_rllcm_image(struct dsh *d, unsigned clid, unsigned dwid, unsigned ef, uint32_t off,
-		    uint64_t val, struct dnet_pkt_hdr *h, uint64_t *img, unsigned *n);
 int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *elapsed);
 int dsh_now(struct dsh *d, uint64_t *ns);
 int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd);
@@ -462,8 +452,6 @@ int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, u
 bool dsh_sync_reserved(const struct dsh *d);
 /* -1 (message set) if [off, off+len) of LLCM touches the reserved area. */
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len);
-/* set sync_area ADDR */
-int dsh_sync_area_set(struct dsh *d, const char *v);
 
 /* ---- script.c ---- */
 int dsh_run_string(struct dsh *d, const char *text, const char *name);

@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "dsh.h"
 #include "journal.h"
+#include "sigtime.h"
 
 static void usage(FILE *f)
 {
@@ -388,11 +388,11 @@ int main(int argc, char **argv)
 		dsh_var_set(d, "next", num);
 		snprintf(num, sizeof num, "%u", prev);
 		dsh_var_set(d, "prev", num);
-		snprintf(num, sizeof num, "%u", d->peer[d->rank].clid);
+		snprintf(num, sizeof num, "%u", d->peer[d->rank].node);
 		dsh_var_set(d, "clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[next].clid);
+		snprintf(num, sizeof num, "%u", d->peer[next].node);
 		dsh_var_set(d, "next_clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[prev].clid);
+		snprintf(num, sizeof num, "%u", d->peer[prev].node);
 		dsh_var_set(d, "prev_clid", num);
 	}
 	d->regs = dnet_regs(&d->nregs);
@@ -471,9 +471,7 @@ int main(int argc, char **argv)
 	dsh_run_verdict(d, &v);
 	int rc = v.exit_status;
 	dsh_release(d);
-	if (sig) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+	if (sig)
+		term_signal_reraise(sig);
 	return rc;
 }

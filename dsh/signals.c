@@ -1,6 +1,7 @@
 /* dsh: the signals and the time limit that stop a run -- Ctrl-C at the
  * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
- * wait (print.c, script.c, flags.c, cmd_sync.c) through dsh_interrupted. */
+ * wait (script.c, flags.c, sync.c, ...) through dsh_interrupted, and by
+ * the run's summary (jsonl.c). */
 #include "dsh.h"
 #include "sigtime.h"
 
@@ -26,21 +27,14 @@ void dsh_interrupt_clear(void)
 /* A batch run ended by SIGINT/SIGTERM/SIGHUP: the running command stops at
  * its next check, the summary is written, then the signal is re-raised so
  * the exit status is 128 + N as before. */
-static volatile sig_atomic_t g_term;
-
-static void on_term(int sig)
-{
-	g_term = sig;
-}
-
 void dsh_batch_signals(void)
 {
-	dsh_catch_term(on_term);
+	term_signals_watch();
 }
 
 int dsh_term_signal(void)
 {
-	return g_term;
+	return term_signal_caught();
 }
 
 /* --max-time: the run stops at d->deadline_ns, a CLOCK_MONOTONIC instant (0: none). */
@@ -56,5 +50,5 @@ bool dsh_out_of_time(const struct dsh *d)
 
 bool dsh_interrupted(struct dsh *d)
 {
-	return (d->interactive && g_sigint) || g_term || dsh_out_of_time(d);
+	return (d->interactive && g_sigint) || term_signal_caught() || dsh_out_of_time(d);
 }

@@ -118,9 +118,7 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	pid_t p = fork();
 	if (p == 0) {
 		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		term_signals_default();
 		int in = open("/dev/null", O_RDWR), err = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (in < 0 || err < 0 || dup2(in, 0) < 0 || dup2(in, 1) < 0 || dup2(err, 2) < 0)
 			_exit(126);

@@ -22,21 +22,14 @@
 
 #define KILL_GRACE_MS 2000u
 
-static volatile sig_atomic_t g_sig;
-
-static void on_sig(int s)
-{
-	g_sig = s;
-}
-
 void run_signals_install(void)
 {
-	dsh_catch_term(on_sig);
+	term_signals_watch();
 }
 
 int run_signal_caught(void)
 {
-	return g_sig;
+	return term_signal_caught();
 }
 
 uint64_t now_ms(void)
@@ -66,9 +59,7 @@ static pid_t spawn(char *const argv[], const char *out, const char *errf, char *
 		return -1;
 	if (p == 0) {
 		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		term_signals_default();
 		if (out) {
 			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			if (fd < 0 || dup2(fd, 1) < 0)

@@ -228,16 +228,14 @@ int rank_exec(int argc, char **argv)
 
 	put_host(dir, rank);
 	put_status(dir, rank, "started %ld", (long)getpid());
-	dsh_catch_term(forward);
+	term_signals_catch(forward);
 	pid_t p = fork();
 	if (p < 0) {
 		put_status(dir, rank, "exit %ld", 127);
 		return 127;
 	}
 	if (p == 0) {
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		term_signals_default();
 		/* the rank's stderr in DIR/rankK.err, for dsh-run's messages and
 		 * reports (else it stays in the launcher's merged stream) */
 		char ep[4300];
@@ -261,8 +259,7 @@ int rank_exec(int argc, char **argv)
 		int sig = WTERMSIG(st);
 		put_status(dir, rank, "signal %ld", sig);
 		/* the launcher sees the rank end as it did */
-		signal(sig, SIG_DFL);
-		raise(sig);
+		term_signal_reraise(sig);
 		return 128 + sig;
 	}
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 127;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "dnet/dnet.h"
 #include "run.h"
+#include "../../common/utf8.h"
 
 #define TOOL_VERSION "0.1.0"
 #define TRACE_ERR_MAX 2048      /* bytes of a rank's stderr in a CTRF trace */
@@ -61,28 +62,6 @@ static void iso8601(uint64_t ms, char *b, size_t n)
 }
 
 /* ---- text ---------------------------------------------------------------------------- */
-
-/* The length of the UTF-8 character at p (1 for ASCII), 0 if p does not
- * start a valid one (no overlongs, no surrogates).  p is NUL-terminated, so
- * a character cut by the end is invalid.  The rule of dsh/print.c, whose
- * objects dsh-run does not link. */
-static int utf8_len(const unsigned char *p)
-{
-	unsigned char c = p[0];
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
-	}
-	return 0;
-}
 
 /* s as text every JSON and XML 1.0 reader accepts: a byte that does not
  * start a valid UTF-8 character, and U+FFFE/U+FFFF (not XML characters),

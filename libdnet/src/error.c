@@ -35,7 +35,7 @@ const char *dnet_strerror(int code)
 		[DNET_EPERM] = "EPERM", [DNET_EIO] = "EIO", [DNET_ERANGE] = "ERANGE",
 		[DNET_ETIMEDOUT] = "ETIMEDOUT", [DNET_ENOTSUP] = "ENOTSUP",
 		[DNET_EPROTO] = "EPROTO", [DNET_ENOMEM] = "ENOMEM", [DNET_EBUSY] = "EBUSY",
-		[DNET_EALIGN] = "EALIGN",
+		[DNET_EALIGN] = "EALIGN", [DNET_EINTR] = "EINTR",
 	};
 	if (code < 0)
 		code = -code;

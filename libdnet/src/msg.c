@@ -5,7 +5,6 @@
  * Buffer -- no backdoor, so it runs on the board as on the emulator. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "dnet/msg.h"
 #include "dnet/bytes.h"
 #include "dnet/codes.h"
@@ -113,16 +112,14 @@ static int pause_once(struct dnet_msg_job *job, struct dnet_err *err)
  * other processes progress in real time. */
 struct budget {
 	uint64_t polls;
-	struct timespec end;
+	uint64_t end;  /* dnet_mono_ns */
 };
 
 static struct budget budget_start(const struct dnet_msg_job *job)
 {
 	struct budget b = { .polls = job->p.timeout_ns / (job->p.poll_ns ? job->p.poll_ns : 1) + 1 };
-	clock_gettime(CLOCK_MONOTONIC, &b.end);
-	uint64_t ns = (uint64_t)b.end.tv_nsec + job->p.timeout_ns % 1000000000u;
-	b.end.tv_sec += (time_t)(job->p.timeout_ns / 1000000000u + ns / 1000000000u);
-	b.end.tv_nsec = (long)(ns % 1000000000u);
+	uint64_t now = dnet_mono_ns();
+	b.end = job->p.timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + job->p.timeout_ns;
 	return b;
 }
 
@@ -131,9 +128,7 @@ static bool budget_left(struct budget *b)
 	if (!b->polls)
 		return false;
 	b->polls--;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec < b->end.tv_sec || (now.tv_sec == b->end.tv_sec && now.tv_nsec < b->end.tv_nsec);
+	return dnet_mono_ns() < b->end;
 }
 
 /* Wait until the Request FIFO takes a request (§5.2.2: Controller Status

@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	set_num(d, "size", d->size);
 	set_num(d, "next", (d->rank + 1) % d->size);
 	set_num(d, "prev", (d->rank + d->size - 1) % d->size);
-	set_num(d, "clid", d->peer[d->rank].clid);
+	set_num(d, "clid", d->peer[d->rank].node);
 	d->regs = dnet_regs(&d->nregs);
 	d->nshadow = dnet_node_count(d->dev);
 	d->shadow = calloc(d->nshadow ? d->nshadow : 1, sizeof *d->shadow);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dsh --json's writer (dsh/print.c): every line valid JSON (strict UTF-8:
+# dsh --json's writer (dsh/jsonl.c): every line valid JSON (strict UTF-8:
 # control bytes escaped, a byte outside UTF-8 becomes U+FFFD), the same
 # objects as cJSON prints them (--pretty still goes through cJSON_Print),
 # and the output batching: into a pipe or file a line is out within about

@@ -22,17 +22,10 @@
 #include "dnet/dnet.h"
 #include "dnet/parse.h"
 #include "remote/server.h"
+#include "../../../common/termsig.h" /* the programs' one signal set-up */
 
 #define EXIT_USAGE   2
 #define EXIT_BACKEND 3
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -493,21 +486,11 @@ int main(int argc, char **argv)
 	 * that a SIGTERM is never lost between a check and the wait. */
 	sigset_t block, orig;
 	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
+	term_signals_set(&block, true);
 	sigprocmask(SIG_BLOCK, &block, &orig);
-	struct sigaction sact;
-	memset(&sact, 0, sizeof sact);
-	sact.sa_handler = on_signal;
-	sigemptyset(&sact.sa_mask);
-	sigaction(SIGTERM, &sact, NULL);
-	sigaction(SIGINT, &sact, NULL);
-	sigaction(SIGHUP, &sact, NULL);
+	term_signals_watch();
 	signal(SIGPIPE, SIG_IGN);
-	sigdelset(&orig, SIGTERM);
-	sigdelset(&orig, SIGINT);
-	sigdelset(&orig, SIGHUP);
+	term_signals_set(&orig, false);
 
 	struct dnet_srv_config cfg = {
 		.dev = dev,
@@ -518,7 +501,7 @@ int main(int argc, char **argv)
 		.max_clients = (unsigned)max_clients,
 		.once = once,
 		.sigmask = &orig,
-		.stop = &stop_flag,
+		.stop = term_signal_flag(),
 		.log = log_line,
 		.verbose = verbose,
 		.socket_group = socket_group,

@@ -9,6 +9,7 @@
  *   parse.h    strict number parsing
  *   param.h    backend parameters (list, get, set by name)
  *   probe.h    where a board may be: host bridges, DRAM rows, PCI BARs
+ *   sync.h     barrier and signals between ranks through the device
  *   decisions  every ambiguous reading of the thesis is listed in
  *              docs/decisions.md and decided once in libdnet/src.
  */
@@ -29,6 +30,7 @@
 #include "dnet/tap.h"
 #include "dnet/param.h"
 #include "dnet/probe.h"
+#include "dnet/sync.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1

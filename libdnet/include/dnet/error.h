@@ -27,6 +27,7 @@ enum dnet_errcode {
 	DNET_ENOMEM = 9,    /* out of memory */
 	DNET_EBUSY = 10,    /* device busy (e.g. request FIFO full) */
 	DNET_EALIGN = 11,   /* misaligned offset or size */
+	DNET_EINTR = 12,    /* the caller's stop hook ended a wait (sync.h) */
 };
 
 #define DNET_ERR_MSG_MAX 1024
