@@ -19,12 +19,26 @@ uint64_t sim_capacity(const struct sim_node *n)
 	 * SO-DIMM area is one module's capacity C; WID w owns [w*C, (w+1)*C)
 	 * of the interleaved SO-DIMM address space.  Request offsets are
 	 * relative to the process's own area ("自 SO-DIMM 領域", §4.6.4). */
-	return dnet_capacity_bytes(n->cap_code);
+	return n->cap_bytes;
 }
 
 uint32_t sim_mtu(const struct sim_node *n)
 {
-	return dnet_mtu_bytes(n->mtu_code);
+	return n->mtu_bytes;
+}
+
+/* Set the Capacity and MTU codes, and the bytes they mean (looked up once
+ * here, not per packet: host speed). */
+static void set_cap_code(struct sim_node *n, uint64_t code)
+{
+	n->cap_code = code;
+	n->cap_bytes = dnet_capacity_bytes(code);
+}
+
+static void set_mtu_code(struct sim_node *n, uint64_t code)
+{
+	n->mtu_code = code;
+	n->mtu_bytes = dnet_mtu_bytes(code);
 }
 
 /* SMA LID (System Register 0x300 read): [15:0] the LID the Subnet Manager
@@ -140,14 +154,14 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	 * 4.10/4.11), SO-DIMM not initialised, LID 0, and the SMA reports the
 	 * link up only after sma_up_ns. */
 	if (s->cold) {
-		n->cap_code = 0;
-		n->mtu_code = 0;
+		set_cap_code(n, 0);
+		set_mtu_code(n, 0);
 		n->lid = 0;
 		n->sdimm_ready = false;
 		n->sma_up_at = s->t.sma_up_ns;
 	} else {
-		n->cap_code = s->cap_code;
-		n->mtu_code = s->mtu_code;
+		set_cap_code(n, s->cap_code);
+		set_mtu_code(n, s->mtu_code);
 		n->lid = sim_sma_lid(s, n);
 		n->sdimm_ready = true;
 		n->sma_up_at = 0;
@@ -477,8 +491,8 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 				     ++n->sdimm_init_gen, 0, NULL);
 		}
 		break;
-	case DNET_SR_SDIMM_CAPACITY: n->cap_code = v & 0x3fu; break;
-	case DNET_SR_MTU: n->mtu_code = v & 0x1fu; break;
+	case DNET_SR_SDIMM_CAPACITY: set_cap_code(n, v & 0x3fu); break;
+	case DNET_SR_MTU: set_mtu_code(n, v & 0x1fu); break;
 	case DNET_SR_SMA:
 		/* SMA Software Reset: the link is re-trained; SMA LID reads 0 for
 		 * sma_reset_ns [I]. */

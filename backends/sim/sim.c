@@ -47,7 +47,8 @@ void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 		return;
 	}
 	if (sim_evq_push(&s->q, &ev)) {
-		free(p);
+		if (p)
+			sim_pkt_free(s, p);
 		struct sim_node *n = node ? s->node[node - 1] : NULL;
 		if (n)
 			n->st[ST_ALLOC_FAIL]++;
@@ -243,6 +244,8 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;
 	s->mtu_code = DNET_MTU_CODE_DEFAULT;
 	s->fifo_depth = SIM_DEFAULT_FIFO;
+	for (unsigned i = 0; i < 32; i++)
+		s->oi[i] = dnet_otype_info(i);
 	int rc = parse_args(s, args, err);
 	if (!rc && sims_open[!s->clid_12_9])
 		rc = dnet_seterr(err, DNET_EINVAL, "sim: clid=%s conflicts with %u open sim instance(s) using "

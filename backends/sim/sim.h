@@ -99,6 +99,17 @@ struct sim_pkt {
 	uint16_t org_node;    /* the host request it serves (D-SIM-CAUSE): node, */
 	uint8_t org_wid;      /* and WID; org_node 0: none */
 	bool pooled;          /* SIM_PKT_POOL_LINES long: goes back to sim.pkt_pool */
+	/* A deferred payload (switch.c, host speed only: the model never sees
+	 * it): while lazy_src is set the data lines are not filled; the data
+	 * is lazy_len bytes at SO-DIMM address lazy_addr of node lazy_src,
+	 * from line lazy_hl on, unchanged since the packet left (a store to
+	 * that SO-DIMM fills the packet first).  lazy_prev/next: the source
+	 * node's list of them. */
+	struct sim_node *lazy_src;
+	struct sim_pkt *lazy_prev, *lazy_next;
+	uint64_t lazy_addr;
+	uint32_t lazy_len;
+	uint8_t lazy_hl;
 	uint64_t line[];      /* header lines then data lines */
 };
 enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
@@ -324,6 +335,8 @@ struct sim_node {
 	struct sim_wid w[DNET_NWID];
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
+	uint64_t cap_bytes;           /* what the codes mean (node.c: set_cap_code, set_mtu_code) */
+	uint32_t mtu_bytes;
 	uint16_t lid;
 	uint8_t pgid[DNET_NWID];
 	bool sdimm_ready, sdimm_init_busy;
@@ -372,6 +385,7 @@ struct sim_node {
 	uint64_t pu_until, wu_until;  /* PU reading / WU writing the SO-DIMM until */
 	uint64_t st[ST_COUNT];
 	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
+	struct sim_pkt *lazy_head;    /* packets in flight whose payload is still here (switch.c) */
 	/* Large and seldom used state last: the node is an anonymous mapping
 	 * (node.c) and a page of it takes memory only once touched. */
 	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
@@ -403,6 +417,7 @@ struct sim {
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
+	const struct dnet_otype_info *oi[32]; /* dnet_otype_info by 5-bit TYPE, looked up once */
 	unsigned fifo_depth;
 	uint64_t nodes_allocated;
 	uint64_t unroutable;
@@ -480,6 +495,9 @@ void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
 int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
 void sim_sd_free(struct sim_node *n);
+/* Where [addr, addr + *len) of n's SO-DIMM is stored in one piece (every
+ * page written, one chunk; *len shortened to the chunk's end), or NULL. */
+const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len);
 uint64_t sim_sd_bytes(const struct sim_node *n);
 /* Process-area accessors: offset inside WID wid's area, bounds checked by the
  * caller; honour "SO-DIMM not initialised" (reads 0, writes dropped). */
@@ -539,6 +557,15 @@ bool sim_sw_can_send(const struct sim_node *src);
 void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sim_sw_taken(struct sim *s, const struct sim_pkt *p);
 void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
+/* Deferred payloads (host speed: one copy of the data instead of two).
+ * sim_pkt_defer: p's data is len bytes at SO-DIMM address addr of src from
+ * line hl on; sim_sw_send keeps it deferred on the fault-free path, else
+ * fills it.  sim_pkt_fill copies it in (and unlinks it); sim_sd_fill_all:
+ * every packet whose payload is still in n's SO-DIMM, before a store there. */
+void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_t addr, uint32_t len);
+void sim_pkt_fill(struct sim_pkt *p);
+void sim_pkt_unlink(struct sim_pkt *p);
+void sim_sd_fill_all(struct sim_node *n);
 
 /* faults.c */
 uint64_t sim_faults_rto(const struct sim *s);
