@@ -202,8 +202,9 @@ static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct s
 
 /* Scatter the packet's data, a deferred payload (switch.c) straight from
  * the source's SO-DIMM where it is stored in one piece: one copy, not two.
- * Only a contiguous store into another node's initialised SO-DIMM goes so,
- * piece by piece exactly as one store would; anything else fills p first. */
+ * Only a contiguous store into another node's initialised SO-DIMM goes so
+ * (cut at the end of the area as sim_pat_scatter cuts it, piece by piece
+ * as one store would write); anything else fills p first. */
 static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_rx_info *x,
 		       enum sim_target tg, const struct sim_pat *pat)
 {
@@ -215,20 +216,20 @@ static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_r
 		sim_pkt_fill(p);
 		return sim_pat_scatter(n, dwid, tg, pat, 0, data, x->dlen);
 	}
-	uint64_t addr = p->lazy_addr;
+	uint64_t addr = p->lazy_addr, lim = sim_capacity(n), a = pat->base;
+	uint64_t in = a >= lim ? 0 : (lim - a < x->dlen ? lim - a : x->dlen);
 	sim_pkt_unlink(p); /* read now: nothing can store to src meanwhile */
-	bool ok = true;
-	for (uint64_t pos = 0; pos < x->dlen;) {
-		size_t k = (size_t)(x->dlen - pos);
+	for (uint64_t pos = 0; pos < in;) {
+		size_t k = (size_t)(in - pos);
 		const uint8_t *from = sim_sd_phys_ptr(src, addr + pos, &k);
 		if (!from) {
 			sim_sd_phys_read(src, addr + pos, data + pos, k);
 			from = data + pos;
 		}
-		ok &= sim_pat_scatter(n, dwid, tg, pat, pos, from, k);
+		sim_sd_area_write(n, dwid, a + pos, from, k);
 		pos += k;
 	}
-	return ok;
+	return in == x->dlen;
 }
 
 static void rx_write_data(struct sim_node *n, struct sim_pkt *p, const struct sim_rx_info *x)

@@ -501,7 +501,7 @@ void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
 	if (s->trace && p->kind == SIM_PKT_DATA)
 		trace_hop(s, p, node);
-	struct sim_node *n = sim_node_get(s, node);
+	struct sim_node *n = s->node[node - 1] ? s->node[node - 1] : sim_node_get(s, node);
 	if (!n) {
 		if (!p->rel && src && src->tx_inflight)
 			src->tx_inflight--;
