@@ -42,23 +42,32 @@ static inline bool sim_ev_before(const struct sim_ev *a, const struct sim_ev *b)
 }
 
 /* Push, pop and peek are inline: the emulator runs a few of them per
- * packet (host speed). */
+ * packet (host speed).  An event is written and read field by field, not
+ * as a whole struct: a wide copy of fields just stored stalls the CPU. */
 /* 0 or -1 (out of memory). */
-static inline int sim_evq_push(struct sim_evq *q, const struct sim_ev *ev)
+static inline int sim_evq_push(struct sim_evq *q, uint64_t t, enum sim_evkind kind, unsigned node,
+			       uint32_t gen, uint32_t a, void *p)
 {
 	if (q->n == q->cap && sim_evq_grow(q))
 		return -1;
-	struct sim_ev e = *ev;
-	e.seq = q->seq++;
+	uint64_t seq = q->seq++;
 	size_t i = q->n++;
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
-		if (!sim_ev_before(&e, &q->v[parent]))
+		const struct sim_ev *pe = &q->v[parent];
+		if (pe->t < t || (pe->t == t && pe->seq < seq))
 			break;
 		q->v[i] = q->v[parent];
 		i = parent;
 	}
-	q->v[i] = e;
+	struct sim_ev *e = &q->v[i];
+	e->t = t;
+	e->seq = seq;
+	e->kind = kind;
+	e->node = node;
+	e->gen = gen;
+	e->a = a;
+	e->p = p;
 	return 0;
 }
 
@@ -67,14 +76,12 @@ static inline const struct sim_ev *sim_evq_peek(const struct sim_evq *q)
 	return q->n ? &q->v[0] : NULL;
 }
 
-static inline bool sim_evq_pop(struct sim_evq *q, struct sim_ev *ev)
+/* Remove the first event (read it first through sim_evq_peek). */
+static inline void sim_evq_drop(struct sim_evq *q)
 {
-	if (!q->n)
-		return false;
-	*ev = q->v[0];
 	size_t n = --q->n;
 	if (!n)
-		return true;
+		return;
 	const struct sim_ev *last = &q->v[n];
 	size_t i = 0;
 	for (;;) {
@@ -89,7 +96,6 @@ static inline bool sim_evq_pop(struct sim_evq *q, struct sim_ev *ev)
 		i = m;
 	}
 	q->v[i] = *last;
-	return true;
 }
 
 /* Free the queue; free(p) of every event still queued. */
