@@ -104,7 +104,8 @@ struct sim_pkt {
 	 * is lazy_len bytes at SO-DIMM address lazy_addr of node lazy_src,
 	 * from line lazy_hl on, unchanged since the packet left (a store to
 	 * that SO-DIMM fills the packet first).  lazy_prev/next: the source
-	 * node's list of them. */
+	 * node's list of them.  These come last: sim_pkt_alloc_lines clears
+	 * the fields before them. */
 	struct sim_node *lazy_src;
 	struct sim_pkt *lazy_prev, *lazy_next;
 	uint64_t lazy_addr;

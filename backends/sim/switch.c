@@ -13,6 +13,7 @@
  * receiver with each packet, so every packet carries its sender's LID as
  * link metadata.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/codes.h"
@@ -41,7 +42,11 @@ struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines)
 		p = malloc(sizeof *p + (size_t)(pool ? SIM_PKT_POOL_LINES : nlines) * sizeof(uint64_t));
 	}
 	if (p) {
-		memset(p, 0, sizeof *p);
+		/* the fields before the deferred payload's, which sim_pkt_defer
+		 * sets (host speed: a short memset is a few stores, a whole
+		 * struct's a slow string instruction) */
+		memset(p, 0, offsetof(struct sim_pkt, lazy_src));
+		p->lazy_src = NULL;
 		p->nlines = nlines;
 		p->pooled = pool;
 		if (nlines)
