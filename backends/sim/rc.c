@@ -155,8 +155,12 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 /* Every field of x is set (no memset first: host speed, once a packet). */
 static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x)
 {
-	dnet_hdr_decode(p->line, p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES,
-			&x->h);
+	unsigned n = p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES;
+	/* a deferred payload's lines are not filled: only its header lines
+	 * are read (the fields of further lines, unused by its TYPE, read 0) */
+	if (p->lazy_src && n > p->lazy_hl)
+		n = p->lazy_hl;
+	dnet_hdr_decode(p->line, n, &x->h);
 	x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
 	x->hl = dnet_hdr_lines(&x->h);
 	uint64_t have = p->nlines > x->hl ? (uint64_t)(p->nlines - x->hl) * 8 : 0;
