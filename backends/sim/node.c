@@ -13,22 +13,9 @@
 #include "dnet/regs.h"
 #include "sim/sim.h"
 
-uint64_t sim_capacity(const struct sim_node *n)
-{
-	/* Decision D-SIM-AREA (OQ-6, §4.5.6, Fig. 4.16): each process's
-	 * SO-DIMM area is one module's capacity C; WID w owns [w*C, (w+1)*C)
-	 * of the interleaved SO-DIMM address space.  Request offsets are
-	 * relative to the process's own area ("自 SO-DIMM 領域", §4.6.4). */
-	return n->cap_bytes;
-}
-
-uint32_t sim_mtu(const struct sim_node *n)
-{
-	return n->mtu_bytes;
-}
-
 /* Set the Capacity and MTU codes, and the bytes they mean (looked up once
- * here, not per packet: host speed). */
+ * here, not per packet: host speed; sim_capacity and sim_mtu in sim.h
+ * return them). */
 static void set_cap_code(struct sim_node *n, uint64_t code)
 {
 	n->cap_code = code;
@@ -262,26 +249,6 @@ void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum si
 	struct sim_caused *k = &o->caused[org_wid & 1u];
 	k->last[c] = ++k->total;
 	k->node[c] = (uint16_t)at->id;
-}
-
-static struct sim_caused *origin_of(struct sim *s, const struct sim_pkt *p)
-{
-	struct sim_node *o = p->org_node >= 1 && p->org_node <= s->nnodes ? s->node[p->org_node - 1] : NULL;
-	return o ? &o->caused[p->org_wid & 1u] : NULL;
-}
-
-void sim_pkt_sent(struct sim *s, const struct sim_pkt *p)
-{
-	struct sim_caused *k = origin_of(s, p);
-	if (k)
-		k->in_flight++;
-}
-
-void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
-{
-	struct sim_caused *k = p ? origin_of(n->sim, p) : NULL;
-	if (k && k->in_flight)
-		k->in_flight--;
 }
 
 void sim_rx_cause(struct sim_node *n, enum sim_cause c)

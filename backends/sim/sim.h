@@ -469,8 +469,19 @@ void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const u
 			size_t len);
 uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
-uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
-uint32_t sim_mtu(const struct sim_node *n);
+/* Bytes per module = per-WID area.  Decision D-SIM-AREA (OQ-6, §4.5.6,
+ * Fig. 4.16): each process's SO-DIMM area is one module's capacity C; WID
+ * w owns [w*C, (w+1)*C) of the interleaved SO-DIMM address space.  Request
+ * offsets are relative to the process's own area ("自 SO-DIMM 領域",
+ * §4.6.4).  Inline, as sim_mtu: several calls per packet (host speed). */
+static inline uint64_t sim_capacity(const struct sim_node *n)
+{
+	return n->cap_bytes;
+}
+static inline uint32_t sim_mtu(const struct sim_node *n)
+{
+	return n->mtu_bytes;
+}
 uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n);
 void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len);
 void sim_pw_flags_unwritten(struct sim_wid *w, uint32_t dst, uint64_t len);
@@ -486,9 +497,25 @@ void sim_error_raised(struct sim_node *n);
 void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c);
 void sim_rx_cause(struct sim_node *n, enum sim_cause c);
 /* A packet of p's origin is sent / finished (taken and done, or dropped by
- * a reset) by a Receive Controller: the origin's w<W>_in_flight. */
-void sim_pkt_sent(struct sim *s, const struct sim_pkt *p);
-void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p);
+ * a reset) by a Receive Controller: the origin's w<W>_in_flight.  Inline:
+ * once each per packet (host speed). */
+static inline struct sim_caused *sim_pkt_origin(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_node *o = p->org_node >= 1 && p->org_node <= s->nnodes ? s->node[p->org_node - 1] : NULL;
+	return o ? &o->caused[p->org_wid & 1u] : NULL;
+}
+static inline void sim_pkt_sent(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_caused *k = sim_pkt_origin(s, p);
+	if (k)
+		k->in_flight++;
+}
+static inline void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
+{
+	struct sim_caused *k = p ? sim_pkt_origin(n->sim, p) : NULL;
+	if (k && k->in_flight)
+		k->in_flight--;
+}
 /* The host request the running job of n serves. */
 void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 
@@ -565,15 +592,32 @@ void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
  * every packet whose payload is still in n's SO-DIMM, before a store there. */
 void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_t addr, uint32_t len);
 void sim_pkt_fill(struct sim_pkt *p);
-void sim_pkt_unlink(struct sim_pkt *p);
 void sim_sd_fill_all(struct sim_node *n);
+/* No longer deferred (the payload is read or p is going): off the list. */
+static inline void sim_pkt_unlink(struct sim_pkt *p)
+{
+	struct sim_node *src = p->lazy_src;
+	if (!src)
+		return;
+	if (p->lazy_prev)
+		p->lazy_prev->lazy_next = p->lazy_next;
+	else
+		src->lazy_head = p->lazy_next;
+	if (p->lazy_next)
+		p->lazy_next->lazy_prev = p->lazy_prev;
+	p->lazy_src = NULL;
+	p->lazy_prev = p->lazy_next = NULL;
+}
 
 /* faults.c */
 uint64_t sim_faults_rto(const struct sim *s);
 /* Add the rules of text ("drop:5%+dup:1%:to:3+seed:7", or the same with
  * spaces and ';'): -DNET_EINVAL naming the bad word, nothing added. */
 int sim_faults_parse(struct sim_faults *f, const char *text, struct dnet_err *err);
-bool sim_faults_on(const struct sim *s);
+static inline bool sim_faults_on(const struct sim *s) /* inline: once per packet */
+{
+	return s->faults.nrules != 0;
+}
 /* Decide what the rules do to a packet from node `from` to node `to`
  * (ack: an ACK/NAK); counts what fired at the sender. */
 void sim_faults_apply(struct sim *s, struct sim_node *from, unsigned to, bool ack,

@@ -75,21 +75,6 @@ void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_
 	src->lazy_head = p;
 }
 
-void sim_pkt_unlink(struct sim_pkt *p)
-{
-	struct sim_node *src = p->lazy_src;
-	if (!src)
-		return;
-	if (p->lazy_prev)
-		p->lazy_prev->lazy_next = p->lazy_next;
-	else
-		src->lazy_head = p->lazy_next;
-	if (p->lazy_next)
-		p->lazy_next->lazy_prev = p->lazy_prev;
-	p->lazy_src = NULL;
-	p->lazy_prev = p->lazy_next = NULL;
-}
-
 void sim_pkt_fill(struct sim_pkt *p)
 {
 	struct sim_node *src = p->lazy_src;
