@@ -374,11 +374,11 @@ done
 for s in 65536 1048576; do
 	x=$("$B" rvs sim:nodes=2 "$s")
 	figure "sim RVS $s B, payload per wall second, MB/s:" "$x" ">=" 5000 ||
-		limit "the model's work per 2 KB packet (4 events)" -- "the emulator running $s B RVS" "$B" rvs sim:nodes=2 "$s"
+		limit "the model's work per 2 KB packet (4 events, header encode and decode)" -- "the emulator running $s B RVS" "$B" rvs sim:nodes=2 "$s"
 	figure "sim RVS $s B, share of memcpy ($mc MB/s), %:" "$(awk "BEGIN{printf \"%.1f\", 100 * $x / $mc}")" ">=" 25 ||
-		limit "a packet in flight holds its data, so every byte is copied twice (source into the packet, packet" \
-			"into the destination: at most 50 % of one memcpy), and each 2 KB packet costs the model 4 events" \
-			"(executor, SWIF, switch, receive controller)" \
+		limit "each 2 KB packet costs the model 4 events (executor, arrival, receive controller header and" \
+			"data) besides its one copy (the receiver copies from the source SO-DIMM): the copy is about a" \
+			"third of a packet's time, the events about a fifth" \
 			-- "the emulator running $s B RVS" "$B" rvs sim:nodes=2 "$s"
 done
 

@@ -33,10 +33,71 @@ struct sim_evq {
 	uint64_t seq;
 };
 
+/* Room for one more event: 0 or -1 (out of memory). */
+int sim_evq_grow(struct sim_evq *q);
+
+static inline bool sim_ev_before(const struct sim_ev *a, const struct sim_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/* Push, pop and peek are inline: the emulator runs a few of them per
+ * packet (host speed).  An event is written and read field by field, not
+ * as a whole struct: a wide copy of fields just stored stalls the CPU. */
 /* 0 or -1 (out of memory). */
-int sim_evq_push(struct sim_evq *q, const struct sim_ev *ev);
-bool sim_evq_pop(struct sim_evq *q, struct sim_ev *ev);
-const struct sim_ev *sim_evq_peek(const struct sim_evq *q);
+static inline int sim_evq_push(struct sim_evq *q, uint64_t t, enum sim_evkind kind, unsigned node,
+			       uint32_t gen, uint32_t a, void *p)
+{
+	if (q->n == q->cap && sim_evq_grow(q))
+		return -1;
+	uint64_t seq = q->seq++;
+	size_t i = q->n++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		const struct sim_ev *pe = &q->v[parent];
+		if (pe->t < t || (pe->t == t && pe->seq < seq))
+			break;
+		q->v[i] = q->v[parent];
+		i = parent;
+	}
+	struct sim_ev *e = &q->v[i];
+	e->t = t;
+	e->seq = seq;
+	e->kind = kind;
+	e->node = node;
+	e->gen = gen;
+	e->a = a;
+	e->p = p;
+	return 0;
+}
+
+static inline const struct sim_ev *sim_evq_peek(const struct sim_evq *q)
+{
+	return q->n ? &q->v[0] : NULL;
+}
+
+/* Remove the first event (read it first through sim_evq_peek). */
+static inline void sim_evq_drop(struct sim_evq *q)
+{
+	size_t n = --q->n;
+	if (!n)
+		return;
+	const struct sim_ev *last = &q->v[n];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= n)
+			break;
+		if (l + 1 < n && sim_ev_before(&q->v[l + 1], &q->v[l]))
+			m = l + 1;
+		if (!sim_ev_before(&q->v[m], last))
+			break;
+		q->v[i] = q->v[m];
+		i = m;
+	}
+	q->v[i] = *last;
+}
+
 /* Free the queue; free(p) of every event still queued. */
 void sim_evq_free(struct sim_evq *q);
 

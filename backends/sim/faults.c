@@ -52,11 +52,6 @@ uint64_t sim_faults_rto(const struct sim *s)
 	return s->faults.rto_ns ? s->faults.rto_ns : DEFAULT_RTO_NS;
 }
 
-bool sim_faults_on(const struct sim *s)
-{
-	return s->faults.nrules != 0;
-}
-
 /* splitmix64 (Steele, Lea, Flood 2014): the emulator's own PRNG. */
 static uint64_t frand(struct sim_faults *f)
 {

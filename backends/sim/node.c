@@ -13,18 +13,19 @@
 #include "dnet/regs.h"
 #include "sim/sim.h"
 
-uint64_t sim_capacity(const struct sim_node *n)
+/* Set the Capacity and MTU codes, and the bytes they mean (looked up once
+ * here, not per packet: host speed; sim_capacity and sim_mtu in sim.h
+ * return them). */
+static void set_cap_code(struct sim_node *n, uint64_t code)
 {
-	/* Decision D-SIM-AREA (OQ-6, §4.5.6, Fig. 4.16): each process's
-	 * SO-DIMM area is one module's capacity C; WID w owns [w*C, (w+1)*C)
-	 * of the interleaved SO-DIMM address space.  Request offsets are
-	 * relative to the process's own area ("自 SO-DIMM 領域", §4.6.4). */
-	return dnet_capacity_bytes(n->cap_code);
+	n->cap_code = code;
+	n->cap_bytes = dnet_capacity_bytes(code);
 }
 
-uint32_t sim_mtu(const struct sim_node *n)
+static void set_mtu_code(struct sim_node *n, uint64_t code)
 {
-	return dnet_mtu_bytes(n->mtu_code);
+	n->mtu_code = code;
+	n->mtu_bytes = dnet_mtu_bytes(code);
 }
 
 /* SMA LID (System Register 0x300 read): [15:0] the LID the Subnet Manager
@@ -140,14 +141,14 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	 * 4.10/4.11), SO-DIMM not initialised, LID 0, and the SMA reports the
 	 * link up only after sma_up_ns. */
 	if (s->cold) {
-		n->cap_code = 0;
-		n->mtu_code = 0;
+		set_cap_code(n, 0);
+		set_mtu_code(n, 0);
 		n->lid = 0;
 		n->sdimm_ready = false;
 		n->sma_up_at = s->t.sma_up_ns;
 	} else {
-		n->cap_code = s->cap_code;
-		n->mtu_code = s->mtu_code;
+		set_cap_code(n, s->cap_code);
+		set_mtu_code(n, s->mtu_code);
 		n->lid = sim_sma_lid(s, n);
 		n->sdimm_ready = true;
 		n->sma_up_at = 0;
@@ -248,26 +249,6 @@ void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum si
 	struct sim_caused *k = &o->caused[org_wid & 1u];
 	k->last[c] = ++k->total;
 	k->node[c] = (uint16_t)at->id;
-}
-
-static struct sim_caused *origin_of(struct sim *s, const struct sim_pkt *p)
-{
-	struct sim_node *o = p->org_node >= 1 && p->org_node <= s->nnodes ? s->node[p->org_node - 1] : NULL;
-	return o ? &o->caused[p->org_wid & 1u] : NULL;
-}
-
-void sim_pkt_sent(struct sim *s, const struct sim_pkt *p)
-{
-	struct sim_caused *k = origin_of(s, p);
-	if (k)
-		k->in_flight++;
-}
-
-void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
-{
-	struct sim_caused *k = p ? origin_of(n->sim, p) : NULL;
-	if (k && k->in_flight)
-		k->in_flight--;
 }
 
 void sim_rx_cause(struct sim_node *n, enum sim_cause c)
@@ -477,8 +458,8 @@ static void sreg_write(struct sim *s, struct sim_node *n, uint32_t o, uint64_t v
 				     ++n->sdimm_init_gen, 0, NULL);
 		}
 		break;
-	case DNET_SR_SDIMM_CAPACITY: n->cap_code = v & 0x3fu; break;
-	case DNET_SR_MTU: n->mtu_code = v & 0x1fu; break;
+	case DNET_SR_SDIMM_CAPACITY: set_cap_code(n, v & 0x3fu); break;
+	case DNET_SR_MTU: set_mtu_code(n, v & 0x1fu); break;
 	case DNET_SR_SMA:
 		/* SMA Software Reset: the link is re-trained; SMA LID reads 0 for
 		 * sma_reset_ns [I]. */

@@ -75,9 +75,12 @@ bool sim_rc_busy(const struct sim_node *n)
 /* s = NULL when the whole cluster is being freed (no sender to notify). */
 void sim_rc_reset(struct sim *s, struct sim_node *n)
 {
-	if (s)
+	if (s) {
 		sim_pkt_retired(n, n->rx_cur);
-	free(n->rx_cur);
+		sim_pkt_free(s, n->rx_cur);
+	} else {
+		free(n->rx_cur); /* the cluster is going: no deferred payload is read again */
+	}
 	n->rx_cur = NULL;
 	while (n->rxq_head) {
 		struct sim_pkt *p = n->rxq_head;
@@ -85,8 +88,10 @@ void sim_rc_reset(struct sim *s, struct sim_node *n)
 		if (s) {
 			sim_sw_taken(s, p); /* dropped: the sender's FIFO slot frees */
 			sim_pkt_retired(n, p);
+			sim_pkt_free(s, p);
+		} else {
+			free(p);
 		}
-		free(p);
 	}
 	n->rxq_tail = NULL;
 	n->rxq_len = 0;
@@ -147,12 +152,16 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 		rc_schedule(s, n, delay);
 }
 
-static void rx_decode(const struct sim_pkt *p, struct sim_rx_info *x)
+/* Every field of x is set (no memset first: host speed, once a packet). */
+static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x)
 {
-	memset(x, 0, sizeof *x);
-	dnet_hdr_decode(p->line, p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES,
-			&x->h);
-	x->oi = dnet_otype_info(x->h.type);
+	unsigned n = p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES;
+	/* a deferred payload's lines are not filled: only its header lines
+	 * are read (the fields of further lines, unused by its TYPE, read 0) */
+	if (p->lazy_src && n > p->lazy_hl)
+		n = p->lazy_hl;
+	dnet_hdr_decode(p->line, n, &x->h);
+	x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
 	x->hl = dnet_hdr_lines(&x->h);
 	uint64_t have = p->nlines > x->hl ? (uint64_t)(p->nlines - x->hl) * 8 : 0;
 	uint64_t said = x->h.size > x->hl * 8u ? x->h.size - x->hl * 8u : 0;
@@ -195,10 +204,41 @@ static bool rx_check(struct sim_node *n, const struct sim_pkt *p, const struct s
 	return true;
 }
 
-static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const struct sim_rx_info *x)
+/* Scatter the packet's data, a deferred payload (switch.c) straight from
+ * the source's SO-DIMM where it is stored in one piece: one copy, not two.
+ * Only a contiguous store into another node's initialised SO-DIMM goes so
+ * (cut at the end of the area as sim_pat_scatter cuts it, piece by piece
+ * as one store would write); anything else fills p first. */
+static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_rx_info *x,
+		       enum sim_target tg, const struct sim_pat *pat)
+{
+	unsigned dwid = x->h.dwid & 1u;
+	uint8_t *data = (uint8_t *)&p->line[x->hl];
+	struct sim_node *src = p->lazy_src;
+	if (!src || src == n || tg != SIM_TGT_SDIMM || pat->kind != SIM_PAT_CONTIG || !n->sdimm_ready ||
+	    p->lazy_hl != x->hl || p->lazy_len != x->dlen) {
+		sim_pkt_fill(p);
+		return sim_pat_scatter(n, dwid, tg, pat, 0, data, x->dlen);
+	}
+	uint64_t addr = p->lazy_addr, lim = sim_capacity(n), a = pat->base;
+	uint64_t in = a >= lim ? 0 : (lim - a < x->dlen ? lim - a : x->dlen);
+	sim_pkt_unlink(p); /* read now: nothing can store to src meanwhile */
+	for (uint64_t pos = 0; pos < in;) {
+		size_t k = (size_t)(in - pos);
+		const uint8_t *from = sim_sd_phys_ptr(src, addr + pos, &k);
+		if (!from) {
+			sim_sd_phys_read(src, addr + pos, data + pos, k);
+			from = data + pos;
+		}
+		sim_sd_area_write(n, dwid, a + pos, from, k);
+		pos += k;
+	}
+	return in == x->dlen;
+}
+
+static void rx_write_data(struct sim_node *n, struct sim_pkt *p, const struct sim_rx_info *x)
 {
 	const struct dnet_pkt_hdr *h = &x->h;
-	unsigned dwid = h->dwid & 1u;
 	struct sim_pat pat;
 	sim_pat_from_req(&pat, x->oi->variant, h->dstoff, h->dtype, h->iter, h->stride_list, x->dlen);
 	/* Receive destination (Tab. 4.15, §4.2.2): lflag = 1 -> the process's
@@ -207,7 +247,7 @@ static void rx_write_data(struct sim_node *n, const struct sim_pkt *p, const str
 	 * data past the end of the target area is not written and sets
 	 * Controller Status bit 17. */
 	enum sim_target tg = h->lflag ? SIM_TGT_LLCM : h->rflag ? SIM_TGT_PW : SIM_TGT_SDIMM;
-	if (!sim_pat_scatter(n, dwid, tg, &pat, 0, (const uint8_t *)&p->line[x->hl], x->dlen)) {
+	if (!rx_scatter(n, p, x, tg, &pat)) {
 		n->cs_rc |= DNET_CS_RC_OVERRUN;
 		sim_rx_cause(n, SIM_CAUSE_RC_OVERRUN);
 		sim_error_raised(n);
@@ -269,42 +309,42 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			n->rxq_tail = NULL;
 		n->rxq_len--;
 		n->rx_cur = p;
-		rx_decode(p, &n->rx_x); /* once: the packet does not change while held */
+		rx_decode(s, p, &n->rx_x); /* once: the packet does not change while held */
 		sim_sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;
 		n->rc_stall_counted = false;
 	}
 	struct sim_pkt *p = n->rx_cur;
-	struct sim_rx_info x = n->rx_x;
+	const struct sim_rx_info *x = &n->rx_x; /* not copied: host speed */
 	const struct sim_timing *t = &s->t;
 	switch (n->rc_phase) {
 	case 0: {
 		n->rc_ms = DNET_RCS_HEAD;
-		if (!rx_check(n, p, &x)) {
+		if (!rx_check(n, p, x)) {
 			rc_finish(s, n, sim_clk(s, t->rc_hdr_clk));
 			return;
 		}
-		uint64_t lines = (x.dlen + 7) / 8, clk = t->rc_hdr_clk, wu_lines = 0;
-		if (!x.oi) {
+		uint64_t lines = (x->dlen + 7) / 8, clk = t->rc_hdr_clk, wu_lines = 0;
+		if (!x->oi) {
 			/* header only: dropped in phase 1 */
-		} else if (x.oi->family == DNET_FAM_IPUSH) {
+		} else if (x->oi->family == DNET_FAM_IPUSH) {
 			/* Tab. 7.5: the Write Unit's AMT steps (Head/Tail fetch, ring
 			 * start, ring end, room check) come before the PUSH steps;
 			 * with LHS the RC writes the 8 lines of the LH entry [I]. */
-			bool lhs = x.h.lflag || sim_ipush_is_lhs_type(x.h.type);
-			uint64_t entry = lhs && x.dlen ? t->lh_entry_clk : 0;
+			bool lhs = x->h.lflag || sim_ipush_is_lhs_type(x->h.type);
+			uint64_t entry = lhs && x->dlen ? t->lh_entry_clk : 0;
 			uint64_t rl = lhs ? (lines > 7 ? lines - 7 : 0) : lines;
 			n->rc_ms = lhs ? DNET_RCS_LH : DNET_RCS_WU;
 			clk += t->ipush_amt_clk + entry;
 			if (rl)
 				clk += t->wu_setup_clk + t->wu_write_clk + (rl - 1) * t->line_clk;
 			wu_lines = rl;
-		} else if (x.oi->family == DNET_FAM_RVL) {
+		} else if (x->oi->family == DNET_FAM_RVL) {
 			n->rc_ms = DNET_RCS_REQ;
 			clk += t->rc_req_clk;
-		} else if (x.h.lflag || x.h.rflag) {
-			n->rc_ms = x.h.lflag ? DNET_RCS_LLCM : DNET_RCS_PW;
+		} else if (x->h.lflag || x->h.rflag) {
+			n->rc_ms = x->h.lflag ? DNET_RCS_LLCM : DNET_RCS_PW;
 			clk += lines * t->line_clk;
 		} else {
 			n->rc_ms = DNET_RCS_WU;
@@ -320,13 +360,13 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 		}
 		if (s->trace)
 			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
-				       x.oi ? x.oi->name : "?", (unsigned long long)x.dlen, p->src_node);
+				       x->oi ? x->oi->name : "?", (unsigned long long)x->dlen, p->src_node);
 		rc_schedule(s, n, dur);
 		return;
 	}
 	case 1:
-		if (!x.oi || (x.oi->family != DNET_FAM_RVS && x.oi->family != DNET_FAM_RVL &&
-			      x.oi->family != DNET_FAM_IPUSH)) {
+		if (!x->oi || (x->oi->family != DNET_FAM_RVS && x->oi->family != DNET_FAM_RVL &&
+			      x->oi->family != DNET_FAM_IPUSH)) {
 			/* Decision D-SIM-RX-TYPE: TYPEs with no receive action
 			 * (NOP, BOTF, VL/VS families, unknown codes) are dropped. */
 			n->st[ST_BAD_PKT]++;
@@ -334,8 +374,8 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			rc_finish(s, n, 0);
 			return;
 		}
-		if (x.oi->family == DNET_FAM_IPUSH) {
-			switch (sim_ipush_rx(s, n, p, &x.h, x.hl, x.dlen)) {
+		if (x->oi->family == DNET_FAM_IPUSH) {
+			switch (sim_ipush_rx(s, n, p, &x->h, x->hl, x->dlen)) {
 			case IPUSH_RX_STALL:
 				n->rc_wait = RC_WAIT_IPUSH;
 				n->rc_ms = DNET_RCS_STALL;
@@ -347,25 +387,25 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 				break;
 			}
 			n->rc_stall_counted = false;
-			n->w[x.h.dwid & 1u].pkt_count++;
+			n->w[x->h.dwid & 1u].pkt_count++;
 			n->st[ST_PKT_RECV]++;
-			n->st[ST_BYTES_RECV] += x.dlen;
-			if (!x.h.eflag) {
+			n->st[ST_BYTES_RECV] += x->dlen;
+			if (!x->h.eflag) {
 				rc_finish(s, n, 0);
 				return;
 			}
 			n->rc_phase = 2;
 			goto status;
 		}
-		if (x.oi->family == DNET_FAM_RVL) {
+		if (x->oi->family == DNET_FAM_RVL) {
 			struct sim_req q;
 			memset(&q, 0, sizeof q);
 			q.from_rc = true;
 			q.slid = p->slid;
 			q.org_node = p->org_node;
 			q.org_wid = p->org_wid;
-			q.hdr = x.h;
-			q.wid = x.h.dwid & 1u;
+			q.hdr = x->h;
+			q.wid = x->h.dwid & 1u;
 			if (!sim_wc_rcq_push(s, n, &q)) {
 				/* Second Request FIFO full: the RC waits [I]. */
 				n->rc_wait = RC_WAIT_FIFO;
@@ -374,19 +414,19 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			/* Decision D-SIM-RVL-RX: the Packet Counter counts every
 			 * packet received (App. A), the RVL request too; it writes
 			 * no status (§5.4: the Request Separator makes it a request). */
-			n->w[x.h.dwid & 1u].pkt_count++;
+			n->w[x->h.dwid & 1u].pkt_count++;
 			n->st[ST_PKT_RECV]++;
 			rc_finish(s, n, 0);
 			return;
 		}
-		rx_write_data(n, p, &x);
+		rx_write_data(n, p, x);
 		if (n->halted)
 			return; /* bit 17 with halt_on_error: stopped after the clipped write (D-SIM-HALT) */
 		/* Packet Counter of the DWID process += 1 per packet (App. A). */
-		n->w[x.h.dwid & 1u].pkt_count++;
+		n->w[x->h.dwid & 1u].pkt_count++;
 		n->st[ST_PKT_RECV]++;
-		n->st[ST_BYTES_RECV] += x.dlen;
-		if (!x.h.eflag) {
+		n->st[ST_BYTES_RECV] += x->dlen;
+		if (!x->h.eflag) {
 			rc_finish(s, n, 0);
 			return;
 		}
@@ -394,7 +434,7 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 		/* fall through */
 	case 2:
 	status: {
-		struct sim_wid *w = &n->w[x.h.dwid & 1u];
+		struct sim_wid *w = &n->w[x->h.dwid & 1u];
 		if (sim_ring_full(w)) {
 			/* Status Write Unit busy: reception stalls (§5.4).  A wake-up
 			 * that finds the ring still full (a Head write that frees
@@ -418,7 +458,7 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 		 * step ends: WRITE2 writes the lower half and moves the address
 		 * (§5.4), the last of Tab. 7.4's "write status" clocks.  Only
 		 * this RC writes the ring, so it still has room. */
-		rx_status(n, p, &x);
+		rx_status(n, p, x);
 		rc_finish(s, n, 0);
 		return;
 	default:

@@ -36,51 +36,80 @@ static struct sim *S(struct dnet_dev *dev) { return dev->priv; }
 void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 		  uint32_t gen, uint32_t a, void *p)
 {
-	struct sim_ev ev = { .t = at < s->now ? s->now : at, .kind = k, .node = node,
-			     .gen = gen, .a = a, .p = p };
-	if (s->running && ev.t == s->now && !s->now_ev_set) {
+	uint64_t t = at < s->now ? s->now : at;
+	if (s->running && t == s->now && !s->now_ev_set) {
 		/* host speed: most steps hand over to another engine at the same
 		 * time, and this slot spares the heap that event */
-		ev.seq = s->q.seq++;
-		s->now_ev = ev;
+		struct sim_ev *ev = &s->now_ev;
+		ev->t = t;
+		ev->seq = s->q.seq++;
+		ev->kind = k;
+		ev->node = node;
+		ev->gen = gen;
+		ev->a = a;
+		ev->p = p;
 		s->now_ev_set = true;
 		return;
 	}
-	if (sim_evq_push(&s->q, &ev)) {
-		free(p);
+	if (sim_evq_push(&s->q, t, k, node, gen, a, p)) {
+		if (p)
+			sim_pkt_free(s, p);
 		struct sim_node *n = node ? s->node[node - 1] : NULL;
 		if (n)
 			n->st[ST_ALLOC_FAIL]++;
 	}
 }
 
-static void dispatch(struct sim *s, struct sim_ev *ev)
+/* Run event ev, taken off the queue: its fields are read before anything
+ * runs (the slot it was in may take the next event). */
+static void dispatch(struct sim *s, const struct sim_ev *ev)
 {
+	enum sim_evkind kind = ev->kind;
+	unsigned node = ev->node;
+	uint32_t gen = ev->gen, a = ev->a;
+	void *p = ev->p;
+	if (ev->t > s->now)
+		s->now = ev->t;
 	s->events++;
-	struct sim_node *n = ev->node ? s->node[ev->node - 1] : NULL;
-	switch (ev->kind) {
+	struct sim_node *n = node ? s->node[node - 1] : NULL;
+	switch (kind) {
 	case EV_ACCEPT:
 		if (n)
 			sim_wc_accept(s, n);
 		break;
 	case EV_WC:
-		if (n && ev->gen == n->wc_gen && ev->a == n->wc_seq)
+		if (n && gen == n->wc_gen && a == n->wc_seq)
 			sim_wc_step(s, n);
 		break;
 	case EV_RC:
-		if (n && ev->gen == n->rc_gen)
+		if (n && gen == n->rc_gen)
 			sim_rc_step(s, n);
 		break;
 	case EV_ARRIVE:
-		sim_sw_deliver(s, ev->node, ev->p);
+		sim_sw_deliver(s, node, p);
 		break;
 	case EV_SDIMM_INIT:
-		if (n && n->sdimm_init_busy && ev->gen == n->sdimm_init_gen)
+		if (n && n->sdimm_init_busy && gen == n->sdimm_init_gen)
 			sim_sdimm_init_done(s, n);
 		break;
 	case EV_TICK:
 		break;
 	}
+}
+
+/* Take the first event off the heap and run it. */
+static void dispatch_top(struct sim *s)
+{
+	struct sim_ev ev;
+	const struct sim_ev *top = sim_evq_peek(&s->q);
+	ev.t = top->t;
+	ev.kind = top->kind;
+	ev.node = top->node;
+	ev.gen = top->gen;
+	ev.a = top->a;
+	ev.p = top->p;
+	sim_evq_drop(&s->q);
+	dispatch(s, &ev);
 }
 
 /* Run every event up to and including time t, then set the clock to t. */
@@ -89,21 +118,17 @@ static void run_until(struct sim *s, uint64_t t)
 	s->running = true;
 	for (;;) {
 		const struct sim_ev *top = sim_evq_peek(&s->q);
-		struct sim_ev ev;
 		/* the slot's event is due now (<= t): it runs before the heap's
 		 * unless one of those is due now and was scheduled earlier */
 		if (s->now_ev_set && (!top || top->t > s->now_ev.t ||
 				      (top->t == s->now_ev.t && top->seq > s->now_ev.seq))) {
-			ev = s->now_ev;
 			s->now_ev_set = false;
+			dispatch(s, &s->now_ev);
 		} else if (top && top->t <= t) {
-			sim_evq_pop(&s->q, &ev);
+			dispatch_top(s);
 		} else {
 			break;
 		}
-		if (ev.t > s->now)
-			s->now = ev.t;
-		dispatch(s, &ev);
 	}
 	s->running = false;
 	if (t > s->now)
@@ -243,6 +268,8 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;
 	s->mtu_code = DNET_MTU_CODE_DEFAULT;
 	s->fifo_depth = SIM_DEFAULT_FIFO;
+	for (unsigned i = 0; i < 32; i++)
+		s->oi[i] = dnet_otype_info(i);
 	int rc = parse_args(s, args, err);
 	if (!rc && sims_open[!s->clid_12_9])
 		rc = dnet_seterr(err, DNET_EINVAL, "sim: clid=%s conflicts with %u open sim instance(s) using "
@@ -526,11 +553,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 					   (unsigned long long)value, (unsigned long long)deadline,
 					   (unsigned long long)v);
 		}
-		struct sim_ev ev;
-		sim_evq_pop(&s->q, &ev);
-		if (ev.t > s->now)
-			s->now = ev.t;
-		dispatch(s, &ev);
+		dispatch_top(s);
 	}
 }
 

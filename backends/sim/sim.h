@@ -99,6 +99,18 @@ struct sim_pkt {
 	uint16_t org_node;    /* the host request it serves (D-SIM-CAUSE): node, */
 	uint8_t org_wid;      /* and WID; org_node 0: none */
 	bool pooled;          /* SIM_PKT_POOL_LINES long: goes back to sim.pkt_pool */
+	/* A deferred payload (switch.c, host speed only: the model never sees
+	 * it): while lazy_src is set the data lines are not filled; the data
+	 * is lazy_len bytes at SO-DIMM address lazy_addr of node lazy_src,
+	 * from line lazy_hl on, unchanged since the packet left (a store to
+	 * that SO-DIMM fills the packet first).  lazy_prev/next: the source
+	 * node's list of them.  These come last: sim_pkt_alloc_lines clears
+	 * the fields before them. */
+	struct sim_node *lazy_src;
+	struct sim_pkt *lazy_prev, *lazy_next;
+	uint64_t lazy_addr;
+	uint32_t lazy_len;
+	uint8_t lazy_hl;
 	uint64_t line[];      /* header lines then data lines */
 };
 enum sim_pkt_kind { SIM_PKT_DATA, SIM_PKT_ACK, SIM_PKT_NAK, SIM_PKT_TIMER };
@@ -324,6 +336,8 @@ struct sim_node {
 	struct sim_wid w[DNET_NWID];
 	/* System Register state (Tab. 4.12) */
 	uint64_t cap_code, mtu_code;
+	uint64_t cap_bytes;           /* what the codes mean (node.c: set_cap_code, set_mtu_code) */
+	uint32_t mtu_bytes;
 	uint16_t lid;
 	uint8_t pgid[DNET_NWID];
 	bool sdimm_ready, sdimm_init_busy;
@@ -372,6 +386,7 @@ struct sim_node {
 	uint64_t pu_until, wu_until;  /* PU reading / WU writing the SO-DIMM until */
 	uint64_t st[ST_COUNT];
 	struct sim_swif swif;         /* SWIF reliability state (switch.c) */
+	struct sim_pkt *lazy_head;    /* packets in flight whose payload is still here (switch.c) */
 	/* Large and seldom used state last: the node is an anonymous mapping
 	 * (node.c) and a page of it takes memory only once touched. */
 	struct sim_sdimm sd;          /* SO-DIMM1 (addr bit 3 = 0) and SO-DIMM2 */
@@ -403,6 +418,7 @@ struct sim {
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
+	const struct dnet_otype_info *oi[32]; /* dnet_otype_info by 5-bit TYPE, looked up once */
 	unsigned fifo_depth;
 	uint64_t nodes_allocated;
 	uint64_t unroutable;
@@ -453,8 +469,19 @@ void sim_host_write_run(struct sim *s, struct sim_node *n, uint32_t off, const u
 			size_t len);
 uint64_t sim_host_flush(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
 uint64_t sim_host_prefetch(const struct sim *s, struct sim_node *n, uint32_t off, size_t len);
-uint64_t sim_capacity(const struct sim_node *n);   /* bytes per module = per-WID area */
-uint32_t sim_mtu(const struct sim_node *n);
+/* Bytes per module = per-WID area.  Decision D-SIM-AREA (OQ-6, §4.5.6,
+ * Fig. 4.16): each process's SO-DIMM area is one module's capacity C; WID
+ * w owns [w*C, (w+1)*C) of the interleaved SO-DIMM address space.  Request
+ * offsets are relative to the process's own area ("自 SO-DIMM 領域",
+ * §4.6.4).  Inline, as sim_mtu: several calls per packet (host speed). */
+static inline uint64_t sim_capacity(const struct sim_node *n)
+{
+	return n->cap_bytes;
+}
+static inline uint32_t sim_mtu(const struct sim_node *n)
+{
+	return n->mtu_bytes;
+}
 uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n);
 void sim_pw_flags_issue(struct sim_wid *w, uint32_t dst, uint64_t len);
 void sim_pw_flags_unwritten(struct sim_wid *w, uint32_t dst, uint64_t len);
@@ -470,9 +497,25 @@ void sim_error_raised(struct sim_node *n);
 void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c);
 void sim_rx_cause(struct sim_node *n, enum sim_cause c);
 /* A packet of p's origin is sent / finished (taken and done, or dropped by
- * a reset) by a Receive Controller: the origin's w<W>_in_flight. */
-void sim_pkt_sent(struct sim *s, const struct sim_pkt *p);
-void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p);
+ * a reset) by a Receive Controller: the origin's w<W>_in_flight.  Inline:
+ * once each per packet (host speed). */
+static inline struct sim_caused *sim_pkt_origin(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_node *o = p->org_node >= 1 && p->org_node <= s->nnodes ? s->node[p->org_node - 1] : NULL;
+	return o ? &o->caused[p->org_wid & 1u] : NULL;
+}
+static inline void sim_pkt_sent(struct sim *s, const struct sim_pkt *p)
+{
+	struct sim_caused *k = sim_pkt_origin(s, p);
+	if (k)
+		k->in_flight++;
+}
+static inline void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
+{
+	struct sim_caused *k = p ? sim_pkt_origin(n->sim, p) : NULL;
+	if (k && k->in_flight)
+		k->in_flight--;
+}
 /* The host request the running job of n serves. */
 void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 
@@ -480,6 +523,9 @@ void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
 int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
 void sim_sd_free(struct sim_node *n);
+/* Where [addr, addr + *len) of n's SO-DIMM is stored in one piece (every
+ * page written, one chunk; *len shortened to the chunk's end), or NULL. */
+const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len);
 uint64_t sim_sd_bytes(const struct sim_node *n);
 /* Process-area accessors: offset inside WID wid's area, bounds checked by the
  * caller; honour "SO-DIMM not initialised" (reads 0, writes dropped). */
@@ -539,13 +585,39 @@ bool sim_sw_can_send(const struct sim_node *src);
 void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart);
 void sim_sw_taken(struct sim *s, const struct sim_pkt *p);
 void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p);
+/* Deferred payloads (host speed: one copy of the data instead of two).
+ * sim_pkt_defer: p's data is len bytes at SO-DIMM address addr of src from
+ * line hl on; sim_sw_send keeps it deferred on the fault-free path, else
+ * fills it.  sim_pkt_fill copies it in (and unlinks it); sim_sd_fill_all:
+ * every packet whose payload is still in n's SO-DIMM, before a store there. */
+void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_t addr, uint32_t len);
+void sim_pkt_fill(struct sim_pkt *p);
+void sim_sd_fill_all(struct sim_node *n);
+/* No longer deferred (the payload is read or p is going): off the list. */
+static inline void sim_pkt_unlink(struct sim_pkt *p)
+{
+	struct sim_node *src = p->lazy_src;
+	if (!src)
+		return;
+	if (p->lazy_prev)
+		p->lazy_prev->lazy_next = p->lazy_next;
+	else
+		src->lazy_head = p->lazy_next;
+	if (p->lazy_next)
+		p->lazy_next->lazy_prev = p->lazy_prev;
+	p->lazy_src = NULL;
+	p->lazy_prev = p->lazy_next = NULL;
+}
 
 /* faults.c */
 uint64_t sim_faults_rto(const struct sim *s);
 /* Add the rules of text ("drop:5%+dup:1%:to:3+seed:7", or the same with
  * spaces and ';'): -DNET_EINVAL naming the bad word, nothing added. */
 int sim_faults_parse(struct sim_faults *f, const char *text, struct dnet_err *err);
-bool sim_faults_on(const struct sim *s);
+static inline bool sim_faults_on(const struct sim *s) /* inline: once per packet */
+{
+	return s->faults.nrules != 0;
+}
 /* Decide what the rules do to a packet from node `from` to node `to`
  * (ack: an ACK/NAK); counts what fired at the sender. */
 void sim_faults_apply(struct sim *s, struct sim_node *from, unsigned to, bool ack,

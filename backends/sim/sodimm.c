@@ -179,10 +179,24 @@ void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t
 	}
 }
 
+const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len)
+{
+	size_t o = (size_t)(addr & (SIM_PCHUNK - 1));
+	if (*len > SIM_PCHUNK - o)
+		*len = SIM_PCHUNK - o;
+	const struct sim_chunk *c = slot(&n->sd, addr >> SIM_PCHUNK_SHIFT);
+	if (!c || !*len || (c->pages & page_mask(o, *len)) != page_mask(o, *len))
+		return NULL;
+	return (const uint8_t *)(c->mem & ~MODBITS) + o;
+}
+
 int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
 {
 	const uint8_t *in = buf;
 	struct sim_sdimm *m = &n->sd;
+	/* packets in flight still reading this SO-DIMM take their bytes first */
+	if (n->lazy_head)
+		sim_sd_fill_all(n);
 	while (len) {
 		size_t o = (size_t)(addr & (SIM_PCHUNK - 1)), piece = SIM_PCHUNK - o;
 		if (piece > len)

@@ -13,6 +13,7 @@
  * receiver with each packet, so every packet carries its sender's LID as
  * link metadata.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/codes.h"
@@ -41,7 +42,11 @@ struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines)
 		p = malloc(sizeof *p + (size_t)(pool ? SIM_PKT_POOL_LINES : nlines) * sizeof(uint64_t));
 	}
 	if (p) {
-		memset(p, 0, sizeof *p);
+		/* the fields before the deferred payload's, which sim_pkt_defer
+		 * sets (host speed: a short memset is a few stores, a whole
+		 * struct's a slow string instruction) */
+		memset(p, 0, offsetof(struct sim_pkt, lazy_src));
+		p->lazy_src = NULL;
 		p->nlines = nlines;
 		p->pooled = pool;
 		if (nlines)
@@ -50,10 +55,48 @@ struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines)
 	return p;
 }
 
+/* ---- deferred payloads (host speed only) ----
+ * On the fault-free path a packet of SO-DIMM data need not carry a copy:
+ * the receiver copies straight from the source's SO-DIMM, once instead of
+ * twice, as long as those bytes are what they were when the packet left.
+ * So every store to a node's SO-DIMM (sim_sd_phys_write) first fills the
+ * packets still deferred on it, and whatever else reads a packet's lines
+ * (the reliable path, a loopback, other targets) fills it first. */
+void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_t addr, uint32_t len)
+{
+	p->lazy_src = src;
+	p->lazy_addr = addr;
+	p->lazy_len = len;
+	p->lazy_hl = (uint8_t)hl;
+	p->lazy_prev = NULL;
+	p->lazy_next = src->lazy_head;
+	if (src->lazy_head)
+		src->lazy_head->lazy_prev = p;
+	src->lazy_head = p;
+}
+
+void sim_pkt_fill(struct sim_pkt *p)
+{
+	struct sim_node *src = p->lazy_src;
+	if (!src)
+		return;
+	sim_sd_phys_read(src, p->lazy_addr, &p->line[p->lazy_hl], p->lazy_len);
+	sim_pkt_unlink(p);
+}
+
+void sim_sd_fill_all(struct sim_node *n)
+{
+	while (n->lazy_head)
+		sim_pkt_fill(n->lazy_head);
+}
+
 /* Free p, a pooled packet into s's pool while it has room; free() is
- * right for any packet too (the pool only saves malloc's work). */
+ * right for any packet that is not deferred (the pool only saves
+ * malloc's work). */
 void sim_pkt_free(struct sim *s, struct sim_pkt *p)
 {
+	if (p)
+		sim_pkt_unlink(p);
 	if (p && p->pooled && s->pkt_pool_n < SIM_PKT_POOL_MAX) {
 		p->next = s->pkt_pool;
 		s->pkt_pool = p;
@@ -367,32 +410,33 @@ static void rx_reliable(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_t depart)
 {
 	p->depart = depart;
-	struct dnet_pkt_hdr h;
-	dnet_hdr_decode_dw1(p->line[0], &h);
+	/* only DLID and Packet Size of the 1st DW are needed here */
+	uint16_t dlid = (uint16_t)(p->line[0] >> DNET_H1_DLID_SHIFT);
+	unsigned size = (unsigned)(p->line[0] & DNET_H1_SIZE_MASK);
 	p->slid = sim_sma_lid(s, src);
 	p->src_node = src->id;
 	sim_wc_job_origin(src, &p->org_node, &p->org_wid);
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
+	bool routable = dnet_lid_to_clid(dlid, &clid, NULL) == 0;
 	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
 	 * multicast groups, which the thesis does not describe further; the
 	 * emulated switch has none, so such packets are dropped and counted
 	 * (stat multicast_drops) -- a careful caller does not address them. */
-	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) == 0 && clid > DNET_CLID_MAX_UNICAST &&
-	    clid != DNET_CLID_INIT) {
+	if (routable && clid > DNET_CLID_MAX_UNICAST && clid != DNET_CLID_INIT) {
 		src->st[ST_MULTICAST_DROPS]++;
 		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
-		free(p);
+		sim_pkt_free(s, p);
 		return;
 	}
-	if (dnet_lid_to_clid((uint16_t)h.dlid, &clid, NULL) || clid < 1 || clid > s->nnodes) {
+	if (!routable || clid < 1 || clid > s->nnodes) {
 		/* No such port on the switch: dropped (counted at the sender). */
 		src->st[ST_UNROUTABLE]++;
 		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
-		free(p);
+		sim_pkt_free(s, p);
 		return;
 	}
-	src->st[ST_BYTES_SENT] += h.size; /* packet bytes, header included */
+	src->st[ST_BYTES_SENT] += size; /* packet bytes, header included */
 	sim_pkt_sent(s, p);
 	src->tx_inflight++;
 	src->tx_unacked++;
@@ -407,6 +451,7 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 		sim_schedule(s, depart + hop_ns(s), EV_ARRIVE, clid, 0, 0, p);
 		return;
 	}
+	sim_pkt_fill(p); /* the reliable path copies, checks and may corrupt the lines */
 	*sl = (struct sim_swif_slot){ .used = true, .dst = clid, .psn = p->psn,
 				      .order = ++src->swif.order, .nlines = p->nlines, .slid = p->slid,
 				      .org_node = p->org_node, .org_wid = p->org_wid,
@@ -446,11 +491,11 @@ void sim_sw_deliver(struct sim *s, unsigned node, struct sim_pkt *p)
 	struct sim_node *src = p->src_node ? s->node[p->src_node - 1] : NULL;
 	if (s->trace && p->kind == SIM_PKT_DATA)
 		trace_hop(s, p, node);
-	struct sim_node *n = sim_node_get(s, node);
+	struct sim_node *n = s->node[node - 1] ? s->node[node - 1] : sim_node_get(s, node);
 	if (!n) {
 		if (!p->rel && src && src->tx_inflight)
 			src->tx_inflight--;
-		free(p);
+		sim_pkt_free(s, p);
 		return;
 	}
 	/* A stall fault: the receive side takes nothing until it ends; what

@@ -833,7 +833,15 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	n->pu_until = s->now + dur;
 	struct sim_pkt *p = build_pkt(s, n, &ph, j->hdr_lines, d);
 	if (p) {
-		job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
+		uint64_t a = j->pat.base + (j->pos - j->pre_len);
+		/* SO-DIMM data the gather would copy as it is: deferred, the
+		 * receiver copies it (host speed only, switch.c) */
+		if (j->kind == SIM_JOB_RVS && j->pat.kind == SIM_PAT_CONTIG && j->pos >= j->pre_len &&
+		    n->sdimm_ready && d && a < sim_capacity(n) && d <= sim_capacity(n) - a)
+			sim_pkt_defer(p, n, j->hdr_lines, (uint64_t)j->req.wid * sim_capacity(n) + a,
+				      (uint32_t)d);
+		else
+			job_gather(n, j, j->pos, (uint8_t *)&p->line[j->hdr_lines], d);
 		sim_sw_send(s, n, p, s->now + dur);
 	}
 	j->pos += d;
