@@ -135,7 +135,9 @@ int dnet_tap_kind_parse(const char *s, enum dnet_tap_kind *k)
 	return -DNET_ENOENT;
 }
 
-/* Report an operation that ran (or, dry, would have) to the tap. */
+/* Report an operation that ran (or, dry, would have) to the tap.  Callers
+ * build the record only when a tap is installed (if (!dev->tap) return rc;
+ * first): filling it costs more than an access to the emulator. */
 static int tap(struct dnet_dev *dev, struct dnet_tap_rec *r, int rc, const struct dnet_err *err)
 {
 	if (dev->tap) {
@@ -217,6 +219,8 @@ int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
 		rc = dev->ops->set_node(dev, node, err);
 	if (!rc)
 		dev->node = node;
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_NODE, .val = { node, 0 } };
 	return tap(dev, &r, rc, err);
 }
@@ -251,6 +255,8 @@ int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, str
 		memset(buf, 0, width);
 	else
 		rc = dev->ops->read(dev, off, buf, width, err);
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_READ, .off = off, .width = width,
 				  .confirmed = confirmed };
 	if (!rc)
@@ -267,6 +273,8 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
 		return rc;
 	if (!dev->dry)
 		rc = dev->ops->write(dev, off, buf, width, err);
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WRITE, .off = off, .width = width };
 	memcpy(r.val, buf, width);
 	return tap(dev, &r, rc, err);
@@ -310,6 +318,8 @@ int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t le
 			rc = write ? dev->ops->write(dev, off + (uint32_t)i, (char *)buf + i, 8, err)
 				   : dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err);
 	}
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = write ? DNET_TAP_WRITE_BLOCK : DNET_TAP_READ_BLOCK,
 				  .off = off, .data = buf, .len = len };
 	return tap(dev, &r, rc, err);
@@ -406,6 +416,8 @@ int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t
 int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	int rc = !dev->dry && dev->ops->wc_flush ? dev->ops->wc_flush(dev, err) : 0;
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WC_FLUSH };
 	return tap(dev, &r, rc, err);
 }
@@ -440,6 +452,8 @@ int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet
 	if (rc)
 		return rc;
 	rc = !dev->dry && dev->ops->cache_flush ? dev->ops->cache_flush(dev, off, len, err) : 0;
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_CACHE_FLUSH, .off = off, .len = len };
 	return tap(dev, &r, rc, err);
 }
@@ -450,6 +464,8 @@ int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_er
 	if (rc)
 		return rc;
 	rc = !dev->dry && dev->ops->prefetch ? dev->ops->prefetch(dev, off, len, err) : 0;
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_PREFETCH, .off = off, .len = len };
 	return tap(dev, &r, rc, err);
 }
@@ -516,6 +532,8 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 		rc = dev->ops->delay(dev, ns, err);
 	else
 		rc = sleep_ns(ns, err);
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_DELAY, .ns = ns };
 	return tap(dev, &r, rc, err);
 }
@@ -605,6 +623,8 @@ int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond 
 		rc = poll_wait(dev, off, mask, cond, value, timeout_ns, &lv, err);
 	if (last)
 		*last = lv;
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WAIT, .off = off, .mask = mask, .cond = cond,
 				  .value = value, .timeout_ns = timeout_ns, .val = { lv, 0 } };
 	return tap(dev, &r, rc, err);
@@ -625,6 +645,8 @@ int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 			if (!rc && (cs & DNET_CS_REQ_PENDING))
 				*busy = true;
 		}
+	if (!dev->tap)
+		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_BUSY, .val = { *busy, 0 } };
 	return tap(dev, &r, rc, err);
 }
