@@ -112,7 +112,12 @@ void sim_rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 		n->rxq_head = p;
 	n->rxq_tail = p;
 	n->rxq_len++;
-	if (!n->rx_cur)
+	if (n->rx_cur)
+		return;
+	/* the step would be the next event: run it in place (host speed) */
+	if (!n->rc_sched && sim_now_is_next(s))
+		sim_rc_step(s, n);
+	else
 		rc_schedule(s, n, 0);
 }
 
@@ -150,6 +155,21 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 	n->rc_ms = DNET_RCS_IDLE;
 	if (n->rxq_head)
 		rc_schedule(s, n, delay);
+}
+
+/* Host speed: the data step of p may run now, at its time now + dur,
+ * instead of as an event, when nothing can tell -- a contiguous RVS
+ * packet into the SO-DIMM that fits there (no error, no status), nothing
+ * queued behind it, and until then no event touches this node
+ * (sim_quiet_until): the step schedules nothing and raises nothing. */
+static bool rc_fuse_ok(struct sim *s, const struct sim_node *n, const struct sim_pkt *p,
+		       const struct sim_rx_info *x, uint64_t dur)
+{
+	const struct sim_caused *k;
+	return x->oi && x->oi->family == DNET_FAM_RVS && x->oi->variant == DNET_VAR_CONTIG && !x->h.eflag &&
+	       !x->h.lflag && !x->h.rflag && !p->rel && !n->rxq_head &&
+	       x->h.dstoff + x->dlen <= sim_capacity(n) && sim_quiet_until(s, n->id, s->now + dur) &&
+	       (!(k = sim_pkt_origin(s, p)) || k->in_flight); /* retiring p commutes with sends */
 }
 
 /* Every field of x is set (no memset first: host speed, once a packet). */
@@ -361,6 +381,13 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 		if (s->trace)
 			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
 				       x->oi ? x->oi->name : "?", (unsigned long long)x->dlen, p->src_node);
+		if (rc_fuse_ok(s, n, p, x, dur)) {
+			uint64_t t0 = s->now;
+			s->now = t0 + dur;
+			sim_rc_step(s, n);
+			s->now = t0;
+			return;
+		}
 		rc_schedule(s, n, dur);
 		return;
 	}

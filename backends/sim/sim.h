@@ -415,6 +415,7 @@ struct sim {
 	 * all the same. */
 	struct sim_ev now_ev;
 	bool now_ev_set, running;
+	uint64_t until;               /* while running: run_until's limit */
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
@@ -447,6 +448,15 @@ void sim_trace_span(struct sim *s, unsigned node, enum sim_track tr, uint64_t t0
 /* sim.c */
 void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 		  uint32_t gen, uint32_t a, void *p);
+/* Host speed only (the model never sees it): a step that an event would
+ * run may run in place when that changes nothing but the events count.
+ * sim_now_is_next: an event scheduled now would run next.  sim_quiet_until:
+ * up to time t (within run_until's limit) only events that leave node
+ * untouched run -- executor and acceptor steps of other nodes, ticks --
+ * and no packet they send can reach node by t.  Both are false while a
+ * wait looks at the state after each event, and while tracing. */
+bool sim_now_is_next(const struct sim *s);
+bool sim_quiet_until(const struct sim *s, unsigned node, uint64_t t);
 static inline uint64_t sim_clk(const struct sim *s, uint64_t clocks)
 {
 	return clocks * s->t.clk_ns;
