@@ -243,6 +243,13 @@ static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_r
 	uint64_t addr = p->lazy_addr, lim = sim_capacity(n), a = pat->base;
 	uint64_t in = a >= lim ? 0 : (lim - a < x->dlen ? lim - a : x->dlen);
 	sim_pkt_unlink(p); /* read now: nothing can store to src meanwhile */
+	if (n->sim->running) {
+		/* made with the next packets' copies, before anything reads or
+		 * writes either SO-DIMM (sodimm.c), by the end of run_until */
+		if (in)
+			sim_sd_copy_add(n, (uint64_t)dwid * lim + a, src, addr, in);
+		return in == x->dlen;
+	}
 	for (uint64_t pos = 0; pos < in;) {
 		size_t k = (size_t)(in - pos);
 		const uint8_t *from = sim_sd_phys_ptr(src, addr + pos, &k);

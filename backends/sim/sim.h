@@ -401,6 +401,16 @@ struct sim_node {
 #define SIM_PKT_POOL_LINES (DNET_HDR_MAX_LINES + 2048 / 8)
 #define SIM_PKT_POOL_MAX 64
 
+/* A copy between SO-DIMMs not yet made (sodimm.c, host speed only): len
+ * bytes from src_addr of src to dst_addr of dst.  The Receive Controller
+ * leaves its copy of a deferred payload here while run_until runs, so the
+ * copies of consecutive packets are made as one; whatever reads or writes
+ * an SO-DIMM makes it first, and so does the end of run_until. */
+struct sim_sd_copy {
+	struct sim_node *dst, *src;
+	uint64_t dst_addr, src_addr, len;
+};
+
 struct sim {
 	unsigned nnodes;
 	struct sim_pkt *pkt_pool;     /* free packets of SIM_PKT_POOL_LINES (via next) */
@@ -416,6 +426,7 @@ struct sim {
 	struct sim_ev now_ev;
 	bool now_ev_set, running;
 	uint64_t until;               /* while running: run_until's limit */
+	struct sim_sd_copy sdcopy;
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
@@ -533,6 +544,9 @@ void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
 int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
 void sim_sd_free(struct sim_node *n);
+void sim_sd_copy_add(struct sim_node *dst, uint64_t dst_addr, struct sim_node *src, uint64_t src_addr,
+		     uint64_t len);
+void sim_sd_copy_flush(struct sim *s);
 /* Where [addr, addr + *len) of n's SO-DIMM is stored in one piece (every
  * page written, one chunk; *len shortened to the chunk's end), or NULL. */
 const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len);
