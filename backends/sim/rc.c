@@ -172,17 +172,28 @@ static bool rc_fuse_ok(struct sim *s, const struct sim_node *n, const struct sim
 	       (!(k = sim_pkt_origin(s, p)) || k->in_flight); /* retiring p commutes with sends */
 }
 
-/* Every field of x is set (no memset first: host speed, once a packet). */
-static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x)
+/* Every field of x is set (no memset first: host speed, once a packet).
+ * x holds the last packet decoded from *dw1 lines (nd of them): a packet
+ * of two lines whose 1st DW is the last one's (the packets of one RVS)
+ * only needs its 2nd DW decoded (host speed). */
+static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x, uint64_t *dw1,
+		      unsigned *nd)
 {
 	unsigned n = p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES;
 	/* a deferred payload's lines are not filled: only its header lines
 	 * are read (the fields of further lines, unused by its TYPE, read 0) */
 	if (p->lazy_src && n > p->lazy_hl)
 		n = p->lazy_hl;
-	dnet_hdr_decode(p->line, n, &x->h);
-	x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
-	x->hl = dnet_hdr_lines(&x->h);
+	if (n == 2 && *nd == 2 && p->line[0] == *dw1) {
+		x->h.src_or_init_dst = (uint32_t)p->line[1];
+		x->h.dstoff = (uint32_t)(p->line[1] >> 32);
+	} else {
+		dnet_hdr_decode(p->line, n, &x->h);
+		x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
+		x->hl = dnet_hdr_lines(&x->h);
+		*dw1 = n ? p->line[0] : 0;
+		*nd = n;
+	}
 	uint64_t have = p->nlines > x->hl ? (uint64_t)(p->nlines - x->hl) * 8 : 0;
 	uint64_t said = x->h.size > x->hl * 8u ? x->h.size - x->hl * 8u : 0;
 	x->dlen = said < have ? said : have;
@@ -336,7 +347,7 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			n->rxq_tail = NULL;
 		n->rxq_len--;
 		n->rx_cur = p;
-		rx_decode(s, p, &n->rx_x); /* once: the packet does not change while held */
+		rx_decode(s, p, &n->rx_x, &n->rx_dw1, &n->rx_nd); /* once: the packet does not change while held */
 		sim_sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;

@@ -160,6 +160,9 @@ struct sim_wcjob {
 	enum dnet_family fam;         /* counter slot (RVS or IPUSH) */
 	uint32_t pre_len;             /* LHSv2: Write Window bytes (in buf) sent first */
 	uint64_t t_start;             /* when the executor took it (trace) */
+	uint64_t dw1;                 /* RVS: the last packet's 1st DW, of dw1_size and dw1_eflag */
+	unsigned dw1_size, dw1_eflag;
+	bool dw1_valid;
 };
 
 /* Copy descriptor left by the VL half of an SO-DIMM-to-SO-DIMM copy. */
@@ -360,6 +363,8 @@ struct sim_node {
 	unsigned rxq_len;
 	struct sim_pkt *rx_cur;
 	struct sim_rx_info rx_x;      /* rx_cur decoded when taken */
+	uint64_t rx_dw1;              /* rx_x was decoded from rx_nd lines with this 1st DW (rc.c) */
+	unsigned rx_nd;
 	unsigned rc_phase;
 	enum rc_wait rc_wait;
 	bool rc_stall_counted;        /* this packet's ring stall is in rc_stalls */
