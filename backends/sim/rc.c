@@ -256,7 +256,7 @@ static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_r
 	sim_pkt_unlink(p); /* read now: nothing can store to src meanwhile */
 	if (n->sim->running) {
 		/* made with the next packets' copies, before anything reads or
-		 * writes either SO-DIMM (sodimm.c), by the end of run_until */
+		 * writes an SO-DIMM (sodimm.c) */
 		if (in)
 			sim_sd_copy_add(n, (uint64_t)dwid * lim + a, src, addr, in);
 		return in == x->dlen;

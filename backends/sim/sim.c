@@ -164,8 +164,6 @@ static void run_until(struct sim *s, uint64_t t)
 		}
 	}
 	s->running = false;
-	if (s->sdcopy.len)
-		sim_sd_copy_flush(s);
 	if (t > s->now)
 		s->now = t;
 }

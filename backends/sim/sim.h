@@ -409,8 +409,10 @@ struct sim_node {
 /* A copy between SO-DIMMs not yet made (sodimm.c, host speed only): len
  * bytes from src_addr of src to dst_addr of dst.  The Receive Controller
  * leaves its copy of a deferred payload here while run_until runs, so the
- * copies of consecutive packets are made as one; whatever reads or writes
- * an SO-DIMM makes it first, and so does the end of run_until. */
+ * copies of consecutive packets are made as one (a whole RVS, when the
+ * host only waits meanwhile); whatever reads or writes an SO-DIMM or
+ * counts its bytes (every sodimm.c entry point, the host's backdoor
+ * included) makes it first, and so does a packet deferred on dst. */
 struct sim_sd_copy {
 	struct sim_node *dst, *src;
 	uint64_t dst_addr, src_addr, len;
