@@ -112,7 +112,12 @@ void sim_rc_arrive(struct sim *s, struct sim_node *n, struct sim_pkt *p)
 		n->rxq_head = p;
 	n->rxq_tail = p;
 	n->rxq_len++;
-	if (!n->rx_cur)
+	if (n->rx_cur)
+		return;
+	/* the step would be the next event: run it in place (host speed) */
+	if (!n->rc_sched && sim_now_is_next(s))
+		sim_rc_step(s, n);
+	else
 		rc_schedule(s, n, 0);
 }
 
@@ -152,17 +157,43 @@ static void rc_finish(struct sim *s, struct sim_node *n, uint64_t delay)
 		rc_schedule(s, n, delay);
 }
 
-/* Every field of x is set (no memset first: host speed, once a packet). */
-static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x)
+/* Host speed: the data step of p may run now, at its time now + dur,
+ * instead of as an event, when nothing can tell -- a contiguous RVS
+ * packet into the SO-DIMM that fits there (no error, no status), nothing
+ * queued behind it, and until then no event touches this node
+ * (sim_quiet_until): the step schedules nothing and raises nothing. */
+static bool rc_fuse_ok(struct sim *s, const struct sim_node *n, const struct sim_pkt *p,
+		       const struct sim_rx_info *x, uint64_t dur)
+{
+	const struct sim_caused *k;
+	return x->oi && x->oi->family == DNET_FAM_RVS && x->oi->variant == DNET_VAR_CONTIG && !x->h.eflag &&
+	       !x->h.lflag && !x->h.rflag && !p->rel && !n->rxq_head &&
+	       x->h.dstoff + x->dlen <= sim_capacity(n) && sim_quiet_until(s, n->id, s->now + dur) &&
+	       (!(k = sim_pkt_origin(s, p)) || k->in_flight); /* retiring p commutes with sends */
+}
+
+/* Every field of x is set (no memset first: host speed, once a packet).
+ * x holds the last packet decoded from *dw1 lines (nd of them): a packet
+ * of two lines whose 1st DW is the last one's (the packets of one RVS)
+ * only needs its 2nd DW decoded (host speed). */
+static void rx_decode(const struct sim *s, const struct sim_pkt *p, struct sim_rx_info *x, uint64_t *dw1,
+		      unsigned *nd)
 {
 	unsigned n = p->nlines < DNET_HDR_MAX_LINES ? p->nlines : DNET_HDR_MAX_LINES;
 	/* a deferred payload's lines are not filled: only its header lines
 	 * are read (the fields of further lines, unused by its TYPE, read 0) */
 	if (p->lazy_src && n > p->lazy_hl)
 		n = p->lazy_hl;
-	dnet_hdr_decode(p->line, n, &x->h);
-	x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
-	x->hl = dnet_hdr_lines(&x->h);
+	if (n == 2 && *nd == 2 && p->line[0] == *dw1) {
+		x->h.src_or_init_dst = (uint32_t)p->line[1];
+		x->h.dstoff = (uint32_t)(p->line[1] >> 32);
+	} else {
+		dnet_hdr_decode(p->line, n, &x->h);
+		x->oi = s->oi[x->h.type & 31u]; /* dnet_otype_info, looked up at open */
+		x->hl = dnet_hdr_lines(&x->h);
+		*dw1 = n ? p->line[0] : 0;
+		*nd = n;
+	}
 	uint64_t have = p->nlines > x->hl ? (uint64_t)(p->nlines - x->hl) * 8 : 0;
 	uint64_t said = x->h.size > x->hl * 8u ? x->h.size - x->hl * 8u : 0;
 	x->dlen = said < have ? said : have;
@@ -223,6 +254,13 @@ static bool rx_scatter(struct sim_node *n, struct sim_pkt *p, const struct sim_r
 	uint64_t addr = p->lazy_addr, lim = sim_capacity(n), a = pat->base;
 	uint64_t in = a >= lim ? 0 : (lim - a < x->dlen ? lim - a : x->dlen);
 	sim_pkt_unlink(p); /* read now: nothing can store to src meanwhile */
+	if (n->sim->running) {
+		/* made with the next packets' copies, before anything reads or
+		 * writes an SO-DIMM (sodimm.c) */
+		if (in)
+			sim_sd_copy_add(n, (uint64_t)dwid * lim + a, src, addr, in);
+		return in == x->dlen;
+	}
 	for (uint64_t pos = 0; pos < in;) {
 		size_t k = (size_t)(in - pos);
 		const uint8_t *from = sim_sd_phys_ptr(src, addr + pos, &k);
@@ -309,7 +347,7 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			n->rxq_tail = NULL;
 		n->rxq_len--;
 		n->rx_cur = p;
-		rx_decode(s, p, &n->rx_x); /* once: the packet does not change while held */
+		rx_decode(s, p, &n->rx_x, &n->rx_dw1, &n->rx_nd); /* once: the packet does not change while held */
 		sim_sw_taken(s, p);
 		n->rc_phase = 0;
 		n->rc_wait = RC_RUN;
@@ -361,6 +399,13 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 		if (s->trace)
 			sim_trace_span(s, n->id, SIM_TR_RC, s->now, s->now + dur, "receive %s %llu B from node %u",
 				       x->oi ? x->oi->name : "?", (unsigned long long)x->dlen, p->src_node);
+		if (rc_fuse_ok(s, n, p, x, dur)) {
+			uint64_t t0 = s->now;
+			s->now = t0 + dur;
+			sim_rc_step(s, n);
+			s->now = t0;
+			return;
+		}
 		rc_schedule(s, n, dur);
 		return;
 	}

@@ -112,10 +112,43 @@ static void dispatch_top(struct sim *s)
 	dispatch(s, &ev);
 }
 
+bool sim_now_is_next(const struct sim *s)
+{
+	const struct sim_ev *top = sim_evq_peek(&s->q);
+	return s->running && !s->trace && !s->now_ev_set && (!top || top->t > s->now);
+}
+
+bool sim_quiet_until(const struct sim *s, unsigned node, uint64_t t)
+{
+	const struct sim_ev *top = sim_evq_peek(&s->q);
+	if (top && top->t > t && s->running && !s->trace && !s->now_ev_set && t <= s->until)
+		return true; /* nothing at all runs before t */
+	if (!s->running || s->trace || s->now_ev_set || t > s->until || s->q.n > 16)
+		return false;
+	uint64_t first = UINT64_MAX;
+	for (size_t i = 0; i < s->q.n; i++) {
+		const struct sim_ev *e = &s->q.v[i];
+		if (e->t < first)
+			first = e->t;
+		if (e->t > t || e->kind == EV_TICK)
+			continue;
+		if (e->node == node || (e->kind != EV_WC && e->kind != EV_ACCEPT))
+			return false;
+		/* an executor taking from the RC FIFO wakes a waiting Receive
+		 * Controller (sim_rc_retry), whose steps reach other nodes */
+		const struct sim_node *m = s->node[e->node - 1];
+		if (m && m->rx_cur && m->rc_wait != RC_RUN)
+			return false;
+	}
+	/* what those steps send arrives a hop after they run, at the earliest */
+	return first > t || t - first < 2ull * s->t.swif_ns + s->t.switch_ns;
+}
+
 /* Run every event up to and including time t, then set the clock to t. */
 static void run_until(struct sim *s, uint64_t t)
 {
 	s->running = true;
+	s->until = t;
 	for (;;) {
 		const struct sim_ev *top = sim_evq_peek(&s->q);
 		/* the slot's event is due now (<= t): it runs before the heap's

@@ -160,6 +160,9 @@ struct sim_wcjob {
 	enum dnet_family fam;         /* counter slot (RVS or IPUSH) */
 	uint32_t pre_len;             /* LHSv2: Write Window bytes (in buf) sent first */
 	uint64_t t_start;             /* when the executor took it (trace) */
+	uint64_t dw1;                 /* RVS: the last packet's 1st DW, of dw1_size and dw1_eflag */
+	unsigned dw1_size, dw1_eflag;
+	bool dw1_valid;
 };
 
 /* Copy descriptor left by the VL half of an SO-DIMM-to-SO-DIMM copy. */
@@ -360,6 +363,8 @@ struct sim_node {
 	unsigned rxq_len;
 	struct sim_pkt *rx_cur;
 	struct sim_rx_info rx_x;      /* rx_cur decoded when taken */
+	uint64_t rx_dw1;              /* rx_x was decoded from rx_nd lines with this 1st DW (rc.c) */
+	unsigned rx_nd;
 	unsigned rc_phase;
 	enum rc_wait rc_wait;
 	bool rc_stall_counted;        /* this packet's ring stall is in rc_stalls */
@@ -401,6 +406,18 @@ struct sim_node {
 #define SIM_PKT_POOL_LINES (DNET_HDR_MAX_LINES + 2048 / 8)
 #define SIM_PKT_POOL_MAX 64
 
+/* A copy between SO-DIMMs not yet made (sodimm.c, host speed only): len
+ * bytes from src_addr of src to dst_addr of dst.  The Receive Controller
+ * leaves its copy of a deferred payload here while run_until runs, so the
+ * copies of consecutive packets are made as one (a whole RVS, when the
+ * host only waits meanwhile); whatever reads or writes an SO-DIMM or
+ * counts its bytes (every sodimm.c entry point, the host's backdoor
+ * included) makes it first, and so does a packet deferred on dst. */
+struct sim_sd_copy {
+	struct sim_node *dst, *src;
+	uint64_t dst_addr, src_addr, len;
+};
+
 struct sim {
 	unsigned nnodes;
 	struct sim_pkt *pkt_pool;     /* free packets of SIM_PKT_POOL_LINES (via next) */
@@ -415,6 +432,8 @@ struct sim {
 	 * all the same. */
 	struct sim_ev now_ev;
 	bool now_ev_set, running;
+	uint64_t until;               /* while running: run_until's limit */
+	struct sim_sd_copy sdcopy;
 	struct sim_timing t;
 	bool cold;
 	uint64_t cap_code, mtu_code;  /* defaults for new nodes */
@@ -447,6 +466,15 @@ void sim_trace_span(struct sim *s, unsigned node, enum sim_track tr, uint64_t t0
 /* sim.c */
 void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 		  uint32_t gen, uint32_t a, void *p);
+/* Host speed only (the model never sees it): a step that an event would
+ * run may run in place when that changes nothing but the events count.
+ * sim_now_is_next: an event scheduled now would run next.  sim_quiet_until:
+ * up to time t (within run_until's limit) only events that leave node
+ * untouched run -- executor and acceptor steps of other nodes, ticks --
+ * and no packet they send can reach node by t.  Both are false while a
+ * wait looks at the state after each event, and while tracing. */
+bool sim_now_is_next(const struct sim *s);
+bool sim_quiet_until(const struct sim *s, unsigned node, uint64_t t);
 static inline uint64_t sim_clk(const struct sim *s, uint64_t clocks)
 {
 	return clocks * s->t.clk_ns;
@@ -523,6 +551,9 @@ void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
 void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);
 int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len);
 void sim_sd_free(struct sim_node *n);
+void sim_sd_copy_add(struct sim_node *dst, uint64_t dst_addr, struct sim_node *src, uint64_t src_addr,
+		     uint64_t len);
+void sim_sd_copy_flush(struct sim *s);
 /* Where [addr, addr + *len) of n's SO-DIMM is stored in one piece (every
  * page written, one chunk; *len shortened to the chunk's end), or NULL. */
 const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len);

@@ -161,7 +161,7 @@ static void chunk_write(struct sim_chunk *c, size_t o, const uint8_t *in, size_t
 	}
 }
 
-void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
+static void sd_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
 {
 	uint8_t *out = buf;
 	while (len) {
@@ -179,7 +179,7 @@ void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t
 	}
 }
 
-const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len)
+static const uint8_t *sd_ptr(const struct sim_node *n, uint64_t addr, size_t *len)
 {
 	size_t o = (size_t)(addr & (SIM_PCHUNK - 1));
 	if (*len > SIM_PCHUNK - o)
@@ -190,7 +190,7 @@ const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *
 	return (const uint8_t *)(c->mem & ~MODBITS) + o;
 }
 
-int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
+static int sd_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
 {
 	const uint8_t *in = buf;
 	struct sim_sdimm *m = &n->sd;
@@ -228,9 +228,76 @@ int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t
 	return 0;
 }
 
+/* ---- the pending copy (host speed only; struct sim_sd_copy, sim.h) ----
+ * Every function below that reads or writes a node's SO-DIMM, or tells
+ * how much of it is stored, makes the pending copy first: none sees it. */
+void sim_sd_copy_flush(struct sim *s)
+{
+	struct sim_sd_copy *c = &s->sdcopy;
+	uint64_t len = c->len;
+	c->len = 0;
+	for (uint64_t pos = 0; pos < len;) {
+		size_t k = (size_t)(len - pos);
+		const uint8_t *from = sd_ptr(c->src, c->src_addr + pos, &k);
+		uint8_t bounce[2048];
+		if (!from) { /* pages never stored to: zeros */
+			if (k > sizeof bounce)
+				k = sizeof bounce;
+			sd_read(c->src, c->src_addr + pos, bounce, k);
+			from = bounce;
+		}
+		if (sd_write(c->dst, c->dst_addr + pos, from, k))
+			c->dst->st[ST_ALLOC_FAIL]++;
+		pos += k;
+	}
+}
+
+void sim_sd_copy_add(struct sim_node *dst, uint64_t dst_addr, struct sim_node *src, uint64_t src_addr,
+		     uint64_t len)
+{
+	struct sim_sd_copy *c = &dst->sim->sdcopy;
+	if (c->len && (c->dst != dst || c->src != src || c->dst_addr + c->len != dst_addr ||
+		       c->src_addr + c->len != src_addr))
+		sim_sd_copy_flush(dst->sim);
+	if (!c->len) {
+		c->dst = dst;
+		c->src = src;
+		c->dst_addr = dst_addr;
+		c->src_addr = src_addr;
+	}
+	c->len += len;
+}
+
+static inline void sd_sync(const struct sim_node *n)
+{
+	if (n->sim->sdcopy.len)
+		sim_sd_copy_flush(n->sim);
+}
+
+void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len)
+{
+	sd_sync(n);
+	sd_read(n, addr, buf, len);
+}
+
+const uint8_t *sim_sd_phys_ptr(const struct sim_node *n, uint64_t addr, size_t *len)
+{
+	sd_sync(n);
+	return sd_ptr(n, addr, len);
+}
+
+int sim_sd_phys_write(struct sim_node *n, uint64_t addr, const void *buf, size_t len)
+{
+	sd_sync(n);
+	return sd_write(n, addr, buf, len);
+}
+
 void sim_sd_free(struct sim_node *n)
 {
 	struct sim_sdimm *m = &n->sd;
+	if (n->sim->sdcopy.len && n->sim->sdcopy.dst == n)
+		n->sim->sdcopy.len = 0; /* the node is going: nothing reads it again */
+	sd_sync(n);
 	for (unsigned i = 0; i < SIM_L1_ENTRIES; i++) {
 		if (!m->l1[i])
 			continue;
@@ -245,6 +312,7 @@ void sim_sd_free(struct sim_node *n)
 
 uint64_t sim_sd_bytes(const struct sim_node *n)
 {
+	sd_sync(n);
 	return n->sd.chunks * SIM_MCHUNK;
 }
 

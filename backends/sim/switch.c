@@ -64,6 +64,10 @@ struct sim_pkt *sim_pkt_alloc_lines(struct sim *s, unsigned nlines)
  * (the reliable path, a loopback, other targets) fills it first. */
 void sim_pkt_defer(struct sim_pkt *p, struct sim_node *src, unsigned hl, uint64_t addr, uint32_t len)
 {
+	/* the payload is what src's SO-DIMM holds now: a copy into it that
+	 * is still pending (sodimm.c) is made first */
+	if (src->sim->sdcopy.len && src->sim->sdcopy.dst == src)
+		sim_sd_copy_flush(src->sim);
 	p->lazy_src = src;
 	p->lazy_addr = addr;
 	p->lazy_len = len;

@@ -271,22 +271,29 @@ static void ww_cause(struct sim_node *n, unsigned win, bool dst)
 	sim_cause(n, on, ow, (enum sim_cause)(SIM_CAUSE_WW0_SRC + 2 * win + (dst ? 1 : 0)));
 }
 
-/* The caller writes the data_bytes after the header lines. */
-static struct sim_pkt *build_pkt(struct sim *s, struct sim_node *n, const struct dnet_pkt_hdr *h,
-				 unsigned hdr_lines, uint64_t data_bytes)
+/* The caller writes the data_bytes after the header lines; dw1 is h's
+ * 1st DW (dnet_hdr_dw1). */
+static struct sim_pkt *build_pkt_dw1(struct sim *s, struct sim_node *n, const struct dnet_pkt_hdr *h,
+				     uint64_t dw1, unsigned hdr_lines, uint64_t data_bytes)
 {
 	struct sim_pkt *p = sim_pkt_alloc_lines(s, hdr_lines + (unsigned)lines_of(data_bytes));
 	if (!p) {
 		n->st[ST_ALLOC_FAIL]++;
 		return NULL;
 	}
-	p->line[0] = dnet_hdr_dw1(h);
+	p->line[0] = dw1;
 	p->line[1] = dnet_hdr_dw2(h);
 	if (hdr_lines > 2)
 		p->line[2] = dnet_hdr_dw3(h);
 	if (hdr_lines > 3)
 		p->line[3] = dnet_hdr_dw4(h);
 	return p;
+}
+
+static struct sim_pkt *build_pkt(struct sim *s, struct sim_node *n, const struct dnet_pkt_hdr *h,
+				 unsigned hdr_lines, uint64_t data_bytes)
+{
+	return build_pkt_dw1(s, n, h, dnet_hdr_dw1(h), hdr_lines, data_bytes);
 }
 
 /* ---- BOTF (§4.6.2, §5.3.3, Fig. 5.11) ---- */
@@ -831,7 +838,14 @@ static void exec_rvs(struct sim *s, struct sim_node *n)
 	uint64_t dur = sim_clk(s, j->hdr_lines * s->t.line_clk) + pu_lines(s, dl) * s->t.pu_8b_ns;
 	dur += sim_sd_contend(s, dur, n->wu_until, dl);
 	n->pu_until = s->now + dur;
-	struct sim_pkt *p = build_pkt(s, n, &ph, j->hdr_lines, d);
+	/* the 1st DW changes with Packet Size and eflag only (host speed) */
+	if (!j->dw1_valid || ph.size != j->dw1_size || ph.eflag != j->dw1_eflag) {
+		j->dw1 = dnet_hdr_dw1(&ph);
+		j->dw1_size = ph.size;
+		j->dw1_eflag = ph.eflag;
+		j->dw1_valid = true;
+	}
+	struct sim_pkt *p = build_pkt_dw1(s, n, &ph, j->dw1, j->hdr_lines, d);
 	if (p) {
 		uint64_t a = j->pat.base + (j->pos - j->pre_len);
 		/* SO-DIMM data the gather would copy as it is: deferred, the

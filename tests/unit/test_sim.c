@@ -1,7 +1,11 @@
 /* Tests of backends/sim/sim.c, the backend itself: spec options and their
  * refusals, statistics names, virtual time and its end (D-SIM-TIME-END),
  * and determinism -- the same sequence twice gives the same state, time
- * and event count (sim.c, eventq.c). */
+ * and event count (sim.c, eventq.c) -- and the host-speed shortcuts that
+ * change nothing the model shows (sim.h: sim_now_is_next, sim_quiet_until,
+ * struct sim_sd_copy). */
+#include <stdio.h>
+#include <unistd.h>
 #include "test_spec_enc.h"
 
 static void test_spec(void)
@@ -174,11 +178,124 @@ static void test_determinism2(void)
 		CHECK_EQ(r[0][i], r[1][i]);
 }
 
+/* What the host sees of a 3-node cluster, folded into *h: per node its
+ * clock, counters, Module State, Controller Status, busy and traffic. */
+static void hs_look(struct dnet_dev *d, uint64_t *h)
+{
+	static const char *const names[] = { "vtime_ns", "packets_sent", "packets_received",
+					      "bytes_received", "w0_in_flight", "sodimm_bytes" };
+	for (unsigned k = 1; k <= 3; k++) {
+		node(d, k);
+		uint64_t v[10];
+		for (unsigned i = 0; i < 6; i++)
+			v[i] = stat(d, names[i]);
+		v[6] = ureg(d, 0, DNET_UR_PKT_COUNTER);
+		v[7] = ureg(d, 0, DNET_UR_MODULE_STATE);
+		v[8] = ureg(d, 0, DNET_UR_CTL_STATUS);
+		bool busy = false;
+		CHECK_OK(dnet_busy(d, &busy, &E), &E);
+		v[9] = busy;
+		for (unsigned i = 0; i < 10; i++)
+			*h = (*h ^ v[i]) * 1099511628211ull;
+	}
+}
+
+static void hs_hash_sd(struct dnet_dev *d, unsigned n, uint64_t addr, size_t len, uint64_t *h)
+{
+	static uint8_t buf[256 << 10];
+	node(d, n);
+	sd_get(d, addr, buf, len);
+	for (size_t i = 0; i < len; i++)
+		*h = (*h ^ buf[i]) * 1099511628211ull;
+}
+
+/* RVS streams crossing (1 -> 2, 2 -> 1 partly out of what 1 -> 2 brings,
+ * 3 -> 2), stores into a source while its packets fly, reads of a
+ * destination half written; the host looks between slices of virtual time
+ * of odd lengths. */
+static uint64_t hs_scenario(const char *spec, uint64_t *events)
+{
+	struct dnet_dev *d = sim_open(spec);
+	static uint8_t src[64 << 10];
+	fill(src, sizeof src, 5);
+	sd_put(d, 0, src, sizeof src); /* the rest of the 1 MB source is zeros */
+	node(d, 2);
+	sd_put(d, 0x40000, src + 1, 32 << 10);
+	node(d, 3);
+	sd_put(d, 0, src + 2, 16 << 10);
+	uint64_t h = 1469598103934665603ull;
+	node(d, 1);
+	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 0, 1u << 20), UP(0, 0x100000));
+	for (unsigned i = 0; i < 60; i++) {
+		CHECK_OK(dnet_delay(d, 1000 + (i * 1777u) % 9000, &E), &E);
+		if (i == 1) { /* node 2 sends on what it is receiving */
+			node(d, 2);
+			kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 1, 1, 128u << 10), UP(0x108000, 0x200000));
+			kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 1, 0, 128u << 10), UP(0x40000, 0x300000));
+		}
+		if (i == 5) {
+			node(d, 3);
+			kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 0, 64u << 10), UP(0, 0x180000));
+		}
+		if (i % 9 == 4) {
+			node(d, 1);
+			sd_put(d, 0x1000 * i, src + i, 300); /* into the source while it is sent */
+		}
+		if (i % 11 == 3)
+			hs_hash_sd(d, 2, 0x100000 + 0x3000 * i, 4096, &h);
+		hs_look(d, &h);
+	}
+	settle(d);
+	settle(d);
+	hs_look(d, &h);
+	hs_hash_sd(d, 2, 0x100000, 256 << 10, &h);
+	hs_hash_sd(d, 2, 0x180000, 64 << 10, &h);
+	hs_hash_sd(d, 1, 0x200000, 128 << 10, &h);
+	hs_hash_sd(d, 1, 0x300000, 128 << 10, &h);
+	*events = stat(d, "events");
+	dnet_close(d);
+	return h;
+}
+
+static void test_host_speed(void)
+{
+	/* A trace turns the shortcuts off: with it, every step is an event. */
+	char spec[128];
+	snprintf(spec, sizeof spec, "sim:nodes=3,trace=/tmp/test_sim_hs_%d.json", (int)getpid());
+	uint64_t e_fast, e_slow;
+	uint64_t h_fast = hs_scenario("sim:nodes=3", &e_fast), h_slow = hs_scenario(spec, &e_slow);
+	unlink(spec + strlen("sim:nodes=3,trace="));
+	CHECK_EQ(h_fast, h_slow);
+	CHECK(e_fast < e_slow);
+	/* One 1 MB RVS alone: the Receive Controller's two steps run in the
+	 * arrival's event, about two events a packet (four otherwise). */
+	struct dnet_dev *d = sim_open("sim:nodes=2");
+	static uint8_t src[1 << 20];
+	fill(src, sizeof src, 9);
+	sd_put(d, 0, src, sizeof src);
+	uint64_t e0 = stat(d, "events");
+	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 0, 1u << 20), UP(0, 0x100000));
+	settle(d);
+	settle(d);
+	settle(d);
+	settle(d);
+	settle(d);
+	settle(d);
+	settle(d);
+	settle(d);
+	node(d, 2);
+	uint64_t pkts = ((1u << 20) + 2031) / 2032; /* 2 KB packets of 16 B header and 2032 B */
+	CHECK_EQ(stat(d, "packets_received"), pkts);
+	CHECK(stat(d, "events") - e0 < 3 * pkts);
+	dnet_close(d);
+}
+
 int main(void)
 {
 	RUN(test_spec);
 	RUN(test_time_end);
 	RUN(test_determinism);
 	RUN(test_determinism2);
+	RUN(test_host_speed);
 	return t_summary("test_sim");
 }
