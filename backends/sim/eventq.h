@@ -44,6 +44,18 @@ static inline bool sim_ev_before(const struct sim_ev *a, const struct sim_ev *b)
 /* Push, pop and peek are inline: the emulator runs a few of them per
  * packet (host speed).  An event is written and read field by field, not
  * as a whole struct: a wide copy of fields just stored stalls the CPU. */
+static inline void sim_ev_set(struct sim_ev *e, uint64_t t, uint64_t seq, enum sim_evkind kind,
+			      unsigned node, uint32_t gen, uint32_t a, void *p)
+{
+	e->t = t;
+	e->seq = seq;
+	e->kind = kind;
+	e->node = node;
+	e->gen = gen;
+	e->a = a;
+	e->p = p;
+}
+
 /* 0 or -1 (out of memory). */
 static inline int sim_evq_push(struct sim_evq *q, uint64_t t, enum sim_evkind kind, unsigned node,
 			       uint32_t gen, uint32_t a, void *p)
@@ -60,14 +72,7 @@ static inline int sim_evq_push(struct sim_evq *q, uint64_t t, enum sim_evkind ki
 		q->v[i] = q->v[parent];
 		i = parent;
 	}
-	struct sim_ev *e = &q->v[i];
-	e->t = t;
-	e->seq = seq;
-	e->kind = kind;
-	e->node = node;
-	e->gen = gen;
-	e->a = a;
-	e->p = p;
+	sim_ev_set(&q->v[i], t, seq, kind, node, gen, a, p);
 	return 0;
 }
 

@@ -40,14 +40,7 @@ void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
 	if (s->running && t == s->now && !s->now_ev_set) {
 		/* host speed: most steps hand over to another engine at the same
 		 * time, and this slot spares the heap that event */
-		struct sim_ev *ev = &s->now_ev;
-		ev->t = t;
-		ev->seq = s->q.seq++;
-		ev->kind = k;
-		ev->node = node;
-		ev->gen = gen;
-		ev->a = a;
-		ev->p = p;
+		sim_ev_set(&s->now_ev, t, s->q.seq++, k, node, gen, a, p);
 		s->now_ev_set = true;
 		return;
 	}
