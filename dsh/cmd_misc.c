@@ -34,13 +34,18 @@ int cmd_quit(struct dsh *d, struct dsh_args *a)
 		snprintf(d->quit_at, sizeof d->quit_at, "%s:%d", d->cur_file, d->cur_line);
 	else
 		snprintf(d->quit_at, sizeof d->quit_at, "the prompt");
-	/* dsh-script(5): it ends the whole run, also from a sourced file.  With
-	 * status 0 there, the commands after the source would be skipped and the
-	 * run pass: a failure instead (D-VERDICT-RUN). */
+	/* dsh-script(5): it ends the whole run, also from a sourced file or
+	 * from a -c/-f source that others follow.  With status 0 there, what
+	 * comes after would be skipped and the run pass: a failure instead, at
+	 * this line (D-VERDICT-RUN, D-VERDICT-EXIT0). */
 	if (d->depth > 0 && code == 0)
 		return dsh_error(d, "%s 0 in a sourced file ends the whole run: the commands after its "
 				 "source do not run, so the run fails (exit N with N > 0 ends it on purpose)",
 				 a->argv[0]);
+	if (d->sources_after && code == 0)
+		return dsh_error(d, "%s 0 ends the whole run, but %u more -c/-f source%s of this run would "
+				 "not run, so the run fails (exit 0 only in the last source; exit N with N > 0 "
+				 "ends it on purpose)", a->argv[0], d->sources_after, d->sources_after > 1 ? "s" : "");
 	return 0;
 }
 
@@ -216,8 +221,7 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 		uint64_t w;
 		if (dsh_num_str(d, v, DNET_NWID - 1, "WID", &w) < 0)
 			return -1;
-		d->wid = (unsigned)w;
-		return 0;
+		return dsh_sync_wid_set(d, (unsigned)w);
 	}
 	return dsh_var_set(d, k, v);
 }

@@ -112,6 +112,8 @@ struct dsh {
 	const char *rank_from;       /* the environment variable the rank came from */
 	uint32_t run_id;
 	struct dnet_msg_rank *peer;  /* [size]: each rank's node (CLID) and WID */
+	unsigned sources_after;      /* -c/-f sources of the run still to come (D-VERDICT-EXIT0) */
+	bool rankmap;                /* DSH_RANKMAP gave the peers (their WIDs fixed: D-SYNC-WID) */
 	uint32_t sync_area;          /* LLCM offset of the synchronisation area */
 	bool sync_used;              /* barrier, signal or waitfor ran: the area is reserved */
 	struct dnet_sync *sync;      /* libdnet's barrier and signals, opened on first use */
@@ -413,6 +415,8 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen);
 void dsh_sync_free(struct dsh *d);
 /* set sync_area ADDR */
 int dsh_sync_area_set(struct dsh *d, const char *v);
+/* set wid W: the shell's WID, and the flag WID while it may move (D-SYNC-WID) */
+int dsh_sync_wid_set(struct dsh *d, unsigned w);
 #define DSH_SYNC_TIMEOUT_NS 30000000000ull /* default: 30 s of real time */
 /* The barrier of every rank of the run (libdnet's dnet_sync_barrier with
  * dsh's hooks, D-DSH-BARRIER; the first joins the run, D-SYNC-RUN): its

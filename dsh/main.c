@@ -433,8 +433,11 @@ int main(int argc, char **argv)
 	}
 	dsh_set_max_time(d, max_time);
 	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
-			     !dsh_out_of_time(d); i++)
+			     !dsh_out_of_time(d); i++) {
+		d->sources_after = nsrc - 1 - i; /* exit 0 before the last one fails (cmd_quit) */
 		dsh_run_string(d, src[i].text, src[i].name);
+	}
+	d->sources_after = 0;
 	if (dsh_out_of_time(d)) {
 		char b[24], msg[128];
 		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",

@@ -112,7 +112,17 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 				snprintf(err, errlen, "DSH_RANKMAP has %u entries for %u ranks", r + 1, d->size);
 				return -1;
 			}
+			/* D-SYNC-PEERS: one flag area per rank (libdnet refuses it too,
+			 * but only at the first barrier: here nothing has run yet) */
+			for (unsigned q = 0; q < r; q++)
+				if (d->peer[q].node == c && d->peer[q].wid == w) {
+					snprintf(err, errlen, "DSH_RANKMAP: entries %u and %u (ranks %u and %u) are both "
+						 "CLID %u WID %u: two ranks on one CLID:WID would share a flag area "
+						 "(every rank needs its own CLID:WID)", q + 1, r + 1, q, r, c, w);
+					return -1;
+				}
 		}
+		d->rankmap = true;
 	}
 	return 0;
 }
@@ -167,12 +177,13 @@ static int hook_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint
 	return 0;
 }
 
-/* The own flags: the shell's current WID. */
+/* The own flags: in the LLCM of this rank's flag WID, where the peers
+ * store them (D-SYNC-WID), whatever WID the shell uses now. */
 static int hook_load(void *ctx, uint32_t off, uint64_t *v, unsigned n, struct dnet_err *err)
 {
 	struct dsh *d = ctx;
 	uint32_t addr;
-	int rc = dnet_region_addr(DNET_REG_LLCM, d->wid, off, 8 * n, &addr, err);
+	int rc = dnet_region_addr(DNET_REG_LLCM, d->peer[d->rank].wid, off, 8 * n, &addr, err);
 	if (rc == 0)
 		rc = n == 1 ? dnet_read64(d->dev, addr, v, err) : dnet_read_block(d->dev, addr, v, 8u * n, err);
 	return rc;
@@ -225,6 +236,26 @@ int dsh_sync_area_set(struct dsh *d, const char *v)
 	if (d->sync && dnet_sync_set_area(d->sync, (uint32_t)a, &e) < 0)
 		return dsh_derr(d, &e);
 	d->sync_area = (uint32_t)a;
+	return 0;
+}
+
+/* set wid W (D-SYNC-WID).  Without DSH_RANKMAP every rank's flags are in
+ * the LLCM of the shell's WID: until this rank has joined the run they
+ * follow set wid (every rank sets the same, as for sync_area), the object
+ * opened by an operation that did not join reopened with them.  Once it
+ * joined, the peers store into the WID it joined with: the flags stay
+ * there, and set wid moves only the shell.  DSH_RANKMAP fixes each rank's
+ * WID from the start. */
+int dsh_sync_wid_set(struct dsh *d, unsigned w)
+{
+	d->wid = w;
+	bool joined = d->sync && dnet_sync_generation(d->sync);
+	if (d->rankmap || joined || !d->peer)
+		return 0;
+	for (unsigned r = 0; r < d->size; r++)
+		d->peer[r].wid = w;
+	dnet_sync_close(d->sync);
+	d->sync = NULL;
 	return 0;
 }
 

@@ -145,6 +145,7 @@ static int read_table(struct run *r, const char *path)
 		x->wid = (unsigned)wv;
 		x->pgid = (unsigned)pv;
 		x->has_pgid = n == 6;
+		x->line = ln;
 	}
 	fclose(f);
 	if (!t || !seen) {
@@ -160,6 +161,17 @@ static int read_table(struct run *r, const char *path)
 		errs++;
 	}
 	free(seen);
+	/* D-SYNC-PEERS: two ranks on one CLID:WID would share a flag area */
+	for (unsigned k = 0; !errs && k < count; k++)
+		for (unsigned j = 0; j < k; j++)
+			if (t[j].clid == t[k].clid && t[j].wid == t[k].wid) {
+				fprintf(stderr, "dsh-run: %s:%d: rank %u is on CLID %u WID %u, as rank %u (line %d): two "
+					"ranks on one CLID:WID would share a flag area and pass each other's barriers "
+					"(every rank needs its own CLID:WID)\n", path, t[k].line, k, t[k].clid, t[k].wid, j,
+					t[j].line);
+				errs++;
+				break;
+			}
 	if (errs) {
 		free(t);
 		return -1;

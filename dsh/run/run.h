@@ -32,6 +32,7 @@ struct rank_node {
 	char token[256];       /* its token= ("" none) */
 	unsigned clid, wid, pgid;
 	bool has_pgid;
+	int line;              /* of the node table */
 };
 
 /* The outcome of one script on one rank (a CTRF test). */

@@ -155,6 +155,25 @@ static int area_check(uint32_t area, struct dnet_err *err)
 	return 0;
 }
 
+/* Every rank its own flag area (D-SYNC-PEERS): two ranks on one node and
+ * WID would poll one area, and each would take the other's flags for its
+ * own, so every barrier after the first passed at once. */
+static int peers_check(const struct dnet_sync_params *p, struct dnet_err *err)
+{
+	for (unsigned r = 0; p->peers && r < p->size; r++) {
+		const struct dnet_msg_rank *a = &p->peers[r];
+		if (a->node < 1 || a->node > DNET_CLID_MAX_UNICAST || a->wid >= DNET_NWID)
+			return dnet_seterr(err, DNET_EINVAL, "sync: rank %u is on node %u WID %u (nodes 1-0x%x, "
+					   "WID 0-%u)", r, a->node, a->wid, DNET_CLID_MAX_UNICAST, DNET_NWID - 1);
+		for (unsigned q = 0; q < r; q++)
+			if (p->peers[q].node == a->node && p->peers[q].wid == a->wid)
+				return dnet_seterr(err, DNET_EINVAL, "sync: ranks %u and %u are both on node %u WID %u: "
+						   "two ranks on one CLID:WID would share a flag area (every rank "
+						   "needs its own node or WID)", q, r, a->node, a->wid);
+	}
+	return 0;
+}
+
 void dnet_sync_params_default(struct dnet_sync_params *p)
 {
 	memset(p, 0, sizeof *p);
@@ -171,7 +190,7 @@ int dnet_sync_open(struct dnet_dev *dev, const struct dnet_sync_params *p, struc
 		return dnet_seterr(err, DNET_EINVAL, "sync: rank %u of %u ranks (1..%d ranks, a device needed)", p->rank,
 				   p->size, DNET_SYNC_MAX_RANKS);
 	uint32_t area = p->area;
-	if (area_check(area, err) < 0)
+	if (area_check(area, err) < 0 || peers_check(p, err) < 0)
 		return -DNET_EINVAL;
 	struct dnet_sync *s = calloc(1, sizeof *s);
 	if (!s)

@@ -198,6 +198,40 @@ static void timeouts(void)
 	run_close(d, s, 2);
 }
 
+/* D-SYNC-RUN after joining: both ranks joined a new run (through a
+ * signal, so the barrier words still hold the earlier run's flags, a count
+ * above the new run's); rank 0's barrier 1 must not pass on the earlier
+ * run's flag while rank 1 has not come, then passes when it comes. */
+static void stale_flag_after_join(void)
+{
+	struct dnet_sync *s[2];
+	struct dnet_dev *d = cluster(s, 2, 11);
+	uint32_t count[2] = { 0 };
+	for (unsigned i = 0; i < 3; i++)
+		CHECK_EQ(barrier_all(d, s, 2, count), 2);
+	uint32_t old = dnet_sync_generation(s[0]);
+	for (unsigned r = 0; r < 2; r++)
+		dnet_sync_close(s[r]);
+	run_open(d, s, 2, 11, NULL, NULL, 0);
+	bool done[2] = { false };
+	CHECK_OK(dnet_sync_iwaitfor(s[0], 1, 10000000000ull, &E), &E);
+	CHECK_OK(dnet_sync_isignal(s[1], 0, 10000000000ull, &E), &E);
+	CHECK_EQ(drive(d, s, 2, done, count, 20000), 2);
+	uint32_t gen = dnet_sync_generation(s[0]);
+	CHECK(gen != 0 && gen != old);
+	CHECK_EQ(dnet_sync_generation(s[1]), gen);
+	/* rank 0's round-1 word: the earlier run's barrier 3, from rank 1 */
+	CHECK_EQ(llcm_word(d, 1, DNET_SYNC_AREA + DNET_SYNC_BARRIER), (uint64_t)old << 32 | 3);
+	done[0] = done[1] = false;
+	CHECK_OK(dnet_sync_ibarrier(s[0], 10000000000ull, &E), &E);
+	CHECK_EQ(drive(d, s, 1, done, count, 300), 0); /* rank 1 has not come */
+	CHECK_OK(dnet_sync_ibarrier(s[1], 10000000000ull, &E), &E);
+	CHECK_EQ(drive(d, s, 2, done, count, 20000), 2);
+	CHECK_EQ(count[0], 1);
+	CHECK_EQ(count[1], 1);
+	run_close(d, s, 2);
+}
+
 /* A program's own hooks: its store is the one used (and may keep a view
  * of the device of its own); its stop hook ends a wait at once. */
 struct own {
@@ -279,6 +313,25 @@ static void refusals(void)
 	p.area = DNET_LLCM_SIZE - DNET_SYNC_AREA_SIZE + 8;
 	CHECK_EQ(dnet_sync_open(d, &p, &s, &E), -DNET_EINVAL);
 	CHECK(s == NULL);
+	/* D-SYNC-PEERS: two ranks on one node and WID, or a node/WID that does
+	 * not exist, refused before anything runs */
+	p.area = DNET_SYNC_AREA;
+	p.size = 3;
+	struct dnet_msg_rank dup[3] = { { 1, 0 }, { 2, 0 }, { 1, 0 } };
+	p.peers = dup;
+	CHECK_EQ(dnet_sync_open(d, &p, &s, &E), -DNET_EINVAL);
+	CHECK_STR(E.msg, "sync: ranks 0 and 2 are both on node 1 WID 0: two ranks on one CLID:WID would share a "
+		  "flag area (every rank needs its own node or WID)");
+	CHECK(s == NULL);
+	dup[2].wid = 2;
+	CHECK_EQ(dnet_sync_open(d, &p, &s, &E), -DNET_EINVAL);
+	CHECK_STR(E.msg, "sync: rank 2 is on node 1 WID 2 (nodes 1-0xbff, WID 0-1)");
+	dup[2].wid = 1; /* node 1 WID 1: a flag area of its own */
+	CHECK_OK(dnet_sync_open(d, &p, &s, &E), &E);
+	dnet_sync_close(s);
+	s = NULL;
+	p.peers = NULL;
+	p.size = 2;
 	/* the area moves until the rank knows the run's generation */
 	p.area = 0;
 	CHECK_OK(dnet_sync_open(d, &p, &s, &E), &E);
@@ -305,6 +358,7 @@ int main(void)
 	RUN(four_ranks_barrier);
 	RUN(signals);
 	RUN(timeouts);
+	RUN(stale_flag_after_join);
 	RUN(hooks);
 	RUN(refusals);
 	return t_summary("test_sync");
