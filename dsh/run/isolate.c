@@ -15,10 +15,15 @@
  *     launcher other than local (ranks maybe on other hosts) dsh-run
  *     refuses to start with one.  That needs a privileged connection; when
  *     it fails dsh-run stops before the script (exit 2), naming the node
- *     and why.  Not reset there: SO-DIMM contents, Prefetch Windows, the
- *     System Register settings (Controller Reset keeps them), an emulator's
- *     virtual time and statistics, nodes no rank drives.
+ *     and why.  Every writable parameter of such a backend (an emulator
+ *     behind a dnetd: fault rules, fault seed, SWIF timeout, step costs;
+ *     dsh's fault and params commands) is set back to what it was before
+ *     the first script, read then (D-RUN-STATE), once per backend.  Not
+ *     reset there: SO-DIMM contents, Prefetch Windows, the System Register
+ *     settings (Controller Reset keeps them), an emulator's virtual time
+ *     and statistics (fault and SWIF counters too), nodes no rank drives.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -96,9 +101,22 @@ const char *run_isolation(const struct run *r)
 	return priv ? "restart" : reset ? "reset" : "process";
 }
 
-/* dsh -e -b B -c RESET_SCRIPT with the rank's environment, stderr to errf;
- * its own process group, so that a kill reaches it whole. */
-static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
+/* The rank whose reset also restores its backend's parameters: the first
+ * that resets a node of that backend (parameters are the backend's). */
+static bool params_owner(const struct run *r, unsigned k)
+{
+	if (!resets(r, k))
+		return false;
+	for (unsigned j = 0; j < k; j++)
+		if (resets(r, j) && !strcmp(rank_backend(r, j), rank_backend(r, k)))
+			return false;
+	return true;
+}
+
+/* dsh -e -b B [--json] -c SCRIPT with the rank's environment, stdout to
+ * out (NULL: /dev/null), stderr to errf; its own process group, so that a
+ * kill reaches it whole. */
+static pid_t start_dsh(const struct run *r, unsigned k, const char *script, const char *out, const char *errf)
 {
 	char rank[32], size[32], *map = NULL;
 	snprintf(rank, sizeof rank, "DSH_RANK=%u", k);
@@ -113,14 +131,15 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 					      r->table[j].wid);
 	}
 	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)rank_backend(r, k), (char *)"-c",
-			 (char *)RESET_SCRIPT, NULL };
+			 (char *)script, out ? (char *)"--json" : NULL, NULL };
 	char *tok = rank_token_env(r, k); /* not on the command line (D-RUN-SECRETS) */
 	pid_t p = fork();
 	if (p == 0) {
 		setpgid(0, 0);
 		term_signals_default();
 		int in = open("/dev/null", O_RDWR), err = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (in < 0 || err < 0 || dup2(in, 0) < 0 || dup2(in, 1) < 0 || dup2(err, 2) < 0)
+		int o = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : in;
+		if (in < 0 || err < 0 || o < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(err, 2) < 0)
 			_exit(126);
 		putenv(rank);
 		putenv(size);
@@ -142,6 +161,131 @@ static pid_t start_reset(const struct run *r, unsigned k, const char *errf)
 	return p;
 }
 
+/* The dsh commands that set the writable parameters of a `dsh --json -c
+ * params` listing (file) back to their values there; "" when it has none,
+ * NULL (why in msg) when it cannot be read or a value cannot be quoted. */
+static char *restore_script(const char *file, char *msg, size_t mn)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL, *out = NULL;
+	size_t cap = 0, len = 0, room = 0;
+	cJSON *list = NULL, *j = NULL;
+	snprintf(msg, mn, "no parameter listing in %.400s", file);
+	while (f && !list && getline(&line, &cap, f) > 0) {
+		cJSON_Delete(j);
+		j = cJSON_Parse(line);
+		cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "result");
+		list = cJSON_GetObjectItemCaseSensitive(res, "params");
+		if (list && !cJSON_IsArray(list))
+			list = NULL;
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	if (!list || !(out = calloc(1, room = 256))) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	const cJSON *p;
+	cJSON_ArrayForEach(p, list) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
+		const char *acc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "access"));
+		const char *val = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "value"));
+		if (!name || !acc || !val || strcmp(acc, "rw"))
+			continue;
+		if (strchr(val, '\'') || strchr(name, '\'')) {
+			snprintf(msg, mn, "parameter %s: its value cannot be quoted for dsh", name);
+			free(out);
+			cJSON_Delete(j);
+			return NULL;
+		}
+		size_t need = len + strlen(name) + strlen(val) + 16;
+		if (need > room) {
+			char *n2 = realloc(out, room = 2 * need);
+			if (!n2) {
+				free(out);
+				cJSON_Delete(j);
+				return NULL;
+			}
+			out = n2;
+		}
+		/* a text value of several lines (the fault rules, one a line) as
+		 * one: '+' separates rules, as in faults=... */
+		len += (size_t)sprintf(out + len, "params %s '", name);
+		for (const char *c = val; *c; c++)
+			out[len++] = *c == '\n' ? '+' : *c;
+		len += (size_t)sprintf(out + len, "'\n");
+	}
+	cJSON_Delete(j);
+	return out;
+}
+
+/* Before the first script: the writable parameters of every backend that
+ * dsh-run resets, as they are now (r->restore[k] for its params_owner). */
+static int snapshot_params(struct run *r)
+{
+	if (!(r->restore = calloc(r->n, sizeof *r->restore)))
+		return -1;
+	int rc = 0;
+	for (unsigned k = 0; k < r->n && rc == 0; k++) {
+		if (!params_owner(r, k))
+			continue;
+		char out[4400], errf[4400], msg[600];
+		snprintf(out, sizeof out, "%s/params.rank%u.json", r->tmp, k);
+		snprintf(errf, sizeof errf, "%s/params.rank%u.err", r->tmp, k);
+		pid_t p = start_dsh(r, k, "params", out, errf);
+		int st = 0;
+		uint64_t until = run_mono_ms() + r->timeout_ms;
+		while (p > 0 && waitpid(p, &st, WNOHANG) != p) {
+			if (run_signal_caught() || run_mono_ms() >= until) {
+				kill(-p, SIGKILL);
+				kill(p, SIGKILL);
+				waitpid(p, &st, 0);
+				st = -1;
+				break;
+			}
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+		if (p > 0 && st == 0)
+			r->restore[k] = restore_script(out, msg, sizeof msg);
+		else
+			run_first_line(errf, msg, sizeof msg);
+		if (!r->restore[k]) {
+			fprintf(stderr, "dsh-run: cannot read the parameters of %s (rank %u) before the first script: %s\n",
+				rank_backend(r, k), k, msg[0] ? msg : "no message");
+			if (!r->abort_why[0])
+				snprintf(r->abort_why, sizeof r->abort_why, "could not read the parameters of rank %u's "
+					 "backend before the first script: %.1500s", k, msg);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+void run_isolate_free(struct run *r)
+{
+	for (unsigned k = 0; r->restore && k < r->n; k++)
+		free(r->restore[k]);
+	free(r->restore);
+	r->restore = NULL;
+}
+
+/* The reset of rank k's node before script s: RESET_SCRIPT, and from the
+ * second script on the parameters set back (params_owner). */
+static pid_t start_reset(const struct run *r, unsigned k, unsigned s, const char *errf)
+{
+	const char *extra = s > 0 && r->restore && r->restore[k] ? r->restore[k] : "";
+	size_t n = sizeof RESET_SCRIPT + strlen(extra);
+	char *script = malloc(n);
+	if (!script)
+		return -1;
+	snprintf(script, n, "%s%s", RESET_SCRIPT, extra);
+	pid_t p = start_dsh(r, k, script, NULL, errf);
+	free(script);
+	return p;
+}
+
 /* Controller Reset and zeroed LLCM/Write Windows of every node a rank
  * drives through a user-given backend, all nodes at once. */
 static int reset_nodes(struct run *r, unsigned s)
@@ -155,7 +299,7 @@ static int reset_nodes(struct run *r, unsigned s)
 		if (!resets(r, k))
 			continue;
 		snprintf(errf, sizeof errf, "%s/reset.s%u.rank%u.err", r->tmp, s, k);
-		if ((pid[k] = start_reset(r, k, errf)) < 0) {
+		if ((pid[k] = start_reset(r, k, s, errf)) < 0) {
 			fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dsh, strerror(errno));
 			pid[k] = 0;
 			rc = -1;
@@ -277,6 +421,8 @@ int run_isolate(struct run *r, unsigned s)
 	if (s == 0 && r->dnetd_pid > 0 && run_wait_listening(r) < 0)
 		return -1;
 	if (run_signal_caught())
+		return -1;
+	if (s == 0 && snapshot_params(r) < 0)
 		return -1;
 	return reset_nodes(r, s);
 }

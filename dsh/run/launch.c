@@ -335,6 +335,13 @@ static int rank_dir_setup(const struct run *r, unsigned s, const char *backend, 
 	fprintf(f, "DSH_SIZE=%u\n", r->n);
 	if (fclose(f) != 0)
 		return -1;
+	/* DIR/rank-from: the one variable the launcher gives the rank in (D-RUN-ENV) */
+	snprintf(path, sizeof path, "%s/rank-from", dir);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fprintf(f, "%s\n", r->launcher == L_MPIRUN ? "OMPI_COMM_WORLD_RANK" : r->launcher == L_SRUN ? "SLURM_PROCID" : "DSH_RANK");
+	if (fclose(f) != 0)
+		return -1;
 	/* DIR/tokens: line k rank k's token (ssh and mpirun forward no
 	 * environment), readable by us only, removed when the script ends */
 	bool any = false;
@@ -553,6 +560,12 @@ int run_script(struct run *r, unsigned s)
 			if (geteuid() == 0)
 				argv[a++] = (char *)"--allow-run-as-root";
 			argv[a++] = (char *)"--oversubscribe";
+			/* D-RUN-LAUNCHER-ABORT: one rank's failure must not kill the others
+			 * (Open MPI 4 aborts the job at the first non-zero exit by default;
+			 * srun's counterpart is --kill-on-bad-exit=0) */
+			argv[a++] = (char *)"--mca";
+			argv[a++] = (char *)"orte_abort_on_non_zero_status";
+			argv[a++] = (char *)"0";
 			if (r->table) { /* the sequential mapper: rank k on line k */
 				argv[a++] = (char *)"--hostfile";
 				argv[a++] = hfile;

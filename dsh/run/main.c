@@ -276,6 +276,7 @@ int main(int argc, char **argv)
 	struct run *r = &run;
 	if (argc > 1 && strcmp(argv[1], "--exec-rank") == 0)
 		return rank_exec(argc, argv); /* on a rank, under a launcher */
+	rank_env_clear(); /* D-RUN-ENV: every rank, reset and probe gets only what dsh-run sets */
 	r->timeout_ms = 60000;
 	char dshbuf[PATH_MAX], dnetdbuf[PATH_MAX], selfbuf[PATH_MAX];
 	r->dsh = sibling(argv[0], "dsh", dshbuf, sizeof dshbuf);
@@ -460,6 +461,7 @@ int main(int argc, char **argv)
 	else
 		rm_tree(r->tmp);
 	free(r->res);
+	run_isolate_free(r);
 	free(r->table);
 	if (r->signal)
 		return 128 + r->signal;

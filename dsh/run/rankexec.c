@@ -37,13 +37,41 @@
 #include <unistd.h>
 #include "run.h"
 
-/* The rank, as dsh finds it (dsh/cmd_sync.c dsh_sync_init, same order). */
-static int env_rank(unsigned *rank)
+/* The variables of a rank's environment that dsh reads and dsh-run sets
+ * (D-RUN-ENV): whatever dsh-run's own environment or a rank's login held
+ * under these names is cleared first, so a stale DSH_RANKMAP cannot move
+ * a rank to another node nor a stale DSH_RANK make every rank rank 0. */
+void rank_env_clear(void)
+{
+	static const char *const vars[] = { "DSH_RANK", "DSH_SIZE", "DSH_RANKMAP", "DSH_RUN_ID", "DSH_PGID" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		unsetenv(vars[i]);
+}
+
+/* The variable the launcher gives the rank in (DIR/rank-from, written by
+ * dsh-run), "" if that file is missing. */
+static void rank_from(const char *dir, char *var, size_t n)
+{
+	char path[4300];
+	var[0] = 0;
+	snprintf(path, sizeof path, "%s/rank-from", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(var, (int)n, f))
+		var[0] = 0;
+	var[strcspn(var, "\n")] = 0;
+	fclose(f);
+}
+
+/* The rank: from the launcher's own variable (from), else as dsh finds it
+ * (dsh/sync.c dsh_sync_init, same order). */
+static int env_rank(const char *from, unsigned *rank)
 {
 	static const char *const vars[] = { "DSH_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 					    "SLURM_PROCID" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = getenv(*from ? from : vars[i]);
 		char *end;
 		if (!v || !*v)
 			continue;
@@ -168,12 +196,17 @@ int rank_exec(int argc, char **argv)
 	}
 	const char *dir = argv[2];
 	unsigned rank;
-	if (env_rank(&rank) < 0) {
-		fprintf(stderr, "dsh-run --exec-rank: no rank in the environment (DSH_RANK, "
-				"OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID)\n");
+	char from[64], num[16];
+	rank_from(dir, from, sizeof from);
+	if (env_rank(from, &rank) < 0) {
+		fprintf(stderr, "dsh-run --exec-rank: no rank in the environment (%s)\n",
+			*from ? from : "DSH_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID");
 		return 2;
 	}
-	if (set_env_file(dir) < 0) {
+	/* D-RUN-ENV: only what dsh-run set (DIR/env) and the rank found here */
+	rank_env_clear();
+	snprintf(num, sizeof num, "%u", rank);
+	if (setenv("DSH_RANK", num, 1) != 0 || set_env_file(dir) < 0) {
 		fprintf(stderr, "dsh-run --exec-rank: cannot read %s/env: %s\n", dir, strerror(errno));
 		return 2;
 	}

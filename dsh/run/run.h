@@ -104,6 +104,8 @@ struct run {
 	uint32_t run_base;              /* run ids: run_base + script index */
 	int signal;                     /* caught */
 	char abort_why[2048];           /* why no script ran (preflight), for the reports */
+	char **restore;                 /* [n]: rank k's backend's parameters as the run found
+	                                   them, as dsh commands (isolate.c), NULL: none */
 	char dnetd_death[256];          /* how the private dnetd died, "" alive */
 	bool private_dnetd;             /* dsh-run serves the ranks a dnetd */
 };
@@ -147,6 +149,8 @@ void kill_all(struct run *r);
 
 /* rankexec.c */
 int rank_exec(int argc, char **argv);
+/* Unset the rank variables dsh reads and dsh-run sets (D-RUN-ENV). */
+void rank_env_clear(void);
 /* What DIR/rankK.host says (the nodename the rank ran on) into buf, "" if none. */
 void rank_host_read(const char *dir, unsigned rank, char *buf, size_t n);
 /* What DIR/rankK.status says: *code set when RANK_ENDED (128+N: signal N). */
@@ -157,6 +161,7 @@ int rank_status_read(const char *dir, unsigned rank, int *code);
  * Reset with cleared LLCM/Write Windows of the nodes of user-given backends,
  * unless --no-reset; -1 (a message printed) when the script must not run. */
 int run_isolate(struct run *r, unsigned s);
+void run_isolate_free(struct run *r);
 /* The private dnetd accepts connections (-1: said why). */
 int run_wait_listening(struct run *r);
 /* For the report: "restart", "reset", "restart, reset", "process" or "none". */

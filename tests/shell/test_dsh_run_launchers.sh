@@ -23,6 +23,13 @@
 #   crash_after  the rank dies of SIGSEGV after dsh wrote its summary
 #   hang         a rank stuck past -t (waitfor a rank that never signals)
 #   nostart      a rank that never starts dsh (exits 127 first)
+#   early        rank 1 exits 3 at once while rank 0 is still working (the
+#                wrapper holds it 3 s before dsh starts) and then passes: a
+#                launcher that aborts the job at the first failure (Open MPI's
+#                default) would report rank 0 failed (issue 31 class 8)
+# The passing variants also hold pass/setwid.dsh: `set wid 1` before the
+# first barrier, then barriers and signals (issue 31 class 10: the flags had
+# gone to the run's WID while each rank polled its new one).
 # crash, crash_after and nostart are done by the --dsh wrapper below (no dsh
 # command kills dsh); the wrapper knows its rank from DSH_RANK (local, pdsh),
 # OMPI_COMM_WORLD_RANK (mpirun) or SLURM_PROCID (srun).  Each class is a
@@ -35,7 +42,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reports.sh"
 . "$(dirname "$0")/slurm.sh"
-CLASSES=(assert device posted exit crash crash_after hang nostart)
+CLASSES=(assert device posted exit crash crash_after hang nostart early)
 TMO=10s # dsh-run -t: the hang class costs this much per launcher; a launcher starting
         # a rank on a loaded machine (mpirun: seconds) must never reach it
 M=$T_TMP/m
@@ -64,6 +71,8 @@ mk crash 'llcm_write from=0x38 it=1 val=1' 'waitfor 0 timeout=20s' 'assert llcm 
 mk crash_after 'llcm_write from=0x40 it=1 val=2' 'echo summary next' 'assert llcm 0x40 == 2'
 mk hang 'llcm_write from=0x48 it=1 val=3' 'waitfor 0 timeout=600s' 'assert llcm 0x48 == 3'
 mk nostart 'llcm_write from=0x50 it=1 val=4' 'echo started' 'assert llcm 0x50 == 4'
+mk early 'llcm_write from=0x58 it=1 val=5' 'exit 3' 'assert llcm 0x58 == 5'
+printf 'set wid 1\nbarrier timeout=20s\nsignal $next timeout=20s\nwaitfor $prev timeout=20s\nbarrier timeout=20s\nset wid 0\nassert llcm 0x60 == 0\n' >"$M/pass/setwid.dsh"
 # the line of the failing command in fail/CLASS.dsh, where dsh names it (a
 # failed command): CTRF's line of rank 1's test.  (exit's line is in dsh's
 # summary, exit_at; where a hang or a crash stopped is not always known.)
@@ -79,6 +88,7 @@ cat >"$WRAP" <<EOF
 r=\${DSH_RANK:-\${OMPI_COMM_WORLD_RANK:-\${SLURM_PROCID:-x}}}
 case " \$* " in
 *" $M/fail/nostart.dsh "*) [ "\$r" = 1 ] && exit 127 ;;
+*" $M/fail/early.dsh "*) [ "\$r" = 0 ] && sleep 3 ;;
 *" $M/fail/crash.dsh "*)
 	if [ "\$r" = 1 ]; then
 		ulimit -c 0
@@ -109,6 +119,7 @@ declare -A SAYS=(
 	[crash_after]="rank 1[: ].*fail/crash_after\.dsh.*(exit status 139|signal|SIGSEGV|[Ss]egmentation)"
 	[hang]="rank 1[: ].*(timed out.*fail/hang\.dsh|fail/hang\.dsh.*timed out)"
 	[nostart]="rank 1[: ].*fail/nostart\.dsh.*(127|not start|never started|not finish|no summary)"
+	[early]="rank 1[: ].*fail/early\.dsh.*(exit status 3|exit 3)"
 )
 
 # junit_cells FILE: per testcase "SCRIPT RANK BAD SUITE_FAILURES SUITE_ERRORS",
@@ -253,18 +264,67 @@ run_nodes() {
 	cell_end "node table x $l"
 }
 
+# run_stale LAUNCHER: dsh-run's own environment holds stale launcher
+# variables (issue 31 classes 7 and 9b: a DSH_RANKMAP that moved local ranks
+# onto node 3, which no reset touched; a DSH_RANK that made every mpirun and
+# srun rank rank 0): every rank must still be rank r on node r + 1, reset,
+# and pass in every layer.  Node 3 of the dnetd holds 0x55 where the script
+# asserts 0.
+ST_SOCK=$T_TMP/st.sock
+start_dnetd "$ST_SOCK" --sim -N 3
+printf 'assert llcm 0x100 == 0\nbarrier timeout=20s\nllcm_write from=0x108 it=1 val=0x7$rank\nbarrier timeout=20s\n' >"$M/stale.dsh"
+run_stale() {
+	local l=$1 rc p=$T_TMP/$1.stale
+	"$BIN/dsh" -b "remote:unix:$ST_SOCK" -c '@1 llcm_write from=0x108 it=1 val=0; @2 llcm_write from=0x108 it=1 val=0; @3 llcm_write from=0x100 it=1 val=0x55; @3 llcm_write from=0x108 it=1 val=0' ||
+		fail "$l stale: could not prepare the dnetd"
+	cell_begin
+	DSH_RANK=0 DSH_SIZE=5 DSH_RANKMAP=1:0,3:0 DSH_RUN_ID=9 DSH_PGID=7 timeout 90 "$BIN/dsh-run" -n 2 -l "$l" \
+		-t "$TMO" -b "remote:unix:$ST_SOCK" "$M/stale.dsh" --report "$p.json" --junit "$p.xml" >"$p.out" 2>"$p.err"
+	rc=$?
+	expect_eq "$l stale env: exit status (stderr: $(head -c 300 "$p.err"))" 0 "$rc"
+	expect_match "$l stale env: summary line" "^2 passed, 0 failed " "$(cat "$p.out")"
+	if grep -q FAIL "$p.err"; then fail "$l stale env: FAIL on the terminal: $(grep FAIL "$p.err" | head -3)"; else pass; fi
+	expect_eq "$l stale env: CTRF tests passed failed" "2 2 0" \
+		"$(jq -r '.results.summary | "\(.tests) \(.passed) \(.failed)"' "$p.json" 2>&1)"
+	expect_eq "$l stale env: JUnit failures errors" "total 0 0" "$(junit_cells "$p.xml" 2>&1 | grep '^total ' | sed 's/ $//')"
+	expect_eq "$l stale env: rank r wrote node r + 1, node 3 untouched" \
+		"llcm 0x108 = 0x0000000000000070 llcm 0x108 = 0x0000000000000071 llcm 0x108 = 0x0000000000000000" \
+		"$("$BIN/dsh" -b "remote:unix:$ST_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64; @3 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
+	cell_end "stale launcher environment x $l"
+}
+
+# run_dup LAUNCHER: a node table with two ranks on one CLID:WID (issue 31
+# class 5: they shared a flag area and passed each other's barriers) is
+# refused before anything runs, naming the line.
+printf '0 localhost - 1 0\n1 localhost - 1 0\n' >"$T_TMP/dup.table"
+printf 'barrier timeout=5s\nrepeat $next\nbarrier timeout=3s\nend\n' >"$M/dup.dsh"
+run_dup() {
+	local l=$1 rc p=$T_TMP/$1.dup
+	cell_begin
+	local rcmd=(); [ "$l" = pdsh ] && rcmd=(--rcmd exec)
+	timeout 90 "$BIN/dsh-run" -l "$l" "${rcmd[@]}" -t "$TMO" --nodes "$T_TMP/dup.table" "$M/dup.dsh" >"$p.out" 2>"$p.err"
+	rc=$?
+	expect_eq "$l shared CLID:WID: exit status" 2 "$rc"
+	expect_match "$l shared CLID:WID: refused at the table's line" \
+		"dup\.table:2: rank 1 is on CLID 1 WID 0, as rank 0 \(line 1\): two ranks on one CLID:WID" "$(cat "$p.err")"
+	expect_eq "$l shared CLID:WID: nothing passed" "" "$(grep -a passed "$p.out")"
+	cell_end "shared CLID:WID x $l"
+}
+
 # ---- local: dsh-run forks the ranks (proves the test on the launcher that is right) ----
 run_matrix local
 run_nodes local
+run_stale local
+run_dup local
 
 # ---- mpirun, pdsh, srun: real launchers, plain build only ----
 if [[ $BIN == */build-san/* ]]; then
 	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
-	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun; run_nodes mpirun
+	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun; run_nodes mpirun; run_stale mpirun; run_dup mpirun
 	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
 	if command -v pdsh >/dev/null 2>&1; then
-		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh; run_nodes pdsh
+		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh; run_nodes pdsh; run_stale pdsh; run_dup pdsh
 		else skip "pdsh cells: pdsh has no exec rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"; fi
 	else skip "pdsh cells: no pdsh (scripts/install-deps.sh)"; fi
 	t0=$SECONDS
@@ -272,6 +332,8 @@ else
 		echo "$T_SUITE: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"
 		run_matrix srun
 		run_nodes srun
+		run_stale srun
+		run_dup srun
 		slurm_stop
 	else
 		skip "srun cells: one-node Slurm did not come up: $SLURM_WHY"
