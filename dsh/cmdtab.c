@@ -55,7 +55,8 @@ static const struct dsh_cmd cmds[] = {
 	{ "quit", { "q", "exit" }, cmd_quit, "quit [N]", "Quit dsh", "q", NULL, NODEV,
 	  "Ends the session, or the whole run in a script (also from a sourced file or a repeat block).\n"
 	  "Earlier failures still count: after one, quit 0 exits 1 (the failure wins); quit N with N > 0\n"
-	  "exits N and fails the run. quit 0 in a sourced file fails (the rest of the run would not run).\n"
+	  "exits N and fails the run. quit 0 in a sourced file, or in any but the last -c/-f source, fails\n"
+	  "(the rest of the run would not run).\n"
 	  "Ctrl-D at the prompt does the same as quit." },
 	{ "rllcm_write", { 0 }, cmd_rllcm_write, "rllcm_write [Dclid] [Offset] [Value] [dw=] [ww=] [ef=]",
 	  "Remote LLCM Write", "rllcm_write 2 0x100 0x1234", "dw= ww= ef=", 0,
@@ -278,7 +279,9 @@ static const struct dsh_cmd cmds[] = {
 	  "set NAME VALUE defines $NAME. set -e / +e: stop (or not) at the first failure. set gap DUR:\n"
 	  "virtual time let pass after each command on the emulator (default 10us). set base ADDR: the\n"
 	  "address printed for device offset 0 (default 0x4213c000, as in the thesis). set timeout DUR:\n"
-	  "default timeout of waits. set wid W: the WID whose sub-areas are used. set posted on|off:\n"
+	  "default timeout of waits. set wid W: the WID whose sub-areas are used (in a run, before this\n"
+	  "rank's first barrier, signal or waitfor, also every rank's flags without DSH_RANKMAP; after it\n"
+	  "the flags stay where the rank joined). set posted on|off:\n"
 	  "through dnetd, commands that only write (llcm_write, ww_write, poke) go posted, without a round\n"
 	  "trip each; a failure is still reported at its own line (default on). set sync_area A: the 4 KB\n"
 	  "of LLCM from A (8-byte aligned, up to 0x7000, the default) that barrier, signal and waitfor\n"

@@ -4,8 +4,10 @@
  * Every rank's dsh writes JSON Lines to its own file (-o with %r), so the
  * launchers that merge outputs (mpirun, srun, pdsh) lose nothing.  A rank's
  * environment carries DSH_RUN_ID (fresh for every script: a barrier of one
- * script can never be satisfied by flags of the one before) and, for the
- * local and pdsh launchers, DSH_RANK/DSH_SIZE.
+ * script can never be satisfied by flags of the one before), DSH_SIZE and,
+ * for the local and pdsh launchers, DSH_RANK (under mpirun and srun
+ * --exec-rank sets it from the launcher's variable); nothing else of the
+ * kind comes from dsh-run's own environment (D-RUN-ENV).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,10 @@
  *   DIR/env         KEY=VALUE lines set before CMD runs (DSH_RUN_ID,
  *                   DSH_RANKMAP...): the same for every launcher, whatever
  *                   environment it forwards
+ *   DIR/rank-from   the variable the launcher gives the rank in
+ *                   (OMPI_COMM_WORLD_RANK, SLURM_PROCID, DSH_RANK for pdsh):
+ *                   the rank is taken from it alone, and dsh gets it as
+ *                   DSH_RANK (D-RUN-ENV)
  *   DIR/backends    line k is rank k's backend (no token=), given to dsh as
  *                   "-b SPEC"
  *   DIR/tokens      optional, mode 0600: line k is rank k's token, given to
