@@ -479,6 +479,9 @@ int dsh_interactive(struct dsh *d);
 /* Ctrl-C was typed (interactive only): the running command and the rest of
  * the line or block stop; the shell goes on. */
 bool dsh_interrupted(struct dsh *d);
+/* dsh_interrupted as libdnet's stop hook (ctx: the struct dsh): on the
+ * device (dnet_set_stop) for every blocking call, and on the barrier. */
+bool dsh_stop_hook(void *ctx);
 void dsh_interrupt_clear(void);
 /* The interactive SIGINT handler (interactive.c installs it) and its flag. */
 void dsh_on_sigint(int sig);
