@@ -177,9 +177,38 @@ static int holds(const struct stat *st, uint64_t need, const char *path, const c
 	return 0;
 }
 
+unsigned dnet_mmio_phys_bits(const char *cpuinfo)
+{
+	FILE *f = fopen(cpuinfo, "r");
+	char line[256];
+	unsigned bits = 0;
+	while (f && !bits && fgets(line, sizeof line, f)) {
+		const char *p = strstr(line, "address sizes");
+		if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%u bits physical", &bits) != 1)
+			bits = 0;
+	}
+	if (f)
+		fclose(f);
+	return bits <= 64 ? bits : 0;
+}
+
 static int mmap_failed(const char *who, const char *path, uint64_t offset, struct dnet_err *err)
 {
 	int e = errno;
+	char einval[400] = "";
+	if (e == EINVAL) {
+		/* The kernel says why only in its log (dmesg): the two causes a
+		 * page-aligned mapping of a device file meets. */
+		unsigned bits = dnet_mmio_phys_bits("/proc/cpuinfo");
+		char width[64] = "its physical address width";
+		if (bits)
+			snprintf(width, sizeof width, "its %u-bit physical address space (/proc/cpuinfo)", bits);
+		snprintf(einval, sizeof einval,
+			 " (the kernel refused the range: another mapping of it has a conflicting memory "
+			 "type -- PAT keeps one type per physical range, dmesg says 'x86/PAT: ... "
+			 "conflicting memory types'; for a BAR, a session with ,nowc beside one without -- "
+			 "or the range lies past this CPU's %s)", width);
+	}
 	return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
 			   "%s: mmap of %s at 0x%llx failed: %s%s", who, path, (unsigned long long)offset,
 			   strerror(e),
@@ -187,7 +216,7 @@ static int mmap_failed(const char *who, const char *path, uint64_t offset, struc
 				   ? " (the file opened, so not a question of root: the kernel refused "
 				     "the range -- CONFIG_STRICT_DEVMEM refuses System RAM and, with "
 				     "CONFIG_IO_STRICT_DEVMEM, a range a driver has claimed; see "
-				     "/proc/iomem and devmem in libdnet(3))" : "");
+				     "/proc/iomem and devmem in libdnet(3))" : einval);
 }
 
 int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,

@@ -45,6 +45,10 @@ struct dnet_mmio {
 	char where[96];          /* "0x80000000 in /dev/mem", for messages */
 };
 
+/* The CPU's physical address width in bits from a /proc/cpuinfo-format
+ * file ("address sizes : 39 bits physical, ..."); 0 when not said. */
+unsigned dnet_mmio_phys_bits(const char *cpuinfo);
+
 /* Open path read/write with O_SYNC (uncached) and fstat it.  who prefixes
  * messages; perm_hint is added when the open is refused ("needs root"). */
 int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fd,

@@ -8,6 +8,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dnet/dnet.h"
 #include "mmio/mmio.h"
@@ -121,8 +122,32 @@ static void presence_models(void)
 	free(mem);
 }
 
+/* The physical address width from a /proc/cpuinfo-format file (the
+ * devmem check of a base past it, and mmap's EINVAL hint). */
+static void phys_bits(void)
+{
+	char path[] = "/tmp/dnet-cpuinfo-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		t_fail++;
+		return;
+	}
+	fputs("processor\t: 0\nflags\t\t: fpu pat\naddress sizes\t: 40 bits physical, 48 bits virtual\n\n"
+	      "processor\t: 1\naddress sizes\t: 40 bits physical, 48 bits virtual\n", f);
+	fclose(f);
+	CHECK_EQ(dnet_mmio_phys_bits(path), 40);
+	f = fopen(path, "w");
+	fputs("processor\t: 0\n", f); /* not said (another architecture) */
+	fclose(f);
+	CHECK_EQ(dnet_mmio_phys_bits(path), 0);
+	unlink(path);
+	CHECK_EQ(dnet_mmio_phys_bits(path), 0); /* no file */
+}
+
 int main(void)
 {
 	RUN(presence_models);
+	RUN(phys_bits);
 	return t_summary("test_mmio");
 }
