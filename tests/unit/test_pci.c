@@ -323,6 +323,33 @@ static void wc_boundary(void)
 	close(fd);
 	CHECK_EQ(v, 0x5a);
 	CHECK_EQ(bar_u64(DNET_WW_WID(1) + 0x7f8), 0);
+	/* Two sessions on one BAR that disagree on its memory types (PAT:
+	 * one per physical range, D-PCI-PAT): refused with the reason, either
+	 * order; sessions that agree share it. */
+	char nowc[600];
+	snprintf(nowc, sizeof nowc, "%s,nowc", spec);
+	struct dnet_dev *d2 = NULL;
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	CHECK_OK(dnet_open(spec, &d2, &e), &e); /* both write-combining: fine */
+	dnet_close(d2);
+	d2 = NULL;
+	CHECK_EQ(dnet_open(nowc, &d2, &e), -DNET_EBUSY);
+	CHECK(strstr(e.msg, "another session maps BAR0's Write Window write-combining") &&
+	      strstr(e.msg, "conflicting memory types"));
+	dnet_close(d);
+	dnet_close(d2);
+	d = d2 = NULL;
+	CHECK_OK(dnet_open(nowc, &d, &e), &e);
+	CHECK_OK(dnet_open(nowc, &d2, &e), &e); /* both uncached: fine */
+	dnet_close(d2);
+	d2 = NULL;
+	CHECK_EQ(dnet_open(spec, &d2, &e), -DNET_EBUSY);
+	CHECK(strstr(e.msg, "another session maps BAR0 uncached (,nowc") && strstr(e.msg, "uncached-minus"));
+	dnet_close(d);
+	dnet_close(d2);
+	d = d2 = NULL;
+	CHECK_OK(dnet_open(spec, &d, &e), &e); /* the other gone: fine again */
+	dnet_close(d);
 	unlink(wc);
 }
 
