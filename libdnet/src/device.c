@@ -514,7 +514,7 @@ int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 	return 0;
 }
 
-void dnet_set_stop(struct dnet_dev *dev, bool (*stop)(void *ctx), void *ctx)
+void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx)
 {
 	dev->stop = stop;
 	dev->stop_ctx = stop ? ctx : NULL;

@@ -192,7 +192,8 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
  * seen at once; the library itself never touches signals (the caller's
  * handler sets what stop reads).  NULL: never stopped (the default). */
 #define DNET_STOP_POLL_NS 10000000ull /* 10 ms */
-void dnet_set_stop(struct dnet_dev *dev, bool (*stop)(void *ctx), void *ctx);
+typedef bool (*dnet_stop_fn)(void *ctx);
+void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx);
 /* true when the stop hook says stop (false without one). */
 bool dnet_stopped(const struct dnet_dev *dev);
 /* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
