@@ -128,7 +128,7 @@ $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 
 # Unit tests see the public headers; those of emulator or daemon internals
 # also backends/, and those that drive the server link its objects.
-INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto
+INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto test_mmio
 SERVER_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire
 TEST_CFLAGS = $(PUB_CFLAGS)
 TEST_EXTRA =

@@ -222,6 +222,8 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
 	struct dnet_err e = { 0 };
 	if (dnet_reg_read_effect(d->dev, d->wid, r, &v, &e) < 0)
 		return dsh_derr(d, &e);
+	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET && dsh_ctl_reset_done(d) < 0)
+		return -1; /* reported only when its effect is seen (D-RESET-SEEN) */
 	out_str(d, "register", "%s read", r->name);
 	out_hex(d, "value", " (value 0x%" PRIx64 ")", v);
 	out_bool(d, "acted", NULL, true);

@@ -111,7 +111,8 @@ static const struct dsh_cmd cmds[] = {
 	  "base is the shadow for write-only registers) and reads back. Write-only registers show dsh's\n"
 	  "shadow of the last value it wrote, marked as such. PATTERN (with * ? [...], quoted or not):\n"
 	  "every matching register on one line each, e.g. reg ctl_* or reg '*counter*'. A register whose\n"
-	  "read acts (ctl_reset: any access resets the controller) is read only with 'reg NAME confirm'." },
+	  "read acts (ctl_reset: any access resets the controller) is read only with 'reg NAME confirm'\n"
+	  "(a reset passes only when the counters it clears read 0 after it)." },
 	{ "snapshot", { "snap" }, cmd_snapshot, "snapshot NAME",
 	  "Save all readable registers", "snapshot before", NULL, 0,
 	  "Reads every readable register (User Register of the current WID and System Register) of the\n"

@@ -323,6 +323,10 @@ bool dsh_shadow_of(struct dsh *d, const char *name, uint64_t *v);
 /* Bytes of the current process's SO-DIMM area. */
 uint64_t dsh_area_bytes(struct dsh *d);
 int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v);
+/* After any access to Controller Reset made through dsh (shadow.c,
+ * D-RESET-SEEN): the node's shadows forgotten, and -1 (an error naming the
+ * counter) unless the counters the reset clears read 0. */
+int dsh_ctl_reset_done(struct dsh *d);
 const struct dnet_reg *dsh_reg_at(unsigned block, uint32_t off, unsigned acc);
 int dsh_parse_regspec(struct dsh *d, const char *spec, const struct dnet_reg **r,
 		      const struct dnet_field **f);
@@ -483,6 +487,9 @@ int dsh_interactive(struct dsh *d);
 /* Ctrl-C was typed (interactive only): the running command and the rest of
  * the line or block stop; the shell goes on. */
 bool dsh_interrupted(struct dsh *d);
+/* dsh_interrupted as libdnet's stop hook (ctx: the struct dsh): on the
+ * device (dnet_set_stop) for every blocking call, and on the barrier. */
+bool dsh_stop_hook(void *ctx);
 void dsh_interrupt_clear(void);
 /* The interactive SIGINT handler (interactive.c installs it) and its flag. */
 void dsh_on_sigint(int sig);

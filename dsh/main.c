@@ -353,6 +353,9 @@ int main(int argc, char **argv)
 	d->spec = spec;
 	d->dry = dry;
 	d->caps = dnet_dev_caps(d->dev);
+	/* Ctrl-C, SIGTERM/SIGHUP and --max-time stop every blocking call of
+	 * libdnet (a sleep, a wait, a poll) within a poll interval. */
+	dnet_set_stop(d->dev, dsh_stop_hook, d);
 	/* The journal and the dry run see every access from here on. */
 	if (dry)
 		dsh_dry_start(d, d->json ? stderr : stdout);

@@ -79,20 +79,57 @@ int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v)
 		return dsh_error(d, "%s is read-only", r->name);
 	if (dnet_reg_write(d->dev, d->wid, r, v, &e) < 0)
 		return dsh_derr(d, &e);
+	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET)
+		return dsh_ctl_reset_done(d);
 	struct dsh_shadow *s = dsh_shadow(d);
 	if (!s)
 		return 0;
-	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET) {
-		/* the controller reset its registers: forget the shadows of this node */
-		for (unsigned w = 0; w < DNET_NWID; w++) {
-			memset(s->reg_has[w], 0, d->nregs * sizeof(bool));
-			memset(s->ww_known[w], 0, sizeof(s->ww_known[w]));
-		}
-		return 0;
-	}
 	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
 	s->reg[w][i] = v;
 	s->reg_has[w][i] = true;
+	return 0;
+}
+
+/* Decision D-RESET-SEEN: what a Controller Reset made through dsh did,
+ * decided here for every path that makes one: a write through
+ * dsh_reg_write (sreg_write, reg ctl_reset = V, poke sreg 0xa00 V: the
+ * access rules allow only whole 64-bit accesses there) and the confirmed
+ * read ('reg ctl_reset confirm', which dsh-run's isolation reset runs).  The node's shadows go first,
+ * whatever the outcome (if the reset did not act, dsh no longer knows what
+ * the device holds): every User Register's, of both WIDs (the reset clears
+ * them), and the Write Window's (whether Block RAM survives is not given,
+ * OQ-26: not known is never a false pass); the System Register's stay, as
+ * the device keeps that configuration (D-SIM-RESET).  Then the
+ * effect must be seen: the counters the reset clears (Primitive Counter
+ * and Packet Counter of both WIDs, D-SIM-RESET) read 0; a counter that
+ * kept a value, reserved bits set (all ones: nothing answers) or a read
+ * that fails make the reset a failure naming what did not change. */
+int dsh_ctl_reset_done(struct dsh *d)
+{
+	struct dsh_shadow *s = dsh_shadow(d);
+	for (unsigned w = 0; s && w < DNET_NWID; w++) {
+		for (unsigned i = 0; i < d->nregs; i++)
+			if (d->regs[i].block == DNET_BLK_USER)
+				s->reg_has[w][i] = false;
+		memset(s->ww_known[w], 0, sizeof(s->ww_known[w]));
+	}
+	static const char *const cleared[] = { "prim_counter", "pkt_counter" };
+	for (unsigned w = 0; w < DNET_NWID; w++)
+		for (size_t k = 0; k < sizeof cleared / sizeof cleared[0]; k++) {
+			const struct dnet_reg *r = dnet_reg_by_name(cleared[k]);
+			struct dnet_err e = { 0 };
+			uint64_t v = 0;
+			if (!r)
+				continue;
+			if (dnet_reg_read(d->dev, w, r, &v, &e) < 0)
+				return dsh_error(d, "the Controller Reset of node %u was not seen: %s of WID %u: %s",
+						 dnet_node(d->dev), r->name, w, e.msg);
+			if (v)
+				return dsh_error(d, "the Controller Reset of node %u was not seen: %s of WID %u "
+						 "reads 0x%016" PRIx64 " after it, and a Controller Reset clears it "
+						 "(nothing resets at this address, or it is plain memory)",
+						 dnet_node(d->dev), r->name, w, v);
+		}
 	return 0;
 }
 

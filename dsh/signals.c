@@ -52,3 +52,8 @@ bool dsh_interrupted(struct dsh *d)
 {
 	return (d->interactive && g_sigint) || term_signal_caught() || dsh_out_of_time(d);
 }
+
+bool dsh_stop_hook(void *ctx)
+{
+	return dsh_interrupted(ctx);
+}

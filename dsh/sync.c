@@ -189,13 +189,8 @@ static int hook_load(void *ctx, uint32_t off, uint64_t *v, unsigned n, struct dn
 	return rc;
 }
 
-static bool hook_stop(void *ctx)
-{
-	return dsh_interrupted(ctx);
-}
-
 static const struct dnet_sync_ops dsh_sync_ops = {
-	.store = hook_store, .load = hook_load, .stop = hook_stop, /* the clock: libdnet's, dsh's too */
+	.store = hook_store, .load = hook_load, .stop = dsh_stop_hook, /* the clock: libdnet's, dsh's too */
 };
 
 /* The run's libdnet object, opened on first use (with the area as set

@@ -144,6 +144,15 @@ static int devmem_check(const char *args, struct devmem_cfg *c, struct dnet_err 
 					   sizeof note, err)))
 			return rc;
 	}
+	/* Past the CPU's physical address space a window is outside every
+	 * iomem entry, and mmap only says EINVAL: named here instead. */
+	unsigned bits = c->is_devmem ? dnet_mmio_phys_bits("/proc/cpuinfo") : 0;
+	if (bits && bits < 64 && c->base + DNET_MAP_SIZE > 1ull << bits)
+		return dnet_seterr(err, DNET_ERANGE,
+				   "devmem: 0x%" PRIx64 "-0x%" PRIx64 " lies past this CPU's %u-bit physical "
+				   "address space (ends at 0x%llx; /proc/cpuinfo 'address sizes'): no board "
+				   "can be there", c->base, c->base + DNET_MAP_SIZE - 1, bits,
+				   (unsigned long long)((1ull << bits) - 1));
 	return 0;
 }
 

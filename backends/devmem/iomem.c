@@ -46,6 +46,8 @@ int dnet_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_
 	char line[512];
 	unsigned lineno = 0, n = 0;
 	bool any_nonzero = false;
+	char straddled[700] = ""; /* the entries the window runs into or out of */
+	unsigned nstraddled = 0;
 	struct entry inner = { 0 }; /* the deepest entry overlapping the range */
 	bool have_inner = false;
 	int rc = 0;
@@ -88,11 +90,14 @@ int dnet_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_
 			break;
 		}
 		if (start > base || end < last) {
-			rc = dnet_seterr(err, DNET_EPERM,
-					 "devmem: 0x%" PRIx64 "-0x%" PRIx64 " is not wholly inside '%s' %" PRIx64
-					 "-%" PRIx64 " (%s:%u); the window must lie inside one Reserved entry "
-					 "or outside every entry", base, last, name, start, end, path, lineno);
-			break;
+			/* Straddled: every such entry is named, not only the first
+			 * met (System RAM further on still wins, above). */
+			size_t l = strlen(straddled);
+			if (nstraddled < 8)
+				snprintf(straddled + l, sizeof straddled - l, "%s'%s' %" PRIx64 "-%" PRIx64 " (%s:%u)",
+					 nstraddled ? ", nor " : "", name, start, end, path, lineno);
+			nstraddled++;
+			continue;
 		}
 		if (!have_inner || depth > inner.depth) {
 			inner.start = start;
@@ -105,6 +110,11 @@ int dnet_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_
 	fclose(f);
 	if (rc)
 		return rc;
+	if (nstraddled)
+		return dnet_seterr(err, DNET_EPERM,
+				   "devmem: 0x%" PRIx64 "-0x%" PRIx64 " is not wholly inside %s%s; the window "
+				   "must lie inside one Reserved entry or outside every entry", base, last,
+				   straddled, nstraddled > 8 ? " and more" : "");
 	if (n == 0)
 		return unknown_list(path, "is empty", known_machine, note, notelen, err);
 	if (!any_nonzero)

@@ -177,9 +177,38 @@ static int holds(const struct stat *st, uint64_t need, const char *path, const c
 	return 0;
 }
 
+unsigned dnet_mmio_phys_bits(const char *cpuinfo)
+{
+	FILE *f = fopen(cpuinfo, "r");
+	char line[256];
+	unsigned bits = 0;
+	while (f && !bits && fgets(line, sizeof line, f)) {
+		const char *p = strstr(line, "address sizes");
+		if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%u bits physical", &bits) != 1)
+			bits = 0;
+	}
+	if (f)
+		fclose(f);
+	return bits <= 64 ? bits : 0;
+}
+
 static int mmap_failed(const char *who, const char *path, uint64_t offset, struct dnet_err *err)
 {
 	int e = errno;
+	char einval[400] = "";
+	if (e == EINVAL) {
+		/* The kernel says why only in its log (dmesg): the two causes a
+		 * page-aligned mapping of a device file meets. */
+		unsigned bits = dnet_mmio_phys_bits("/proc/cpuinfo");
+		char width[64] = "its physical address width";
+		if (bits)
+			snprintf(width, sizeof width, "its %u-bit physical address space (/proc/cpuinfo)", bits);
+		snprintf(einval, sizeof einval,
+			 " (the kernel refused the range: another mapping of it has a conflicting memory "
+			 "type -- PAT keeps one type per physical range, dmesg says 'x86/PAT: ... "
+			 "conflicting memory types'; for a BAR, a session with ,nowc beside one without -- "
+			 "or the range lies past this CPU's %s)", width);
+	}
 	return dnet_seterr(err, e == EPERM || e == EACCES ? DNET_EPERM : DNET_EIO,
 			   "%s: mmap of %s at 0x%llx failed: %s%s", who, path, (unsigned long long)offset,
 			   strerror(e),
@@ -187,7 +216,7 @@ static int mmap_failed(const char *who, const char *path, uint64_t offset, struc
 				   ? " (the file opened, so not a question of root: the kernel refused "
 				     "the range -- CONFIG_STRICT_DEVMEM refuses System RAM and, with "
 				     "CONFIG_IO_STRICT_DEVMEM, a range a driver has claimed; see "
-				     "/proc/iomem and devmem in libdnet(3))" : "");
+				     "/proc/iomem and devmem in libdnet(3))" : einval);
 }
 
 int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
@@ -249,46 +278,86 @@ static volatile uint8_t *at(struct dnet_mmio *p, uint32_t off)
 	return p->map + off;
 }
 
-int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
+/* The presence check's accesses to the mapped window. */
+static void map_rd(void *ctx, uint32_t off, void *buf, unsigned width)
 {
-	struct dnet_mmio *p = dev->priv;
+	dnet_mmio_read((volatile uint8_t *)ctx + off, buf, width);
+}
+
+static void map_wr(void *ctx, uint32_t off, const void *buf, unsigned width)
+{
+	dnet_mmio_write((volatile uint8_t *)ctx + off, buf, width);
+}
+
+/* Decision D-PRESENCE-ECHO (mmio.h): reserved bits, then the LLCM echo
+ * that a void fails, then Primitive Counter Reset that memory fails. */
+int dnet_mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
+			  const char *where, struct dnet_err *err)
+{
 	static const struct { uint32_t off; uint64_t valid; const char *name; const char *bits; } probe[] = {
 		{ DNET_UREG_BASE + DNET_UR_CTL_STATUS, DNET_CS_VALID_MASK, "Controller Status", "63:20" },
 		{ DNET_UREG_BASE + DNET_UR_PW_FLAG, 0xffffull, "Prefetch Window Flag", "63:16" },
 	};
 	for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
 		uint64_t v;
-		dnet_mmio_read(p->map + probe[i].off, &v, 8);
+		io->rd(io->ctx, probe[i].off, &v, 8);
 		if (v & ~probe[i].valid)
 			return dnet_seterr(err, DNET_EIO,
 					   "%s: no DIMMnet-2 answers at %s: %s (offset 0x%x) reads 0x%016" PRIx64
 					   ", but its bits %s are reserved and read 0%s; nothing was written",
-					   p->who, p->where, probe[i].name, probe[i].off, v, probe[i].bits,
+					   who, where, probe[i].name, probe[i].off, v, probe[i].bits,
 					   v == ~0ull ? " (all ones: nothing decodes the address, or PCI "
 							"memory decoding is off)" : "");
 	}
-	if (p->reset_check) {
-		/* Primitive Counter Reset (write, any value clears the six
-		 * counters) and the Primitive Counter (read) share 0x300 (§4.5.5.2,
-		 * Tab. A.2): memory echoes the pattern, the controller reads 0
-		 * (or a count that completed since, never bits 63:60). */
-		const uint64_t pattern = 0xd5e7c0de5a5a0023ull;
-		volatile uint8_t *pc = p->map + DNET_UREG_BASE + DNET_UR_PRIM_COUNTER;
-		uint64_t old, back;
-		dnet_mmio_read(pc, &old, 8);
-		dnet_mmio_write(pc, &pattern, 8);
-		dnet_mmio_read(pc, &back, 8);
-		if (back == pattern) {
-			dnet_mmio_write(pc, &old, 8);
-			return dnet_seterr(err, DNET_EIO,
-					   "%s: %s is plain memory, not a DIMMnet-2: 0x%x read back what was "
-					   "written to Primitive Counter Reset (a DIMMnet-2 clears it); old "
-					   "word restored, nothing else written (,no-reset-check skips this)",
-					   p->who, p->where, DNET_UREG_BASE + DNET_UR_PRIM_COUNTER);
-		}
+	if (!reset_check)
+		return 0;
+	/* The LLCM keeps what the host writes (§4.5.3; the host accesses it
+	 * 128 bits at a time, §5.1.3): a void (reads 0, drops writes) does
+	 * not.  The last slot of WID 0's LLCM, its old value written back. */
+	const uint32_t lw = DNET_LLCM_WID(0) + DNET_LLCM_SIZE - 16;
+	const uint64_t echo[2] = { 0x5a5a0f0fc3a5e1d2ull, 0x0123a5a5f00fd00dull };
+	uint64_t lold[2], lback[2];
+	io->rd(io->ctx, lw, lold, 16);
+	io->wr(io->ctx, lw, echo, 16);
+	io->rd(io->ctx, lw, lback, 16);
+	io->wr(io->ctx, lw, lold, 16);
+	if (lback[0] != echo[0] || lback[1] != echo[1])
+		return dnet_seterr(err, DNET_EIO,
+				   "%s: nothing keeps what is written at %s: LLCM word 0x%x read 0x%016" PRIx64
+				   "%016" PRIx64 " after 0x%016" PRIx64 "%016" PRIx64 " was written, and a "
+				   "DIMMnet-2's LLCM keeps it (%s); old word written back, nothing else written "
+				   "(,no-reset-check skips this)", who, where, lw, lback[1], lback[0], echo[1], echo[0],
+				   lback[0] == 0 && lback[1] == 0 ? "reads 0, writes dropped: a void, nothing "
+								    "decodes the address" : "not a DIMMnet-2");
+	/* Primitive Counter Reset (write, any value clears the six counters)
+	 * and the Primitive Counter (read) share 0x300 (§4.5.5.2, Tab. A.2):
+	 * memory echoes the pattern, the controller reads 0 (or a count that
+	 * completed since, never bits 63:60). */
+	const uint64_t pattern = 0xd5e7c0de5a5a0023ull;
+	const uint32_t pc = DNET_UREG_BASE + DNET_UR_PRIM_COUNTER;
+	uint64_t old, back;
+	io->rd(io->ctx, pc, &old, 8);
+	io->wr(io->ctx, pc, &pattern, 8);
+	io->rd(io->ctx, pc, &back, 8);
+	if (back == pattern) {
+		io->wr(io->ctx, pc, &old, 8);
+		return dnet_seterr(err, DNET_EIO,
+				   "%s: %s is plain memory, not a DIMMnet-2: 0x%x read back what was "
+				   "written to Primitive Counter Reset (a DIMMnet-2 clears it); old "
+				   "word restored, nothing else written (,no-reset-check skips this)",
+				   who, where, pc);
 	}
-	p->checked = true;
 	return 0;
+}
+
+int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
+{
+	struct dnet_mmio *p = dev->priv;
+	const struct dnet_mmio_io io = { map_rd, map_wr, (void *)(uintptr_t)p->map };
+	int rc = dnet_mmio_presence_io(&io, p->reset_check, p->who, p->where, err);
+	if (!rc)
+		p->checked = true;
+	return rc;
 }
 
 void dnet_mmio_op_close(struct dnet_dev *dev)
@@ -304,8 +373,15 @@ void dnet_mmio_op_close(struct dnet_dev *dev)
 int dnet_mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
 		      struct dnet_err *err)
 {
-	(void)err;
-	dnet_mmio_read(at(dev->priv, off), buf, width);
+	struct dnet_mmio *p = dev->priv;
+	/* The one read that acts (Controller Reset, App. B) is checked as a
+	 * write is: a void or memory must not be "reset". */
+	if (!p->checked && off == DNET_SREG_BASE + DNET_SR_CTL_RESET) {
+		int rc = dnet_mmio_presence(dev, err);
+		if (rc)
+			return rc;
+	}
+	dnet_mmio_read(at(p, off), buf, width);
 	return 0;
 }
 

@@ -45,6 +45,10 @@ struct dnet_mmio {
 	char where[96];          /* "0x80000000 in /dev/mem", for messages */
 };
 
+/* The CPU's physical address width in bits from a /proc/cpuinfo-format
+ * file ("address sizes : 39 bits physical, ..."); 0 when not said. */
+unsigned dnet_mmio_phys_bits(const char *cpuinfo);
+
 /* Open path read/write with O_SYNC (uncached) and fstat it.  who prefixes
  * messages; perm_hint is added when the open is refused ("needs root"). */
 int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fd,
@@ -65,17 +69,31 @@ int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const cha
 int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 			const char *wc_path, size_t wc_len, const char *who, struct dnet_err *err);
 
-/* The presence check run before the first write: registers whose reserved
- * bits must read 0 (Controller Status [63:20], Prefetch Window Flag [63:16]
- * of WID 0) are read; bits set there (all ones when nothing decodes the
- * address, or PCI memory decoding is off) refuse with a message naming the
- * register and the value.  With reset_check (a real device, decision
- * D-PRESENCE-RESET), plain memory is told from the controller by behaviour:
- * a pattern written to WID 0's Primitive Counter Reset must not read back
- * from the Primitive Counter at the same offset (the controller clears the
- * counters, and bits 63:60 are unused); where it does, the old word is
- * written back and the check refuses. */
+/* The presence check run before the first write (and before the read of
+ * Controller Reset, which acts): registers whose reserved bits must read 0
+ * (Controller Status [63:20], Prefetch Window Flag [63:16] of WID 0) are
+ * read; bits set there (all ones when nothing decodes the address, or PCI
+ * memory decoding is off) refuse with a message naming the register and
+ * the value.  With reset_check (a real device), the controller must do
+ * what neither a void nor memory does both of (decision D-PRESENCE-ECHO,
+ * after D-PRESENCE-RESET): the last 128-bit word of WID 0's LLCM keeps a
+ * pattern written to it (a void, reading 0 and dropping writes, does not;
+ * the old word is written back), and a pattern written to WID 0's
+ * Primitive Counter Reset does not read back from the Primitive Counter
+ * at the same offset (the controller clears the counters, bits 63:60 are
+ * unused; memory echoes it, and gets its old word back). */
 int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
+
+/* The same decision on any accessor pair (the mapped window, or a model of
+ * a controller, a void, memory in tests/unit/test_mmio.c): rd/wr of 8 or
+ * 16 bytes at a window offset.  who and where name the window in messages. */
+struct dnet_mmio_io {
+	void (*rd)(void *ctx, uint32_t off, void *buf, unsigned width);
+	void (*wr)(void *ctx, uint32_t off, const void *buf, unsigned width);
+	void *ctx;
+};
+int dnet_mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
+			  const char *where, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */
 void dnet_mmio_op_close(struct dnet_dev *dev);

@@ -25,12 +25,15 @@
  * Before the first write the presence check of mmio.h runs, on a real BAR
  * (sysfs) with the Primitive Counter Reset check unless ,no-reset-check.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -243,6 +246,43 @@ static int pci_dry_open(struct dnet_dev *dev, const char *args, struct dnet_err 
 	return 0;
 }
 
+/* Decision D-PCI-PAT: sessions on one BAR must agree on its memory types,
+ * since PAT keeps one per physical range: a ,nowc (uncached) mapping of
+ * the Write Window beside a write-combining one fails with a bare EINVAL
+ * (the reason only in dmesg), and a write-combining one beside an
+ * uncached one silently becomes uncached-minus.  Each session holds a
+ * shared flock on the file of its own kind -- resourceN_wc for the split
+ * mapping, resourceN for ,nowc -- for as long as it is open (mine: the fd
+ * the mapping keeps), then asks for the other kind's file exclusively
+ * without waiting: refused, a session of the other kind holds the BAR.
+ * Each takes its own lock before it asks, so of two sessions starting
+ * together at least one sees the other. */
+static int pat_guard(int mine, const char *mine_path, const char *other_path, bool split, unsigned bar,
+		     struct dnet_err *err)
+{
+	(void)mine_path;
+	if (flock(mine, LOCK_SH) != 0)
+		return 0; /* a file without locks: nothing to learn from it */
+	int o = open(other_path, O_RDONLY | O_CLOEXEC);
+	if (o < 0)
+		return 0; /* no _wc file: nobody maps it write-combining */
+	int held = flock(o, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(o); /* drops the test lock if it was taken */
+	if (!held)
+		return 0;
+	if (split)
+		return dnet_seterr(err, DNET_EBUSY,
+				   "pci: another session maps BAR%u uncached (,nowc, through %s): PAT keeps one "
+				   "memory type per physical range and would make this session's Write Window "
+				   "uncached-minus without a word; close that session, or add ,nowc here too",
+				   bar, other_path);
+	return dnet_seterr(err, DNET_EBUSY,
+			   "pci: another session maps BAR%u's Write Window write-combining (through %s): PAT "
+			   "keeps one memory type per physical range and refuses an uncached mapping over it "
+			   "(mmap EINVAL; dmesg: 'x86/PAT: ... conflicting memory types'); close that session, "
+			   "or open this one without ,nowc", bar, other_path);
+}
+
 static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err *err)
 {
 	struct pci_args a;
@@ -268,12 +308,23 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 	 * rest (PAT: one memory type per physical range). */
 	char wc[sizeof res + 4];
 	snprintf(wc, sizeof wc, "%s_wc", res);
-	if (!a.nowc && access(wc, F_OK) == 0)
+	bool split = !a.nowc && access(wc, F_OK) == 0;
+	if (!split && (rc = pat_guard(fdn, res, wc, false, a.bar, err))) {
+		close(fdn);
+		return rc;
+	}
+	if (split)
 		rc = dnet_mmio_map_split(dev, fdn, &st, res, wc, DNET_PW_BASE, "pci", err);
 	else
 		rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err);
 	if (rc)
 		return rc;
+	struct dnet_mmio *m = dev->priv;
+	if (split && (rc = pat_guard(m->wc_fd, wc, res, true, a.bar, err))) {
+		dnet_mmio_op_close(dev);
+		dev->priv = NULL;
+		return rc;
+	}
 	/* Behaviour tells a board from plain memory on a real BAR (a sysfs
 	 * resource file), not on a stand-in tree of regular files. */
 	struct statfs sfs;

@@ -159,6 +159,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	r->minor = rep.ver_minor;
 	dev->cluster = rep.cluster; /* 0: a dnetd before 1.2 does not say */
 	dev->priv = r;
+	r->dev = dev;
 	dev->nodes = rep.nodes;
 	dev->node = rep.node;
 	dev->caps = rep.caps | DNET_CAP_REMOTE;

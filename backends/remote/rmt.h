@@ -52,6 +52,7 @@ struct remote {
 	unsigned nperr, perr_head, perr_more;
 	uint32_t came;         /* ERRORs of posted requests since the last SYNC */
 	bool stopped;          /* STOP mode: a failure is known, post nothing more */
+	struct dnet_dev *dev;  /* the device: its stop hook ends a real-time wait for a reply */
 };
 
 /* rmt_transport.c */

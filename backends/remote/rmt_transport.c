@@ -137,9 +137,19 @@ int rmt_read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_e
 		r->in = p;
 		r->in_cap = cap;
 	}
+	/* A daemon serving a board answers a wait or sleep only at its end:
+	 * the device's stop hook is asked at least every 100 ms meanwhile
+	 * (device.h dnet_set_stop), and on a signal.  Stopped, the reply is
+	 * given up and so is the connection (a later reply would be out of
+	 * step).  On the emulator replies come at once in real time. */
+	bool stoppable = block && r->dev && r->dev->stop && !(r->dev->caps & DNET_CAP_VIRTUAL_TIME);
 	for (;;) {
+		if (stoppable && dnet_stopped(r->dev))
+			return rmt_broken(r, err, DNET_EINTR, "%s",
+					  "interrupted while waiting for a reply (the connection is given up)");
 		if (block) {
-			int rc = set_rcvtimeo(r, deadline, err);
+			uint64_t slice = stoppable ? dnet_mono_ns() + 10 * DNET_STOP_POLL_NS : 0;
+			int rc = set_rcvtimeo(r, slice && (!deadline || slice < deadline) ? slice : deadline, err);
 			if (rc)
 				return rc;
 		}

@@ -514,13 +514,38 @@ int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 	return 0;
 }
 
-static int sleep_ns(uint64_t ns, struct dnet_err *err)
+void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-	while (nanosleep(&ts, &ts) != 0)
-		if (errno != EINTR)
+	dev->stop = stop;
+	dev->stop_ctx = stop ? ctx : NULL;
+}
+
+bool dnet_stopped(const struct dnet_dev *dev)
+{
+	return dev->stop && dev->stop(dev->stop_ctx);
+}
+
+/* A sleep on real time that the stop hook ends (device.h dnet_set_stop):
+ * in slices of DNET_STOP_POLL_NS when a hook is set, so a deadline the
+ * hook keeps (dsh's --max-time) is seen without a signal; a signal's EINTR
+ * asks the hook at once and, if it does not stop, sleeps on. */
+static int sleep_ns(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
+{
+	uint64_t start = dnet_mono_ns(), end = start + ns;
+	for (;;) {
+		if (dnet_stopped(dev))
+			return dnet_seterr(err, DNET_EINTR, "interrupted after %.3f s of a sleep of %.3f s",
+					   (double)(dnet_mono_ns() - start) / 1e9, (double)ns / 1e9);
+		uint64_t now = dnet_mono_ns();
+		if (now >= end)
+			return 0;
+		uint64_t left = end - now;
+		if (dev->stop && left > DNET_STOP_POLL_NS)
+			left = DNET_STOP_POLL_NS;
+		struct timespec ts = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+		if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
 			return dnet_seterr(err, DNET_EIO, "nanosleep: %s", strerror(errno));
-	return 0;
+	}
 }
 
 int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
@@ -531,7 +556,7 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 	else if (dev->ops->delay)
 		rc = dev->ops->delay(dev, ns, err);
 	else
-		rc = sleep_ns(ns, err);
+		rc = sleep_ns(dev, ns, err);
 	if (!dev->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_DELAY, .ns = ns };
@@ -588,6 +613,11 @@ static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dne
 			return 0;
 		if ((rc = dnet_now(dev, &now, err)))
 			return rc;
+		if (real_time && dnet_stopped(dev)) /* the stop hook, every poll (device.h) */
+			return dnet_seterr(err, DNET_EINTR,
+					   "interrupted after %.3f s waiting for (0x%x & 0x%llx) %s 0x%llx (last 0x%llx)",
+					   (double)(now - start) / 1e9, off, (unsigned long long)mask,
+					   dnet_cond_name(cond), (unsigned long long)value, (unsigned long long)v);
 		if (now - start >= timeout_ns)
 			return dnet_seterr(err, DNET_ETIMEDOUT,
 					   "timed out after %llu ns waiting for (0x%x & 0x%llx) %s 0x%llx (last 0x%llx)",
@@ -600,7 +630,9 @@ static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dne
 				cpu_relax();
 			continue;
 		}
-		rc = real_time ? sleep_ns(pause, err) : dev->ops->delay(dev, pause, err);
+		rc = real_time ? sleep_ns(dev, pause, err) : dev->ops->delay(dev, pause, err);
+		if (rc == -DNET_EINTR && real_time)
+			continue; /* the next round reads once more and says what was waited for */
 		if (rc)
 			return rc;
 	}

@@ -111,7 +111,7 @@ static uint64_t now_ns(struct dnet_sync *s)
 
 static bool stopped(struct dnet_sync *s)
 {
-	return s->user.stop && s->user.stop(s->ctx);
+	return s->user.stop ? s->user.stop(s->ctx) : dnet_stopped(s->dev); /* default: the device's hook */
 }
 
 int dnet_sync_flag_pkt(unsigned swid, unsigned node, unsigned dwid, unsigned ef, uint32_t off, uint64_t v,

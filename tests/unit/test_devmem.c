@@ -282,6 +282,19 @@ static void iomem_rules(void)
 	put_iomem("00000000-00003fff : Reserved\n00004000-000fffff : Reserved\n");
 	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
 	CHECK(strstr(e.msg, "not wholly inside 'Reserved' 0-3fff") != NULL);
+	/* ... every entry it crosses named, in the list's order, with its
+	 * line; System RAM met after a straddled entry still refuses as RAM. */
+	CHECK(strstr(e.msg, "not wholly inside 'Reserved' 0-3fff (") != NULL &&
+	      strstr(e.msg, ":1), nor 'Reserved' 4000-fffff (") != NULL && strstr(e.msg, ":2)") != NULL);
+	put_iomem("00000000-00003fff : Reserved\n00004000-00007fff : ACPI Tables\n"
+		  "00008000-0004ffff : Reserved\n00050000-000fffff : PCI Bus 0000:00\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "'Reserved' 0-3fff") && strstr(e.msg, "nor 'ACPI Tables' 4000-7fff") &&
+	      strstr(e.msg, "nor 'Reserved' 8000-4ffff") && strstr(e.msg, "nor 'PCI Bus 0000:00' 50000-fffff (") &&
+	      strstr(e.msg, ":4)"));
+	put_iomem("00000000-00003fff : Reserved\n00004000-000fffff : System RAM\n");
+	CHECK_EQ(open_with_list(0x3000, "", &e), -DNET_EPERM);
+	CHECK(strstr(e.msg, "overlaps System RAM 4000-fffff") != NULL);
 	/* An empty list, one that shows no addresses (no root), one that
 	 * cannot be read: refused unless ,known-machine. */
 	put_iomem("");

@@ -119,7 +119,7 @@ pat_held() {
 		i=$((i + 1))
 	done
 	cp /sys/kernel/debug/x86/pat_memtype_list /tmp/o
-	kill -9 $dpid # SIGKILL: dsh ends a sleep on SIGTERM only when it is over
+	kill $dpid # SIGTERM ends the sleep at once (libdnet's stop hook)
 	wait $dpid
 }
 WW="$(printf '%x' $((IVSBAR)))-0x0*$(printf '%x' $((IVSBAR + 0x10000)))\]"
@@ -155,6 +155,97 @@ has "edu: presence message" "no DIMMnet-2 answers.*all ones"
 run "ivshmem: plain memory refused" 1 dsh -b "pci:$IVS,bar=2" -c 'llcm_write from=0x100 it=1 val=0x77'
 has "ivshmem: plain memory named" "0x0 in /sys/bus/pci/devices/$IVS/resource2 is plain memory, not a DIMMnet-2"
 has "ivshmem: the message whole" "nothing else written \(,no-reset-check skips this\)$"
+
+# ---- issue 31: a running wait or sleep stops within a poll interval; a
+# void is refused by the presence check; a reset that did nothing fails;
+# two sessions on one BAR that disagree on its memory types ----
+cs() { cut -d' ' -f1 /proc/uptime | tr -d .; } # the guest's clock, 1/100 s
+# maxtime NAME SPEC CMD: --max-time 1s ends it in < 3 s, failed as max-time
+maxtime() {
+	t0=$(cs)
+	dsh -b "$2" --max-time 1s -c "$3" >/tmp/o 2>&1
+	rc=$? el=$(($(cs) - t0))
+	if [ "$rc" = 1 ] && [ "$el" -lt 300 ]; then ok "$1: --max-time"; else
+		ko "$1: --max-time" "exit $rc after ${el}0 ms: $(head -c 400 /tmp/o | tr '\n' ' ')"; fi
+	has "$1: --max-time named" "reached its --max-time of 1s"
+	has "$1: interrupted" "interrupted after"
+}
+# signalled NAME SPEC CMD SIG NUM: SIG after 1 s ends dsh by it within 1.5 s
+signalled() {
+	dsh -b "$2" -c "$3" >/tmp/o 2>&1 &
+	dpid=$!
+	sleep 1
+	t0=$(cs)
+	kill -"$4" $dpid
+	wait $dpid
+	rc=$? el=$(($(cs) - t0))
+	if [ "$rc" = $((128 + $5)) ] && [ "$el" -lt 150 ]; then ok "$1: $4"; else
+		ko "$1: $4" "exit $rc after ${el}0 ms: $(head -c 400 /tmp/o | tr '\n' ' ')"; fi
+}
+W1='wait ctl_status.sdimm_init_done == 1 timeout=6s' # Reserved RAM reads 0
+W0='wait ctl_status.sdimm_init_done == 0 timeout=6s' # the ivshmem BAR reads 0x12
+maxtime "devmem wait" "devmem:$RES" "$W1"
+maxtime "devmem sleep" "devmem:$RES" 'sleep 6s'
+signalled "devmem wait" "devmem:$RES" "$W1" TERM 15
+signalled "devmem wait" "devmem:$RES" "$W1" INT 2
+maxtime "pci wait" "pci:$IVS,bar=2" "$W0"
+signalled "pci wait" "pci:$IVS,bar=2" "$W0" TERM 15
+signalled "pci sleep" "pci:$IVS,bar=2" 'sleep 6s' INT 2
+
+# A void: a page-aligned range above 4 GiB outside every /proc/iomem entry
+# (nothing decodes it: reads 0, writes dropped).
+# The first gap between top-level entries (in order) above 4 GiB that holds
+# the window, else below.
+VOID= prev=0 low=
+for r in $(grep -E '^[0-9a-f]+-[0-9a-f]+ :' /proc/iomem | cut -d' ' -f1); do
+	st=$((0x${r%-*})) e=$((0x${r#*-}))
+	c=$(((prev + 0xfffff) / 0x100000 * 0x100000))
+	if [ $c -ge $((1 << 20)) ] && [ $((c + 0x51000)) -le $st ]; then
+		if [ $c -ge $((1 << 32)) ]; then VOID=$(printf '0x%x' $c); break; fi
+		[ -z "$low" ] && low=$(printf '0x%x' $c)
+	fi
+	[ $((e + 1)) -gt $prev ] && prev=$((e + 1))
+done
+[ -z "$VOID" ] && VOID=$low
+echo "VMVOID $VOID"
+run "void ($VOID): a write refused" 1 dsh -b "devmem:$VOID,privileged" -c 'llcm_write from=0 it=1 val=5'
+has "void: named a void" "nothing keeps what is written.*a void"
+run "void: reg ctl_reset confirm refused" 1 dsh -b "devmem:$VOID,privileged" -c 'reg ctl_reset confirm'
+has "void: the presence check before the reset" "nothing keeps what is written"
+hasnt "void: no reset claimed" "was reset"
+BITS=$(awk '/address sizes/ {print $4; exit}' /proc/cpuinfo)
+run "past the ${BITS}-bit physical address space" 3 dsh -b "devmem:$(printf '0x%x' $((1 << BITS)))" -c 'reg ctl_status'
+has "past the address space: named" "past this CPU's ${BITS}-bit physical address space"
+
+# A Controller Reset that did nothing is a failure, never "was reset".
+run "edu: reset refused" 1 dsh -b "pci:$EDU,bar=0" -c 'reg ctl_reset confirm'
+has "edu: nothing answers" "no DIMMnet-2 answers.*all ones"
+hasnt "edu: no reset claimed" "was reset"
+run "Reserved RAM: reset refused as memory" 1 dsh -b "devmem:$RES,privileged" -c 'reg ctl_reset confirm'
+has "Reserved RAM: plain memory" "is plain memory, not a DIMMnet-2"
+run "Reserved RAM, no-reset-check: a counter kept" 1 dsh -b "devmem:$RES,privileged,no-reset-check" \
+	-c 'poke ureg 0x300 5; reg ctl_reset confirm'
+has "Reserved RAM: the counter named" "Controller Reset of node 1 was not seen: prim_counter of WID 0 reads 0x0*5 after it"
+hasnt "Reserved RAM: no reset claimed" "was reset"
+run "Reserved RAM: sreg_write ctl_reset too" 1 dsh -b "devmem:$RES,privileged,no-reset-check" -c 'sreg_write ctl_reset'
+has "Reserved RAM: sreg_write named" "Controller Reset of node 1 was not seen"
+dsh -b "devmem:$RES,no-reset-check" -c 'poke ureg 0x300 0' >/dev/null 2>&1
+
+# Two sessions on one BAR with conflicting memory types (D-PCI-PAT).
+held() { # SPEC: a session holding the BAR in the background
+	dsh -b "$1" -c 'sleep 60s' >/dev/null 2>&1 &
+	hpid=$!
+	sleep 1
+}
+held "pci:$IVS,bar=2"
+run "PAT: ,nowc beside a write-combining session refused" 3 dsh -b "pci:$IVS,bar=2,nowc" -c 'reg ctl_status'
+has "PAT: the reason named" "write-combining .*PAT keeps one memory type.*conflicting memory types"
+kill $hpid; wait $hpid
+held "pci:$IVS,bar=2,nowc"
+run "PAT: write-combining beside a ,nowc session refused" 3 dsh -b "pci:$IVS,bar=2" -c 'reg ctl_status'
+has "PAT: uncached-minus named" "maps BAR2 uncached \(,nowc.*uncached-minus"
+run "PAT: ,nowc beside ,nowc" 0 dsh -b "pci:$IVS,bar=2,nowc" -c 'reg ctl_status'
+kill $hpid; wait $hpid
 
 # ---- a session on the ivshmem BAR, journalled, for the host to replay ----
 run "journal session" 0 dsh -b "pci:$IVS,bar=2,no-reset-check" --journal /tmp/j \

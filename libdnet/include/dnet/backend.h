@@ -96,6 +96,8 @@ struct dnet_dev {
 	void *tap_ctx;
 	bool dry;
 	bool confirm_next;
+	bool (*stop)(void *ctx); /* dnet_set_stop: asked by every blocking call */
+	void *stop_ctx;
 	int posted;      /* enum dnet_post (dnet_set_posted) */
 	uint64_t tag;    /* dnet_set_tag */
 };

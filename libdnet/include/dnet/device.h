@@ -182,6 +182,20 @@ uint64_t dnet_mono_ns(void);
 /* Let ns of time pass: sleeps on hardware, advances virtual time on the
  * emulator (letting the device work). */
 int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
+
+/* The caller's stop hook (the one dnet_sync_ops.stop is for the barrier):
+ * every blocking call of the core on real time -- dnet_delay's sleep,
+ * dnet_wait's poll, dnet_issue's flow-control wait, the barrier's polls
+ * through them, a remote call waiting for dnetd's reply -- asks stop(ctx)
+ * at least every DNET_STOP_POLL_NS and, when it says true, ends with
+ * -DNET_EINTR ("interrupted ...").  A signal that interrupts the sleep is
+ * seen at once; the library itself never touches signals (the caller's
+ * handler sets what stop reads).  NULL: never stopped (the default). */
+#define DNET_STOP_POLL_NS 10000000ull /* 10 ms */
+typedef bool (*dnet_stop_fn)(void *ctx);
+void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx);
+/* true when the stop hook says stop (false without one). */
+bool dnet_stopped(const struct dnet_dev *dev);
 /* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
 int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
 /* Whether the current node still has work in flight.  Backends that cannot

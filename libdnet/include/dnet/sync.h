@@ -64,7 +64,7 @@ struct dnet_sync_ops {
 	/* CLOCK_MONOTONIC-like ns: the timeouts (default dnet_mono_ns). */
 	uint64_t (*now_ns)(void *ctx);
 	/* true: give up waiting now, the caller was interrupted (-DNET_EINTR;
-	 * default: never). */
+	 * default: the device's stop hook, dnet_set_stop). */
 	bool (*stop)(void *ctx);
 };
 
