@@ -140,6 +140,7 @@ struct dsh {
 	char quit_at[160];  /* where the script asked to exit: "FILE:LINE" */
 	bool dry;           /* --dry-run: nothing touches a device */
 	bool input_unread;  /* standard input failed before its first line: nothing ran */
+	bool backend_unopened; /* the backend could not be opened: nothing ran (exit 3) */
 	bool output_error;  /* stdout could not be written (counted once) */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */

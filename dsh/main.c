@@ -345,8 +345,24 @@ int main(int argc, char **argv)
 		if (load_source(d, &src[i]) < 0)
 			return DSH_EXIT_USAGE;
 	if ((dry ? dnet_open_dry(spec, &d->dev, &e) : dnet_open(spec, &d->dev, &e)) < 0 || !d->dev) {
-		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", dnet_spec_redact(spec, redacted, sizeof redacted),
-			e.msg);
+		d->dev = NULL;
+		d->have_err = true;
+		snprintf(d->errmsg, sizeof d->errmsg, "cannot open backend '%s': %s",
+			 dnet_spec_redact(spec, redacted, sizeof redacted), e.msg);
+		fprintf(stderr, "dsh: %s\n", d->errmsg);
+		if (d->json) { /* a failed object and the summary, as every run (docs/json-schema.md) */
+			struct dsh_args a = { .argc = 2 };
+			a.argv[0] = (char *)"backend";
+			a.argv[1] = redacted;
+			out_json_command(d, &a, false);
+			d->failures++;
+			d->errors++;
+			d->backend_unopened = true;
+			struct dsh_run_verdict bv;
+			dsh_run_verdict(d, &bv);
+			out_json_summary(d, &bv);
+			fflush(stdout);
+		}
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}
@@ -454,7 +470,9 @@ int main(int argc, char **argv)
 	 * every outcome still open is resolved before any summary is written */
 	dsh_post_sync(d);
 	dsh_pending_settle(d);
-	if (journal && dsh_journal_stop() < 0) /* a journal cut short is a result lost */
+	struct dsh_run_verdict jv;
+	dsh_run_verdict(d, &jv); /* the session's verdict, in the end record (D-REPLAY-VERDICT) */
+	if (journal && dsh_journal_stop(&jv) < 0) /* a journal cut short is a result lost */
 		dsh_late_failure(d, NULL, 0, "--journal", NULL, "the journal could not be written completely");
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a
