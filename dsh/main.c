@@ -440,7 +440,8 @@ int main(int argc, char **argv)
 	 * than none). */
 	int nerr = 0;
 	for (unsigned i = 0; i < nsrc; i++)
-		nerr += dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+		nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name) /* D-CHECK-SOURCES */
+				   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
 	if (nerr) {
 		dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
 		free_sources(src, nsrc);
@@ -450,7 +451,10 @@ int main(int argc, char **argv)
 	dsh_set_max_time(d, max_time);
 	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
 			     !dsh_out_of_time(d); i++)
-		dsh_run_string(d, src[i].text, src[i].name);
+		if (!interactive && !dsh_text_has_command(src[i].text, src[i].len))
+			dsh_empty_script(d, src[i].name); /* D-SCRIPT-EMPTY: it tests nothing */
+		else
+			dsh_run_string(d, src[i].text, src[i].name);
 	if (dsh_out_of_time(d)) {
 		char b[24], msg[128];
 		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",
