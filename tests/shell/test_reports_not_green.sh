@@ -13,6 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reports.sh"
 RUN="$BIN/dsh-run"
+PDSH_OK=''
+if [[ $BIN != */build-san/* ]] && command -v pdsh >/dev/null 2>&1 && pdsh -R exec -w x true >/dev/null 2>&1; then PDSH_OK=1; fi
 S=$T_TMP/s
 mkdir -p "$S/sub"
 printf 'assert ctl_status == 0x12\n' >"$S/ok.dsh"
@@ -130,7 +132,7 @@ not_started "the private dnetd does not start" "the private dnetd could not be s
 not_started "the backend unreachable" "remote:unix:$S/none.sock" 2 -n 2 -b "remote:unix:$S/none.sock" "$S/ok.dsh"
 printf '0 localhost remote:unix:%s 1 0 5\n' "$S/none.sock" >"$S/pgid.nodes"
 not_started "the PGID not set" "PGIDs could not be set" 1 --nodes "$S/pgid.nodes" "$S/ok.dsh"
-not_started "no reset possible (a user connection)" "could not reset node 1" 2 -n 2 -b "remote:unix:$T_TMP/d.sock,user" "$S/ok.dsh"
+not_started "no reset possible (a user connection)" "could not reset node [12]" 2 -n 2 -b "remote:unix:$T_TMP/d.sock,user" "$S/ok.dsh"
 # the first script ran, the reset before the second failed: its tests are
 # errors.  A --dsh wrapper refuses the reset once a script has run.
 cat >"$S/dsh-wrap" <<EOW
@@ -155,10 +157,38 @@ expect_eq "a reset failing after the first script: CTRF validates" "" "$(ctrf_va
 expect_match "a reset failing after the first script: JUnit validates" "validates$" "$(junit_valid "$S/p.xml")"
 expect_match "a reset failing after the first script: JUnit counts" "^suites 4 0 2 0" "$(junit_rows "$S/p.xml" 2>&1)"
 
+# ---- an empty script (D-SCRIPT-EMPTY): every rank fails it, in every layer -------------------
+printf '# nothing but a comment\n\n' >"$S/empty.dsh"
+for l in local ${PDSH_OK:+pdsh}; do
+	N=$((N + 1)); stale "$S/e$N.json" "$S/e$N.xml"
+	expect_status "$l: an empty script: exit 1" 1 timeout 60 "$DSH_RUN" -n 2 -l "$l" --report "$S/e$N.json" \
+		--junit "$S/e$N.xml" "$S/ok.dsh" "$S/empty.dsh"
+	expect_eq "$l: an empty script: terminal line" "2 passed, 2 failed (2 ranks x 2 scripts)" "$(cat "$T_TMP/out")"
+	for k in 0 1; do
+		expect_match "$l: an empty script: FAIL rank $k named" \
+			"dsh-run: FAIL rank $k: $S/empty.dsh:1: script: the script holds no command" "$(cat "$T_TMP/err")"
+	done
+	expect_eq "$l: an empty script: CTRF validates" "" "$(ctrf_valid "$S/e$N.json" 2>&1 | tail -n 3)"
+	expect_eq "$l: an empty script: CTRF summary" "4 2 2 0 0 0" "$(ctrf_summary "$S/e$N.json")"
+	expect_eq "$l: an empty script: CTRF tests" "ok.dsh [rank 0]|passed|$S/ok.dsh|1
+ok.dsh [rank 1]|passed|$S/ok.dsh|1
+empty.dsh [rank 0]|failed|$S/empty.dsh|1
+empty.dsh [rank 1]|failed|$S/empty.dsh|1" "$(ctrf_rows "$S/e$N.json")"
+	expect_eq "$l: an empty script: CTRF messages" "2" \
+		"$(jq -r '[.results.tests[] | select(.status == "failed" and (.message | test("holds no command")))] | length' "$S/e$N.json")"
+	expect_eq "$l: an empty script: not healthy" "false" "$(jq -r '.results.environment.healthy' "$S/e$N.json")"
+	expect_match "$l: an empty script: JUnit validates" "validates$" "$(junit_valid "$S/e$N.xml")"
+	rows=$(junit_rows "$S/e$N.xml")
+	expect_eq "$l: an empty script: JUnit counts" "suites 4 2 0 0" "$(head -n 1 <<<"$rows")"
+	expect_eq "$l: an empty script: JUnit elements" "empty.dsh [rank 0]|failure|$S/empty.dsh|1
+empty.dsh [rank 1]|failure|$S/empty.dsh|1" "$(grep '^empty' <<<"$rows")"
+	expect_eq "$l: an empty script: JUnit counts match" "" "$(grep COUNT-MISMATCH <<<"$rows")"
+done
+
 # under pdsh the ranks' own check before the first script (run_script)
 if [[ $BIN == */build-san/* ]]; then
 	skip "pdsh case: the plain build only"
-elif command -v pdsh >/dev/null 2>&1 && pdsh -R exec -w x true >/dev/null 2>&1; then
+elif [ -n "$PDSH_OK" ]; then
 	start_dnetd "$T_TMP/f.sock" --sim -N 2
 	printf '0 localhost remote:unix:%s 1 0\n1 localhost remote:unix:%s 2 0\n' "$T_TMP/d.sock" "$T_TMP/f.sock" >"$S/twod.nodes"
 	not_started "pdsh: two emulated clusters" "reach different emulated clusters" 2 -l pdsh --rcmd exec --no-reset \
