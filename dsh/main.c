@@ -19,7 +19,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
-		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence)\n"
+		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence,\n"
+		"                                      and the recorded session's verdict)\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		"                       in the order given, then a FILE argument\n"
 		"  -i, --interactive    stay interactive (the prompt) after the commands and scripts\n"
 		"  -e, --errexit        stop at the first failed command or assertion (set -e)\n"
-		"  -n, --check          read and check the scripts and -c commands, run nothing (like sh -n)\n"
+		"  -n, --check          read and check the scripts and -c commands, and the files they\n"
+		"                       source, run nothing (like sh -n)\n"
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"      --pretty         with --json: indented objects\n"
 		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
