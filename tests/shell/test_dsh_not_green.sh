@@ -86,6 +86,10 @@ expect_match "-n: a missing sourced file: named" "^dsh: missing.dsh:1: check: so
 printf 'set d lib\nsource $d/b.dsh\n' >var.dsh
 expect_status "-n: a path with a variable: exit 0 (not checked)" 0 "$DSH" -n var.dsh
 expect_match "-n: a path with a variable: said" "^dsh: var.dsh:2: check: warning: source \\\$d/b.dsh: not checked \(its path holds a variable" "$(cat "$T_TMP/err")"
+# the alias "."
+printf '. lib/b.dsh\n' >dot.dsh
+expect_status "-n: '.' (source's alias) followed" 2 "$DSH" -n dot.dsh
+expect_match "-n: '.': at the sourced file's line" "^dsh: lib/b.dsh:2: check: unknown command" "$(cat "$T_TMP/err")"
 # -c and quoted paths
 expect_status "-n -c: a sourced file checked" 2 "$DSH" -n -c "source 'lib/b.dsh'"
 expect_match "-n -c: at its line" "lib/b.dsh:2: check: unknown command" "$(cat "$T_TMP/err")"
