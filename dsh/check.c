@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "dsh.h"
 
 #define MAX_NEST 32
@@ -28,7 +29,20 @@ struct checker {
 	int open[MAX_NEST];  /* lines of the repeat blocks still open */
 	const char *text;    /* the command being checked, for the JSON object */
 	int depth;
+	bool count_only;     /* dsh_text_has_command: count commands, check nothing */
+	int commands;
+	struct tree *tree;   /* -n: the sourced files followed (NULL: not followed) */
 };
+
+/* D-CHECK-SOURCES: the files `source` reaches, as -n follows them: those
+ * being checked (a cycle) and those done (each checked once). */
+#define SOURCE_DEPTH 16      /* as script.c's source nesting */
+struct tree {
+	struct { dev_t dev; ino_t ino; } open[SOURCE_DEPTH + 1], *done;
+	int depth;
+	size_t ndone;
+};
+static int check_text(struct checker *c, const char *text, size_t len);
 
 /* One error: "dsh: FILE:LINE: check: message" on stderr and, with --json,
  * a failed object of its own (docs/json-schema.md: every message on stderr
@@ -36,6 +50,8 @@ struct checker {
 static void bad(struct checker *c, const char *fmt, const char *arg)
 {
 	struct dsh *d = c->d;
+	if (c->count_only)
+		return;
 	if (++c->errors > MAX_LISTED) {
 		if (c->errors == MAX_LISTED + 1 && !d->json)
 			fprintf(stderr, "dsh: %s:%d: check: more errors follow; only the first %d are listed\n",
@@ -137,10 +153,90 @@ static void check_cond(struct checker *c, const char *t, const char *cmd)
 		bad(c, "%s", msg);
 }
 
+/* -n: `source FILE` checked as it will run, FILE opened as cmd_source
+ * opens it (from the working directory); one whose path holds a variable
+ * is said to be left unchecked. */
+static void check_source(struct checker *c, const char *t)
+{
+	struct dsh *d = c->d;
+	if (strchr(t, '$')) {
+		dsh_flush_for_stderr();
+		fputs("dsh: ", stderr);
+		dsh_fputs_safe(c->name, stderr);
+		fprintf(stderr, ":%d: check: warning: ", c->line);
+		dsh_fputs_safe(t, stderr);
+		fputs(": not checked (its path holds a variable, known only when it runs)\n", stderr);
+		return;
+	}
+	struct dsh_args *a = calloc(1, sizeof *a);
+	bool had = d->have_err;
+	char saved[sizeof d->errmsg];
+	memcpy(saved, d->errmsg, sizeof saved);
+	int ok = a && dsh_tokenize(d, t, a) == 0;
+	memcpy(d->errmsg, saved, sizeof saved);
+	d->have_err = had;
+	int k = ok && a->argc > 0 && a->argv[0][0] == '@';
+	char *path = ok && a->argc == k + 2 ? strdup(a->argv[k + 1]) : NULL;
+	free(a);
+	if (!path)
+		return;
+	struct tree *tr = c->tree;
+	struct stat st;
+	FILE *f = fopen(path, "r");
+	if (!f || fstat(fileno(f), &st) != 0) {
+		char m[4400];
+		snprintf(m, sizeof m, "source: cannot open '%s': %s", path, strerror(errno));
+		bad(c, "%s", m);
+		if (f)
+			fclose(f);
+		free(path);
+		return;
+	}
+	for (int j = 0; j < tr->depth; j++)
+		if (tr->open[j].dev == st.st_dev && tr->open[j].ino == st.st_ino) {
+			char m[4400];
+			snprintf(m, sizeof m, "source: '%s' is already being sourced here (a cycle: it would nest "
+				 "past %d levels when run)", path, SOURCE_DEPTH);
+			bad(c, "%s", m);
+			goto out;
+		}
+	for (size_t j = 0; j < tr->ndone; j++)
+		if (tr->done[j].dev == st.st_dev && tr->done[j].ino == st.st_ino)
+			goto out; /* checked once, its errors listed once */
+	if (tr->depth >= SOURCE_DEPTH) {
+		bad(c, "source: nested more than %s levels deep", "16");
+		goto out;
+	}
+	char *text;
+	size_t len;
+	if (dsh_load_script(d, path, f, &text, &len) < 0) {
+		bad(c, "source: cannot read '%s'", path);
+		goto out;
+	}
+	void *nd = realloc(tr->done, (tr->ndone + 1) * sizeof *tr->done);
+	if (nd) {
+		tr->done = nd;
+		tr->done[tr->ndone].dev = st.st_dev;
+		tr->done[tr->ndone++].ino = st.st_ino;
+	}
+	tr->open[tr->depth].dev = st.st_dev;
+	tr->open[tr->depth++].ino = st.st_ino;
+	struct checker in = { .d = d, .name = path, .tree = tr };
+	c->errors += check_text(&in, text, len); /* at the sourced file's own lines */
+	tr->depth--;
+	free(text);
+out:
+	fclose(f);
+	free(path);
+}
+
 static void check_command(struct checker *c, const char *t)
 {
 	char w[5][64];
 	int n = words(t, w, 5), i = 0;
+	c->commands += n > 0;
+	if (c->count_only)
+		return;
 	if (n > 0 && strchr(w[0], '$'))
 		return;
 	if (n > 0 && w[0][0] == '@')
@@ -180,6 +276,8 @@ static void check_command(struct checker *c, const char *t)
 	}
 	if (cmd->fn == cmd_assert || cmd->fn == cmd_wait)
 		check_cond(c, t, cmd->name);
+	if (c->tree && strcmp(cmd->name, "source") == 0 && n == i + 2) /* by name: script.c calls us */
+		check_source(c, t);
 	/* Commands whose words are all positional have a fixed number of
 	 * them; key=value and multi-form commands check theirs when they run. */
 	static const struct { const char *name; int min, max; } arity[] = {
@@ -230,6 +328,44 @@ static void check_line(struct checker *c, const char *l, size_t len)
 int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name)
 {
 	struct checker c = { .d = d, .name = name };
+	return check_text(&c, text, len);
+}
+
+int dsh_check_tree(struct dsh *d, const char *text, size_t len, const char *name)
+{
+	struct tree tr = { .depth = 0 };
+	struct checker c = { .d = d, .name = name, .tree = &tr };
+	struct stat st; /* a script that sources itself is a cycle from its first line */
+	if (strcmp(name, "-c") && strcmp(name, "<stdin>") && stat(name, &st) == 0) {
+		tr.open[0].dev = st.st_dev;
+		tr.open[0].ino = st.st_ino;
+		tr.depth = 1;
+	}
+	int n = check_text(&c, text, len);
+	free(tr.done);
+	return n;
+}
+
+/* D-SCRIPT-EMPTY: whether a script holds a command at all (blank lines and
+ * comments are none); counted as the runner splits lines. */
+bool dsh_text_has_command(const char *text, size_t len)
+{
+	struct checker c = { .name = "", .count_only = true };
+	check_text(&c, text, len);
+	return c.commands > 0;
+}
+
+void dsh_empty_script(struct dsh *d, const char *name)
+{
+	/* its own failed object at line 1 of the script (docs/json-schema.md) */
+	dsh_late_failure(d, name, 1, "script", NULL,
+			 "the script holds no command (it is empty, or only blank lines and comments): "
+			 "nothing was tested");
+}
+
+static int check_text(struct checker *cp, const char *text, size_t len)
+{
+	struct checker c = *cp;
 	size_t i = 0;
 	while (i < len) {
 		c.line++;
@@ -271,6 +407,7 @@ int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name
 		c.line = c.open[k];
 		bad(&c, "%s", "repeat without matching end");
 	}
+	*cp = c;
 	return c.errors;
 }
 

@@ -246,8 +246,16 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 			 rc < 0 ? ": " : "", rc < 0 ? e.msg : "");
 }
 
-/* "# end N records" (or "record"): the end record, N in *n. */
-static bool parse_end(const char *l, unsigned long *n)
+/* The recorded session's verdict, from the end record (D-REPLAY-VERDICT). */
+struct recorded {
+	enum { REC_UNKNOWN, REC_PASSED, REC_FAILED } verdict;
+	int exit_status;
+};
+
+/* "# end N records" (or "record"), then "; session passed" or "; session
+ * failed (exit status S)" (none: an older dsh, the verdict unknown): the
+ * end record, N in *n. */
+static bool parse_end(const char *l, unsigned long *n, struct recorded *v)
 {
 	const char *p = l + strlen(DSH_JOURNAL_END);
 	if (*p++ != ' ' || *p < '0' || *p > '9')
@@ -255,7 +263,31 @@ static bool parse_end(const char *l, unsigned long *n)
 	char *e;
 	errno = 0;
 	*n = strtoul(p, &e, 10);
-	return !errno && (strcmp(e, " records") == 0 || strcmp(e, " record") == 0);
+	if (errno)
+		return false;
+	if (strncmp(e, " records", 8) == 0)
+		e += 8;
+	else if (strncmp(e, " record", 7) == 0)
+		e += 7;
+	else
+		return false;
+	v->verdict = REC_UNKNOWN;
+	if (!*e)
+		return true;
+	if (strcmp(e, "; " DSH_JOURNAL_PASSED) == 0) {
+		v->verdict = REC_PASSED;
+		return true;
+	}
+	const char *f = "; " DSH_JOURNAL_FAILED " (exit status ";
+	if (strncmp(e, f, strlen(f)) != 0)
+		return false;
+	p = e + strlen(f);
+	long x = strtol(p, &e, 10);
+	if (e == p || strcmp(e, ")") != 0 || x < 0 || x > 255)
+		return false;
+	v->verdict = REC_FAILED;
+	v->exit_status = (int)x;
+	return true;
 }
 
 struct jrec {
@@ -310,6 +342,7 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 	ssize_t got;
 	unsigned lineno = 0, end_line = 0;
 	unsigned long end_count = 0;
+	struct recorded was = { REC_UNKNOWN, 0 };
 	bool cut = false;
 	int rc = 0;
 	while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
@@ -328,9 +361,10 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		if (strncmp(line, DSH_JOURNAL_END, el) == 0 && (line[el] == ' ' || line[el] == '\0')) {
 			if (end_line)
 				rc = jerr(d, path, lineno, "a second end record (the first is at line %u)", end_line);
-			else if (!parse_end(line, &end_count))
-				rc = jerr(d, path, lineno, "bad end record '%.60s' (the form is '%s N records')", line,
-					  DSH_JOURNAL_END);
+			else if (!parse_end(line, &end_count, &was))
+				rc = jerr(d, path, lineno, "bad end record '%.80s' (the form is '%s N records', then "
+					  "'; %s' or '; %s (exit status S)')", line, DSH_JOURNAL_END,
+					  DSH_JOURNAL_PASSED, DSH_JOURNAL_FAILED);
 			end_line = lineno;
 			continue;
 		}
@@ -384,6 +418,20 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 				       "are missing or were added; nothing was replayed", end_count,
 				       end_count == 1 ? "" : "s", nrec);
 	}
+	/* beside the divergence result, the recorded session's own verdict
+	 * (D-REPLAY-VERDICT): a session that failed is reproduced, not passed */
+	static const char *const vname[] = { "unknown", "passed", "failed" };
+	char said[96];
+	if (was.verdict == REC_FAILED)
+		snprintf(said, sizeof said, "the recorded session failed (exit status %d)", was.exit_status);
+	else
+		snprintf(said, sizeof said, "%s", was.verdict == REC_PASSED ? "the recorded session passed"
+					 : "the recorded session's verdict is unknown");
+	if (rc == 0) {
+		out_str(d, "recorded_verdict", NULL, vname[was.verdict]);
+		if (was.verdict == REC_FAILED)
+			out_u64(d, "recorded_exit_status", NULL, (uint64_t)was.exit_status);
+	}
 	unsigned done = 0;
 	for (size_t i = 0; rc == 0 && i < nrec; i++) {
 		char msg[DNET_ERR_MSG_MAX + 512];
@@ -392,8 +440,8 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 			out_u64(d, "records", NULL, done);
 			out_u64(d, "line", NULL, recs[i].line);
 			out_str(d, "divergence", NULL, msg);
-			rc = jerr(d, path, recs[i].line, "first divergence after %u record%s: %s",
-				  done, done == 1 ? "" : "s", msg);
+			rc = jerr(d, path, recs[i].line, "first divergence after %u record%s: %s (%s)",
+				  done, done == 1 ? "" : "s", msg, said);
 			break;
 		}
 		done++;
@@ -402,7 +450,11 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 	if (rc == 0) {
 		out_text(d, "replay: %s: ", path);
 		out_u64(d, "records", "%" PRIu64, done);
-		out_text(d, " record%s, no divergence\n", done == 1 ? "" : "s");
+		out_text(d, " record%s, no divergence; %s%s\n", done == 1 ? "" : "s", said,
+			 was.verdict == REC_UNKNOWN ? " (its end record has none: a journal of an older dsh)" : "");
+		if (was.verdict == REC_FAILED)
+			rc = jerr(d, path, end_line, "the recorded session failed (exit status %d): the replay "
+				  "reproduces a failed session", was.exit_status);
 	}
 	return rc;
 }

@@ -233,8 +233,9 @@ static const struct dsh_cmd cmds[] = {
 	  "the emulator) on the current backend, normally the emulator, in order: writes, waits (with\n"
 	  "their timeouts), delays and flushes as recorded; every read, block read and busy query is\n"
 	  "compared with the journal, and so is whether each operation succeeded. The first divergence\n"
-	  "fails the command naming the journal line, the address and both values. Real hardware is\n"
-	  "refused. From the command line: dsh replay FILE." },
+	  "fails the command naming the journal line, the address and both values. The recorded\n"
+	  "session's own verdict (the end record's) is said beside it; replaying a session that failed\n"
+	  "fails. Real hardware is refused. From the command line: dsh replay FILE." },
 	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
 	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
 	  "wait: until the current node has nothing in flight; wait all: every node; then the primitives\n"

@@ -142,6 +142,7 @@ struct dsh {
 	char quit_at[160];  /* where the script asked to exit: "FILE:LINE" */
 	bool dry;           /* --dry-run: nothing touches a device */
 	bool input_unread;  /* standard input failed before its first line: nothing ran */
+	bool backend_unopened; /* the backend could not be opened: nothing ran (exit 3) */
 	bool output_error;  /* stdout could not be written (counted once) */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
@@ -473,6 +474,13 @@ int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only);
 int dsh_load_script(struct dsh *d, const char *path, FILE *f, char **text, size_t *len);
 /* Number of errors found (each printed as dsh: NAME:LINE: message). */
 int dsh_check_text(struct dsh *d, const char *text, size_t len, const char *name);
+/* -n: the same, and every `source FILE` it can resolve checked too, at that
+ * file's lines (D-CHECK-SOURCES). */
+int dsh_check_tree(struct dsh *d, const char *text, size_t len, const char *name);
+/* Whether a script holds any command; an empty one fails the run at its
+ * line 1 (D-SCRIPT-EMPTY). */
+bool dsh_text_has_command(const char *text, size_t len);
+void dsh_empty_script(struct dsh *d, const char *name);
 /* Report that NAME was not run because of nerr check errors. */
 void dsh_not_run(struct dsh *d, const char *name, int nerr);
 int dsh_run_stream(struct dsh *d, FILE *f, const char *name);

@@ -75,14 +75,29 @@ void dsh_journal_format(const struct dnet_tap_rec *r, char *buf, size_t n)
 	}
 	at = put(buf, n, at, " rc=%d", r->rc);
 	if (where[0] || r->msg)
-		at = put(buf, n, at, "  # %s%s%s", where, where[0] && r->msg ? ": " : "", r->msg ? r->msg : "");
-	(void)at;
+		at = put(buf, n, at, "  # %s%s", where, where[0] && r->msg ? ": " : "");
+	/* the message whole, on its one line (a line end in it would make a
+	 * record of the rest) */
+	for (const char *m = r->msg; m && *m && at < n; m++)
+		at = *m == '\n' || *m == '\r' ? put(buf, n, at, "\\%c", *m == '\n' ? 'n' : 'r')
+					  : put(buf, n, at, "%c", *m);
+	/* never cut silently: a line that does not fit says so at its end */
+	static const char cut[] = " ...(cut)";
+	if (at >= n && n > sizeof cut)
+		memcpy(buf + n - sizeof cut, cut, sizeof cut);
+}
+
+size_t dsh_journal_line_max(const struct dnet_tap_rec *r)
+{
+	/* the fields, a 16-byte value, the region (dnet_addr_describe: < 96),
+	 * the block's data as hex, the message with every character escaped */
+	return 512 + 2 * r->len + (r->msg ? 2 * strlen(r->msg) : 0);
 }
 
 static void tap(void *ctx, const struct dnet_tap_rec *r)
 {
 	(void)ctx;
-	size_t need = 256 + 2 * r->len;
+	size_t need = dsh_journal_line_max(r);
 	if (need > J.cap) {
 		char *p = realloc(J.line, need);
 		if (!p)
@@ -122,12 +137,18 @@ void dsh_dry_start(struct dsh *d, FILE *out)
 	dnet_set_tap(d->dev, tap, NULL);
 }
 
-int dsh_journal_stop(void)
+int dsh_journal_stop(const struct dsh_run_verdict *v)
 {
 	bool bad = false;
 	if (J.journal) {
-		/* the end record: a journal without it was cut short */
-		fprintf(J.journal, DSH_JOURNAL_END " %lu record%s\n", J.records, J.records == 1 ? "" : "s");
+		/* the end record: a journal without it was cut short; the
+		 * session's own verdict, for replay to report (D-REPLAY-VERDICT) */
+		fprintf(J.journal, DSH_JOURNAL_END " %lu record%s", J.records, J.records == 1 ? "" : "s");
+		if (v && v->ok && v->exit_status == 0)
+			fprintf(J.journal, "; " DSH_JOURNAL_PASSED);
+		else if (v)
+			fprintf(J.journal, "; " DSH_JOURNAL_FAILED " (exit status %d)", v->exit_status);
+		fputc('\n', J.journal);
 		bad = ferror(J.journal) != 0;
 		if (fclose(J.journal) != 0)
 			bad = true;

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
-		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence)\n"
+		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence,\n"
+		"                                      and the recorded session's verdict)\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		"                       in the order given, then a FILE argument\n"
 		"  -i, --interactive    stay interactive (the prompt) after the commands and scripts\n"
 		"  -e, --errexit        stop at the first failed command or assertion (set -e)\n"
-		"  -n, --check          read and check the scripts and -c commands, run nothing (like sh -n)\n"
+		"  -n, --check          read and check the scripts and -c commands, and the files they\n"
+		"                       source, run nothing (like sh -n)\n"
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"      --pretty         with --json: indented objects\n"
 		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
@@ -345,8 +347,24 @@ int main(int argc, char **argv)
 		if (load_source(d, &src[i]) < 0)
 			return DSH_EXIT_USAGE;
 	if ((dry ? dnet_open_dry(spec, &d->dev, &e) : dnet_open(spec, &d->dev, &e)) < 0 || !d->dev) {
-		fprintf(stderr, "dsh: cannot open backend '%s': %s\n", dnet_spec_redact(spec, redacted, sizeof redacted),
-			e.msg);
+		d->dev = NULL;
+		d->have_err = true;
+		snprintf(d->errmsg, sizeof d->errmsg, "cannot open backend '%s': %s",
+			 dnet_spec_redact(spec, redacted, sizeof redacted), e.msg);
+		fprintf(stderr, "dsh: %s\n", d->errmsg);
+		if (d->json) { /* a failed object and the summary, as every run (docs/json-schema.md) */
+			struct dsh_args a = { .argc = 2 };
+			a.argv[0] = (char *)"backend";
+			a.argv[1] = redacted;
+			out_json_command(d, &a, false);
+			d->failures++;
+			d->errors++;
+			d->backend_unopened = true;
+			struct dsh_run_verdict bv;
+			dsh_run_verdict(d, &bv);
+			out_json_summary(d, &bv);
+			fflush(stdout);
+		}
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}
@@ -427,7 +445,8 @@ int main(int argc, char **argv)
 	 * than none). */
 	int nerr = 0;
 	for (unsigned i = 0; i < nsrc; i++)
-		nerr += dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+		nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name) /* D-CHECK-SOURCES */
+				   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
 	if (nerr) {
 		dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
 		free_sources(src, nsrc);
@@ -438,7 +457,10 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
 			     !dsh_out_of_time(d); i++) {
 		d->sources_after = nsrc - 1 - i; /* exit 0 before the last one fails (cmd_quit) */
-		dsh_run_string(d, src[i].text, src[i].name);
+		if (!interactive && !dsh_text_has_command(src[i].text, src[i].len))
+			dsh_empty_script(d, src[i].name); /* D-SCRIPT-EMPTY: it tests nothing */
+		else
+			dsh_run_string(d, src[i].text, src[i].name);
 	}
 	d->sources_after = 0;
 	if (dsh_out_of_time(d)) {
@@ -460,7 +482,9 @@ int main(int argc, char **argv)
 	 * every outcome still open is resolved before any summary is written */
 	dsh_post_sync(d);
 	dsh_pending_settle(d);
-	if (journal && dsh_journal_stop() < 0) /* a journal cut short is a result lost */
+	struct dsh_run_verdict jv;
+	dsh_run_verdict(d, &jv); /* the session's verdict, in the end record (D-REPLAY-VERDICT) */
+	if (journal && dsh_journal_stop(&jv) < 0) /* a journal cut short is a result lost */
 		dsh_late_failure(d, NULL, 0, "--journal", NULL, "the journal could not be written completely");
 	int sig = dsh_term_signal();
 	/* The summary also when a command failed without any assertion, so a

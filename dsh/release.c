@@ -30,5 +30,5 @@ void dsh_release(struct dsh *d)
 	if (d->dev)
 		dnet_close(d->dev);
 	d->dev = NULL;
-	dsh_journal_stop();
+	dsh_journal_stop(NULL); /* main stopped it with the verdict, unless it ended early */
 }

@@ -32,7 +32,9 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 	bool failed = d->failures > 0 || d->asserts_fail > 0 || d->check_errors > 0 || d->out_of_time ||
 		      d->output_error || dsh_term_signal() != 0;
 	v->ok = !failed && d->quit_code <= 0;
-	if (d->check_errors || d->input_unread)
+	if (d->backend_unopened)
+		v->exit_status = DSH_EXIT_BACKEND;
+	else if (d->check_errors || d->input_unread)
 		v->exit_status = DSH_EXIT_USAGE; /* nothing ran (as -f of an unreadable file) */
 	else if (d->quit_code > 0)
 		v->exit_status = d->quit_code;

@@ -51,7 +51,9 @@ static void usage(FILE *f)
 		"                         still running is killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
 		"      --report FILE      CTRF JSON report (docs/reports.md)\n"
-		"      --junit FILE       JUnit XML report\n"
+		"      --junit FILE       JUnit XML report (not the --report file); a run that cannot\n"
+		"                         start writes its tests as errors, a refused command line\n"
+		"                         removes an earlier run's reports\n"
 		"      --dsh PATH         the dsh to run (default: next to dsh-run, else $PATH)\n"
 		"      --dnetd PATH       the dnetd to start (same default)\n"
 		"      --keep             keep the private directory of outputs (its path is printed)\n"
@@ -223,7 +225,7 @@ static void print_failures(const struct run *r)
 		const struct result *t = &r->res[i];
 		if (t->status == ST_PASSED)
 			continue;
-		if (t->status == ST_SKIPPED && r->abort_why[0]) {
+		if (t->not_run && r->abort_why[0]) {
 			notrun++;
 			continue;
 		}
@@ -247,7 +249,8 @@ static void print_failures(const struct run *r)
 				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
 	}
 	if (notrun)
-		fprintf(stderr, "dsh-run: %u test%s not run: %s\n", notrun, notrun == 1 ? "" : "s", r->abort_why);
+		fprintf(stderr, "dsh-run: %s%u test%s not run: %s\n", r->signal ? "" : "ERROR: ", notrun,
+			notrun == 1 ? "" : "s", r->abort_why);
 }
 
 /* Our private directory holds files (outputs, logs, the socket) and the
@@ -270,13 +273,48 @@ static void rm_tree(const char *dir)
 		fprintf(stderr, "dsh-run: could not remove %s: %s\n", dir, strerror(errno));
 }
 
+enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD };
+static const char optstring[] = "n:b:l:t:vhV";
+static const struct option lo[] = {
+	{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
+	{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
+	{ "timeout", required_argument, NULL, 't' }, { "total-timeout", required_argument, NULL, O_TOTAL },
+	{ "report", required_argument, NULL, O_REPORT }, { "junit", required_argument, NULL, O_JUNIT },
+	{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
+	{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
+	{ "lockstep", no_argument, NULL, O_LOCKSTEP }, { "no-reset", no_argument, NULL, O_NO_RESET },
+	{ "rcmd", required_argument, NULL, O_RCMD },
+	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Why the run stopped before its tests, for every test not run (the first
+ * reason only: the later ones follow from it). */
+static void run_abort(struct run *r, const char *why)
+{
+	if (!r->abort_why[0] && !run_signal_caught()) /* a signal is its own reason */
+		snprintf(r->abort_why, sizeof r->abort_why, "%s", why);
+}
+
+static int run_main(struct run *r, int argc, char **argv);
+static bool g_reports_due; /* the command line was taken: the reports will be written */
+
 int main(int argc, char **argv)
 {
 	static struct run run;
-	struct run *r = &run;
 	if (argc > 1 && strcmp(argv[1], "--exec-rank") == 0)
 		return rank_exec(argc, argv); /* on a rank, under a launcher */
 	rank_env_clear(); /* D-RUN-ENV: every rank, reset and probe gets only what dsh-run sets */
+	int rc = run_main(&run, argc, argv);
+	/* D-REPORT-PATHS: the command line was refused, no report of this run
+	 * can say which tests it had; an earlier run's must not stand for it */
+	if (rc == 2 && !g_reports_due)
+		reports_remove(argc, argv, optstring, lo, O_REPORT, O_JUNIT);
+	return rc;
+}
+
+static int run_main(struct run *r, int argc, char **argv)
+{
 	r->timeout_ms = 60000;
 	char dshbuf[PATH_MAX], dnetdbuf[PATH_MAX], selfbuf[PATH_MAX];
 	r->dsh = sibling(argv[0], "dsh", dshbuf, sizeof dshbuf);
@@ -289,24 +327,11 @@ int main(int argc, char **argv)
 		cl += (size_t)snprintf(r->cmdline + cl, sizeof r->cmdline - cl, "%s%s", i ? " " : "",
 				       dnet_spec_redact(argv[i], shown, sizeof shown));
 	}
-	enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD };
-	static const struct option lo[] = {
-		{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
-		{ "nodes", required_argument, NULL, O_NODES }, { "launcher", required_argument, NULL, 'l' },
-		{ "timeout", required_argument, NULL, 't' }, { "total-timeout", required_argument, NULL, O_TOTAL },
-		{ "report", required_argument, NULL, O_REPORT }, { "junit", required_argument, NULL, O_JUNIT },
-		{ "dsh", required_argument, NULL, O_DSH }, { "dnetd", required_argument, NULL, O_DNETD },
-		{ "keep", no_argument, NULL, O_KEEP }, { "verbose", no_argument, NULL, 'v' },
-		{ "lockstep", no_argument, NULL, O_LOCKSTEP }, { "no-reset", no_argument, NULL, O_NO_RESET },
-		{ "rcmd", required_argument, NULL, O_RCMD },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dnet_err e = { 0 };
 	uint64_t v;
 	int o;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "n:b:l:t:vhV", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			if (dnet_parse_u64(optarg, UINT32_MAX, &v, "-n", &e) < 0 || v == 0)
@@ -383,22 +408,6 @@ int main(int argc, char **argv)
 		snprintf(r->self_host, sizeof r->self_host, "%s", un.nodename);
 	if (r->table && r->launcher != L_LOCAL && private_rows_check(r) < 0)
 		return 2;
-	for (unsigned s = 0; s < r->nscripts; s++)
-		if (access(r->scripts[s], R_OK) != 0) {
-			fprintf(stderr, "dsh-run: cannot read script '%s': %s\n", r->scripts[s], strerror(errno));
-			return 2;
-		}
-	r->res = calloc((size_t)r->nscripts * r->n, sizeof *r->res);
-	const char *td = getenv("TMPDIR");
-	snprintf(r->tmp, sizeof r->tmp, "%s/dsh-run.XXXXXX", td && *td ? td : "/tmp");
-	if (!r->res || !mkdtemp(r->tmp)) {
-		fprintf(stderr, "dsh-run: cannot create a private directory: %s\n", strerror(errno));
-		return 2;
-	}
-	r->progress = isatty(2);
-	r->run_base = (uint32_t)((uint64_t)getpid() << 16 ^ now_ms()) & 0x7fff0000u;
-	run_signals_install();
-	r->start_ms = now_ms();
 	bool need_dnetd = false;
 	if (!r->backend) {
 		need_dnetd = !r->table;
@@ -407,19 +416,73 @@ int main(int argc, char **argv)
 	}
 	if (r->lockstep && (!need_dnetd || r->table))
 		return usage_error("%s", "--lockstep goes with the private emulated cluster (no -b, no --nodes)");
+	/* D-REPORT-PATHS: one report written over the other would leave one */
+	if (r->report && r->junit && report_paths_same(r->report, r->junit)) {
+		fprintf(stderr, "dsh-run: --report '%s' and --junit '%s' are the same file: give each report its own\n",
+			r->report, r->junit);
+		return 2;
+	}
+	r->res = calloc((size_t)r->nscripts * r->n, sizeof *r->res);
+	if (!r->res) {
+		fprintf(stderr, "dsh-run: out of memory\n");
+		return 2;
+	}
+	g_reports_due = true;
+	/* From here every exit writes both reports: a run that cannot start
+	 * has each test not run as an error, with the reason (D-REPORT-NOT-RUN). */
 	int rc = 0;
+	r->start_ms = now_ms();
+	for (unsigned s = 0; s < r->nscripts && !rc; s++)
+		if (access(r->scripts[s], R_OK) != 0) {
+			char why[4400];
+			snprintf(why, sizeof why, "cannot read script '%s': %s", r->scripts[s], strerror(errno));
+			fprintf(stderr, "dsh-run: %s\n", why);
+			run_abort(r, why);
+			rc = 2;
+		}
+	const char *td = getenv("TMPDIR");
+	snprintf(r->tmp, sizeof r->tmp, "%s/dsh-run.XXXXXX", td && *td ? td : "/tmp");
+	if (!rc && !mkdtemp(r->tmp)) {
+		char why[4400];
+		snprintf(why, sizeof why, "cannot create a private directory (%s): %s", r->tmp, strerror(errno));
+		fprintf(stderr, "dsh-run: %s\n", why);
+		run_abort(r, why);
+		rc = 2;
+	}
+	if (rc)
+		r->tmp[0] = 0; /* none to remove */
+	r->progress = isatty(2);
+	r->run_base = (uint32_t)((uint64_t)getpid() << 16 ^ now_ms()) & 0x7fff0000u;
+	run_signals_install();
 	r->private_dnetd = need_dnetd;
-	if (need_dnetd && dnetd_start(r) < 0)
+	if (!rc && need_dnetd && dnetd_start(r) < 0) {
+		run_abort(r, "the private dnetd could not be started (dsh-run's messages say why)");
 		rc = 2;
-	if (!rc && pgid_setup(r) < 0)
+	}
+	if (!rc && pgid_setup(r) < 0) {
+		run_abort(r, "the node table's PGIDs could not be set (dsh-run's messages say why)");
 		rc = 2;
+	}
 	/* every rank reaches its backend, one emulated cluster (D-RUN-PREFLIGHT);
 	 * a launcher's ranks check themselves as the first script starts */
-	if (!rc && r->launcher == L_LOCAL && preflight_local(r) < 0)
+	if (!rc && r->launcher == L_LOCAL && preflight_local(r) < 0) {
+		run_abort(r, "the ranks' backends failed the check before the first script");
 		rc = 2;
+	}
 	for (unsigned s = 0; !rc && s < r->nscripts && !run_signal_caught(); s++) {
-		if (run_isolate(r, s) < 0 || run_script(r, s) < 0) /* isolate.c: D-RUN-STATE */
+		if (run_isolate(r, s) < 0) { /* isolate.c: D-RUN-STATE */
+			char why[4400];
+			snprintf(why, sizeof why, "the device could not be reset before %s (dsh-run's messages say why)",
+				 r->scripts[s]);
+			run_abort(r, why);
 			rc = 2;
+		} else if (run_script(r, s) < 0) {
+			char why[4400];
+			snprintf(why, sizeof why, "%s could not be started on the ranks (dsh-run's messages say why)",
+				 r->scripts[s]);
+			run_abort(r, why);
+			rc = 2;
+		}
 		if (r->dnetd_death[0] && r->no_reset) { /* nothing to run the rest on */
 			snprintf(r->abort_why, sizeof r->abort_why, "the private dnetd %s", r->dnetd_death);
 			break;
@@ -430,18 +493,23 @@ int main(int argc, char **argv)
 	kill_all(r);
 	r->stop_ms = now_ms();
 	size_t nt = (size_t)r->nscripts * r->n;
-	unsigned passed = 0, failed = 0;
+	unsigned passed = 0, failed = 0, errors = 0;
 	for (size_t i = 0; i < nt; i++) {
-		if (!r->res[i].script) { /* never started (signal, or dnetd failed) */
+		if (!r->res[i].script) { /* never started (signal, or the run could not go on) */
 			r->res[i].rank = (unsigned)(i % r->n);
 			r->res[i].script = r->scripts[i / r->n];
-			r->res[i].status = ST_SKIPPED;
+			r->res[i].not_run = true;
+			/* D-REPORT-NOT-RUN: stopped by the user (a signal) it is
+			 * skipped; by an error it is an error, never a skip a
+			 * dashboard shows green */
+			r->res[i].status = r->signal || !r->abort_why[0] ? ST_SKIPPED : ST_OTHER;
 			snprintf(r->res[i].message, sizeof r->res[i].message, "rank %u: %s not run%s%.900s",
 				 r->res[i].rank, r->res[i].script, r->abort_why[0] ? ": " : "", r->abort_why);
 			r->res[i].start_ms = r->res[i].stop_ms = r->stop_ms;
 		}
 		passed += r->res[i].status == ST_PASSED;
 		failed += r->res[i].status == ST_FAILED;
+		errors += r->res[i].status == ST_OTHER;
 	}
 	print_failures(r);
 	if (r->report && report_ctrf(r, r->report) < 0 && !rc)
@@ -449,16 +517,18 @@ int main(int argc, char **argv)
 	if (r->junit && report_junit(r, r->junit) < 0 && !rc)
 		rc = 2;
 	printf("%u passed, %u failed", passed, failed);
-	if (nt - passed - failed)
-		printf(", %zu not run", nt - passed - failed);
+	if (errors)
+		printf(", %u error%s (not run)", errors, errors == 1 ? "" : "s");
+	if (nt - passed - failed - errors)
+		printf(", %zu not run", nt - passed - failed - errors);
 	printf(" (%u rank%s x %u script%s)\n", r->n, r->n == 1 ? "" : "s", r->nscripts,
 	       r->nscripts == 1 ? "" : "s");
 	fflush(stdout);
 	for (size_t i = 0; i < nt; i++)
 		result_free(&r->res[i]);
-	if (keep)
+	if (keep && r->tmp[0])
 		fprintf(stderr, "dsh-run: outputs kept in %s\n", r->tmp);
-	else
+	else if (r->tmp[0])
 		rm_tree(r->tmp);
 	free(r->res);
 	run_isolate_free(r);

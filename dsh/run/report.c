@@ -148,7 +148,7 @@ char *run_excerpt(const char *path, size_t max)
 /* path made absolute (from the working directory) and lexically normal: no
  * ".", "..", or repeated "/".  Symbolic links are not followed: names stay
  * the ones the user gave. */
-static char *abs_path(const char *p)
+char *run_abs_path(const char *p)
 {
 	char cwd[4096] = "";
 	if (p[0] != '/' && !getcwd(cwd, sizeof cwd))
@@ -213,7 +213,7 @@ static char **script_names(const struct run *r)
 	char **abs = calloc(n, sizeof *abs), **names = calloc(n, sizeof *names);
 	bool ok = abs && names;
 	for (unsigned s = 0; ok && s < n; s++)
-		ok = (abs[s] = abs_path(r->scripts[s])) != NULL;
+		ok = (abs[s] = run_abs_path(r->scripts[s])) != NULL;
 	size_t dir = ok ? common_dir(abs, n) : 0;
 	for (unsigned s = 0; ok && s < n; s++) {
 		unsigned again = 1;
@@ -614,7 +614,7 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	fprintf(f, "      <%s message=\"", jelem[k]);
 	xml_put(f, t->message, true);
 	fprintf(f, "\" type=\"%s\">",
-		t->timed_out ? "timeout" : t->nfail ? "dsh" : k == J_SKIPPED ? "not run" : "run");
+		t->timed_out ? "timeout" : t->nfail ? "dsh" : k == J_SKIPPED || t->not_run ? "not run" : "run");
 	char *ft = failure_text(t);
 	xml_put(f, ft, false);
 	free(ft);

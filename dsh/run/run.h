@@ -11,6 +11,8 @@
  *   isolate.c the device state every script starts from (D-RUN-STATE)
  *   hosts.c   the node table's hosts given to the launchers, and checked
  *             against where each rank reports it ran (D-RUN-HOSTS)
+ *   paths.c   the report files: two names of one file refused, an earlier
+ *             run's reports removed when the command line is (D-REPORT-PATHS)
  */
 #ifndef DSH_RUN_H
 #define DSH_RUN_H
@@ -60,6 +62,7 @@ struct result {
 	bool never_started;    /* a launcher did not start it (no status file) */
 	bool vanished;         /* started, ended without an exit status (killed) */
 	bool dnetd_died;       /* the private dnetd died under it (said once) */
+	bool not_run;          /* never started: the run stopped before it (D-REPORT-NOT-RUN) */
 	uint64_t start_ms, stop_ms;
 	/* from the rank's summary object */
 	int passed, failed, errors, commands;
@@ -179,7 +182,19 @@ int preflight_local(struct run *r);
 void result_read(struct result *res);
 void result_free(struct result *res);
 
+/* paths.c (D-REPORT-PATHS) */
+struct option;
+/* a and b are one file: the same device and inode when both exist (not a
+ * character device, which takes both), else the same resolved path. */
+bool report_paths_same(const char *a, const char *b);
+/* The command line was refused: the regular files its --report and
+ * --junit name (argv read again with getopt_long) are removed, said. */
+void reports_remove(int argc, char **argv, const char *optstring, const struct option *lo, int o_report,
+		    int o_junit);
+
 /* report.c */
+/* p absolute (from the working directory) and lexically normal; malloc'd. */
+char *run_abs_path(const char *p);
 /* The start of a file, at most max bytes, cut between UTF-8 characters,
  * what was left out said; NULL if there is no such file (malloc'd). */
 char *run_excerpt(const char *path, size_t max);

@@ -55,8 +55,9 @@ start_dnetd "$T_TMP/d.sock" --sim -N 2
 ENVR[signal]="DSH_RANK=0 DSH_SIZE=2 DSH_BACKEND=remote:unix:$T_TMP/d.sock"
 spawn env DSH_RANK=1 DSH_SIZE=2 "$BIN/dsh" -b "remote:unix:$T_TMP/d.sock" -c 'waitfor 0 timeout=120s' >/dev/null 2>&1
 r probe "probe dump=$ROOT/tests/fixtures/pci/i875p.dump" 'probe'
-r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal" 'replay'
+r replay "replay $T_TMP/ok.journal; replay $T_TMP/bad.journal; replay $T_TMP/failed.journal" 'replay'
 "$DSH" --journal "$T_TMP/ok.journal" -c 'llcm_read 0 8' >/dev/null 2>&1
+"$DSH" --journal "$T_TMP/failed.journal" -c 'llcm_read 0 8; exit 4' >/dev/null 2>&1 # recorded_exit_status
 sed 's/data=../data=ff/' "$T_TMP/ok.journal" >"$T_TMP/bad.journal"
 : >"$T_TMP/empty.dsh"
 # keys of objects whose names are data (not schema): not checked in reverse

@@ -195,7 +195,7 @@ for b in "${BACKENDS[@]}"; do
 	jf=$T_TMP/j.$(name "$b")
 	"$DSH" -b "$b" --journal "$jf" -c 'llcm_write from=0 it=2 val=7; llcm_read 0 16; assert llcm 0 == 0x700000007' >/dev/null 2>&1
 	nrec=$(grep -cv '^#' "$jf")
-	expect_eq "$n: end record" "# end $nrec records" "$(tail -n 1 "$jf")"
+	expect_eq "$n: end record (with the session's verdict, D-REPLAY-VERDICT)" "# end $nrec records; session passed" "$(tail -n 1 "$jf")"
 	for rb in "${BACKENDS[@]}"; do
 		m="$n replayed on $(name "$rb")"
 		expect_status "$m: complete" 0 "$DSH" -b "$rb" replay "$jf"
@@ -229,12 +229,15 @@ for b in "${BACKENDS[@]}"; do
 	done
 	# A session without device accesses: nothing to replay.
 	"$DSH" -b "$b" --gap 0 --journal "$T_TMP/none.j" -c 'echo hi' >/dev/null 2>&1
-	expect_eq "$n: no records, end record" "# end 0 records" "$(tail -n 1 "$T_TMP/none.j")"
+	expect_eq "$n: no records, end record" "# end 0 records; session passed" "$(tail -n 1 "$T_TMP/none.j")"
 	expect_status "$n: no records" 1 "$DSH" replay "$T_TMP/none.j"
 	expect_match "$n: no records message" "nothing to replay: no records" "$(cat "$T_TMP/err")"
 	# A failed run still ends its journal.
 	"$DSH" -b "$b" --journal "$T_TMP/failed.j" -c 'llcm_write from=0 it=2 val=9; assert llcm 0 == 8' >/dev/null 2>&1
-	expect_status "$n: failed run's journal replays" 0 "$DSH" replay "$T_TMP/failed.j"
+	# (complete, no divergence; the replay fails with the session, D-REPLAY-VERDICT)
+	expect_status "$n: failed run's journal replays" 1 "$DSH" replay "$T_TMP/failed.j"
+	expect_match "$n: failed run's journal: no divergence, the session failed" \
+		"records, no divergence; the recorded session failed \(exit status 1\)$" "$(cat "$T_TMP/out")"
 done
 # A run killed (no chance to end its journal).
 "$DSH" --journal "$T_TMP/killed.j" -c 'repeat 100000000; llcm_read 0 8; end' >/dev/null 2>&1 &

@@ -115,7 +115,7 @@ static void names(void)
 		names_free(n, cases[c].n);
 	}
 	/* relative paths: from the working directory */
-	char *a = abs_path("x/../y.dsh"), cwd[4096];
+	char *a = run_abs_path("x/../y.dsh"), cwd[4096];
 	CHECK(getcwd(cwd, sizeof cwd) != NULL);
 	strcat(cwd, "/y.dsh");
 	CHECK_STR(a, strcmp(cwd, "//y.dsh") ? cwd : "/y.dsh");
@@ -160,6 +160,94 @@ static void counts(void)
 	free(j);
 }
 
+/* Rank 0 fails, rank 1 passes (issue 31, Deliver 9): a writer that keys on
+ * the rank's index rather than its result (rank 0 taken as passed, or the
+ * failure of rank 0 put on rank 1) shows here; the fixtures above only fail
+ * ranks above 0. */
+static void rank0_fails(void)
+{
+	const char *scripts[] = { "/x/s.dsh" };
+	struct result res[2];
+	memset(res, 0, sizeof res);
+	struct failure f = { .file = "/x/s.dsh", .line = 7, .cmd = "assert", .message = "assertion failed" };
+	for (unsigned k = 0; k < 2; k++) {
+		res[k].rank = k;
+		res[k].script = scripts[0];
+		res[k].have_summary = res[k].summary_ok = true;
+		res[k].status = ST_PASSED;
+		res[k].passed = 1;
+	}
+	res[0].status = ST_FAILED;
+	res[0].summary_ok = false;
+	res[0].passed = 0;
+	res[0].failed = 1;
+	res[0].fail = &f;
+	res[0].nfail = 1;
+	res[0].exit_code = 1;
+	snprintf(res[0].message, sizeof res[0].message, "rank 0: /x/s.dsh:7: assert: assertion failed");
+	struct run r = { .n = 2, .nscripts = 1, .scripts = scripts, .res = res, .start_ms = 1000, .stop_ms = 2000 };
+	char *xml = file_with("r0.xml", "", 0), *json = file_with("r0.json", "", 0);
+	CHECK_EQ(report_junit(&r, xml), 0);
+	CHECK_EQ(report_ctrf(&r, json), 0);
+	char *x = slurp_all(xml), *j = slurp_all(json);
+	CHECK(x && strstr(x, "<testsuites name=\"dsh-run\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"7\" time=\"0.000\">\n"
+			     "      <failure message=\"rank 0: /x/s.dsh:7: assert: assertion failed\" type=\"dsh\">"));
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 1]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
+	CHECK(x && !strstr(x, "rank 1: "));
+	cJSON *root = j ? cJSON_Parse(j) : NULL, *res_ = cJSON_GetObjectItem(root, "results");
+	cJSON *tests = cJSON_GetObjectItem(res_, "tests");
+	CHECK(cJSON_GetArraySize(tests) == 2);
+	for (int k = 0; k < 2 && cJSON_GetArraySize(tests) == 2; k++) {
+		cJSON *t = cJSON_GetArrayItem(tests, k);
+		cJSON *ex = cJSON_GetObjectItem(t, "extra");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), k ? "s.dsh [rank 1]" : "s.dsh [rank 0]");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(t, "status")), k ? "passed" : "failed");
+		CHECK_EQ(cJSON_GetObjectItem(t, "line")->valueint, k ? 1 : 7);
+		CHECK_EQ(cJSON_GetObjectItem(ex, "rank")->valueint, k);
+		CHECK_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(ex, "failures")), k ? 0 : 1);
+		CHECK(k ? !cJSON_GetObjectItem(t, "message")
+			: !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "message")), res[0].message));
+	}
+	cJSON *sum = cJSON_GetObjectItem(res_, "summary");
+	CHECK_EQ(cJSON_GetObjectItem(sum, "passed")->valueint, 1);
+	CHECK_EQ(cJSON_GetObjectItem(sum, "failed")->valueint, 1);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(res_, "environment"), "healthy")));
+	cJSON_Delete(root);
+	free(x);
+	free(j);
+}
+
+/* A run that did not start (D-REPORT-NOT-RUN): every test an error, the
+ * reason in each, JUnit <error type="not run">, CTRF not healthy. */
+static void not_started(void)
+{
+	const char *scripts[] = { "/x/s.dsh" };
+	struct result res[2];
+	memset(res, 0, sizeof res);
+	for (unsigned k = 0; k < 2; k++) {
+		res[k].rank = k;
+		res[k].script = scripts[0];
+		res[k].status = ST_OTHER;
+		res[k].not_run = true;
+		snprintf(res[k].message, sizeof res[k].message, "rank %u: /x/s.dsh not run: no backend", k);
+	}
+	struct run r = { .n = 2, .nscripts = 1, .scripts = scripts, .res = res, .start_ms = 1000, .stop_ms = 2000 };
+	char *xml = file_with("ns.xml", "", 0), *json = file_with("ns.json", "", 0);
+	CHECK_EQ(report_junit(&r, xml), 0);
+	CHECK_EQ(report_ctrf(&r, json), 0);
+	char *x = slurp_all(xml), *j = slurp_all(json);
+	CHECK(x && strstr(x, "<testsuites name=\"dsh-run\" tests=\"2\" failures=\"0\" errors=\"2\" skipped=\"0\""));
+	CHECK(x && strstr(x, "<error message=\"rank 0: /x/s.dsh not run: no backend\" type=\"not run\">"));
+	CHECK(x && strstr(x, "<error message=\"rank 1: /x/s.dsh not run: no backend\" type=\"not run\">"));
+	cJSON *root = j ? cJSON_Parse(j) : NULL, *res_ = cJSON_GetObjectItem(root, "results");
+	CHECK_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(res_, "summary"), "other")->valueint, 2);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(res_, "environment"), "healthy")));
+	cJSON_Delete(root);
+	free(x);
+	free(j);
+}
+
 /* A report that cannot be written: -1 and a message, never a crash. */
 static void unwritable(void)
 {
@@ -185,6 +273,8 @@ int main(void)
 	RUN(excerpts);
 	RUN(names);
 	RUN(counts);
+	RUN(rank0_fails);
+	RUN(not_started);
 	RUN(unwritable);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
