@@ -630,58 +630,18 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 	struct dsh_cond c;
 	if (dsh_cond_parse(d, a, 1, end, &c) < 0)
 		return -1;
-	uint64_t t0, t, v = 0;
-	if (dsh_now(d, &t0) < 0)
+	struct dsh_cond_result r;
+	if (dsh_cond_eval(d, &c, &timeout, &r) < 0)
 		return -1;
-	struct dnet_err e = { 0 };
-	if (c.kind == DSH_COND_LAST || (c.kind == DSH_COND_MEM && c.region == DNET_REG_WW && !c.sodimm))
-		return dsh_error(d, "%s cannot change by itself (use assert)",
-				 c.kind == DSH_COND_LAST ? "last" : "the Write Window shadow");
-	bool direct = (c.kind == DSH_COND_REG && (c.reg->access & DNET_ACC_R) &&
-		       !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
-		      (c.kind == DSH_COND_MEM && !c.sodimm);
-	if (c.kind == DSH_COND_REG && !direct)
-		return dsh_error(d, "%s cannot be read (write-only or read side effect)", c.reg->name);
-	if (direct) {
-		uint32_t addr;
-		uint64_t mask, value;
-		if (c.kind == DSH_COND_REG)
-			addr = dnet_reg_addr(c.reg, d->wid);
-		else if (dnet_region_addr(c.region, d->wid, c.off, 8, &addr, &e) < 0)
-			return dsh_derr(d, &e);
-		/* The backend waits on the raw word (dnetd waits in the server):
-		 * the condition is moved there, not the value masked. */
-		dsh_cond_device(&c, &mask, &value);
-		int rc = dnet_wait(d->dev, addr, mask, c.op, value, timeout, &v, &e);
-		if (rc < 0 && e.code != DNET_ETIMEDOUT)
-			return dsh_derr(d, &e);
-		v = dsh_cond_from_device(&c, v);
-		if (dsh_now(d, &t) < 0)
-			return -1;
-		if (rc < 0)
-			return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-					 dsh_dur(t - t0), c.desc, v);
-	} else {
-		for (;;) {
-			if (dsh_cond_read(d, &c, &v) < 0)
-				return -1;
-			if (dsh_now(d, &t) < 0)
-				return -1;
-			if (dsh_cond_holds(&c, v))
-				break;
-			if (t - t0 >= timeout)
-				return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dsh_dur(t - t0), c.desc, v);
-			if (dsh_interrupted(d))
-				return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dsh_dur(t - t0), c.desc, v);
-			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
-				return dsh_derr(d, &e);
-		}
-	}
-	out_u64(d, "elapsed_ns", NULL, t - t0);
-	out_hex(d, "value", NULL, v);
+	if (r.interrupted)
+		return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
+				 dsh_dur(r.elapsed), c.desc, r.value);
+	if (!r.holds)
+		return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
+				 dsh_dur(r.elapsed), c.desc, r.value);
+	out_u64(d, "elapsed_ns", NULL, r.elapsed);
+	out_hex(d, "value", NULL, r.value);
 	out_str(d, "condition", NULL, c.desc);
-	dsh_set_last(d, v);
+	dsh_set_last(d, r.value);
 	return 0;
 }

@@ -343,8 +343,16 @@ struct dsh_cond {
 	char desc[160];
 };
 int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
-/* The target's value, masked. */
-int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v);
+/* assert, expect and wait read and check the target here (cond.c,
+ * D-COND-ONE): wait_ns NULL reads once, else waits up to *wait_ns for the
+ * condition.  -1 on an error (the message set); else r says. */
+struct dsh_cond_result {
+	uint64_t value;     /* the masked target (the raw word after an error) */
+	bool holds;
+	bool interrupted;   /* a wait stopped by the user */
+	uint64_t elapsed;   /* ns waited */
+};
+int dsh_cond_eval(struct dsh *d, const struct dsh_cond *c, const uint64_t *wait_ns, struct dsh_cond_result *r);
 bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 /* In the raw register/word: mask and value for dnet_wait, and back. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
