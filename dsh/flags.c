@@ -506,8 +506,9 @@ int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns)
 		char b1[200], b2[200];
 		describe(p, b1, sizeof b1);
 		describe(p->next, b2, sizeof b2);
-		return dsh_error(d, "allow=%s: more than one primitive is pending (issued%s, %s...): wait allow= "
-				 "judges one; give allow= on the primitive that provokes it", allow, b1, b2 + 1);
+		return dsh_error(d, "allow=%s: more than one primitive is pending (%s, %s%s): wait allow= "
+				 "judges one; give allow= on the primitive that provokes it", allow, b1 + 1, b2 + 1,
+				 p->next->next ? ", ..." : "");
 	}
 	if (p->allow[0])
 		return dsh_error(d, "allow=%s: the pending primitive (at %s:%d) has its own allow=%s", allow,
