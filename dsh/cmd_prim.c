@@ -343,7 +343,7 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 /* ---- packet images ---- */
 
 static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned nwords, unsigned size,
-		      bool send, bool print)
+		      bool send, bool print, unsigned dest)
 {
 	struct dnet_err e = { 0 };
 	uint8_t buf[DNET_WINDOW_SIZE];
@@ -374,6 +374,8 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 	struct dsh_verdict v;
 	if (dsh_verdict_begin(d, NULL, NULL, &v) < 0)
 		return -1;
+	if (dest >= 1 && dest <= dnet_node_count(d->dev))
+		v.dest = dest; /* where its packet goes (D-VERDICT-FINISHED) */
 	if (dsh_issue(d, DNET_CMD0, &cmd) < 0 || dsh_verdict_issued(d, &v) < 0)
 		return -1;
 	if (print)
@@ -447,7 +449,7 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 	json_hdr(d, &p.hdr, p.img, n);
 	out_hex(d, "value", NULL, val);
 	/* No output, as the original (Fig. C.9). */
-	return send_image(d, (unsigned)kv[1].val, p.img, n + 1, n * 8 + 8, true, false);
+	return send_image(d, (unsigned)kv[1].val, p.img, n + 1, n * 8 + 8, true, false, (unsigned)clid);
 }
 
 #define BOTF_MAX_DATA (DNET_WINDOW_SIZE / 8)
@@ -562,7 +564,7 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 		dsh_check_clid(d, (unsigned)kv[2].val);
 	json_hdr(d, &h, img, n);
 	bool send = kv[21].given ? kv[21].val != 0 : true;
-	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true);
+	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true, kv[2].given ? (unsigned)kv[2].val : 0);
 }
 
 /* ---- wait ---- */
