@@ -136,13 +136,13 @@ static void check_cond(struct checker *c, const char *t, const char *cmd)
 			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
 			a->argc--;
 		}
-		int end = a->argc;
+		int end = a->argc, tmo, alw;
 		bool wait = strcmp(cmd, "wait") == 0;
-		if (wait && end > 1 && strncmp(a->argv[end - 1], "timeout=", 8) == 0)
-			end--;
+		if (wait)
+			dsh_wait_split(a, &end, &tmo, &alw);
 		struct dsh_cond cond;
 		d->have_err = false;
-		if (end > 0 && !(wait && (end == 1 || (end == 2 && strcmp(a->argv[1], "all") == 0))) &&
+		if (end > 0 && !(wait && dsh_wait_idle_form(a, end)) &&
 		    dsh_cond_parse(d, a, 1, end, &cond) < 0)
 			snprintf(msg, sizeof msg, "%s: %s", a->argv[0], d->errmsg);
 	}

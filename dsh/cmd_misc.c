@@ -258,10 +258,11 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 		d->asserts_skipped++;
 		return 0;
 	}
-	uint64_t v;
-	if (dsh_cond_read(d, &c, &v) < 0)
+	struct dsh_cond_result r;
+	if (dsh_cond_eval(d, &c, NULL, &r) < 0)
 		return -1; /* an error (counted as one), not a verdict */
-	bool ok = dsh_cond_holds(&c, v);
+	uint64_t v = r.value;
+	bool ok = r.holds;
 	out_bool(d, "passed", NULL, ok);
 	out_str(d, "condition", NULL, c.desc);
 	out_hex(d, "actual", NULL, v);

@@ -298,18 +298,14 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		out_close(d);
 	}
 	json_cmd(d, &cmd, sel);
-	if (allow && !want_wait)
-		return dsh_error(d, "allow= needs 'wait': the flags are judged when the primitive completes");
 	if (allow && dsh_verdict_check_allow(d, allow) < 0)
 		return -1;
 
 	uint64_t before = 0, t0 = 0;
 	struct dsh_verdict v;
-	/* With wait, the verdict covers the primitives issued before it
-	 * without wait from this node and WID (their verdict is pending). */
-	if (want_wait && !dsh_pending_take(d, &v) && dsh_verdict_begin(d, oi, have_rq ? &rq : NULL, &v) < 0)
-		return -1;
-	if (!want_wait && dsh_pending_add(d, oi, have_rq ? &rq : NULL) < 0)
+	/* Its own verdict (D-VERDICT-IDENTITY): never one pending from an
+	 * earlier primitive, whose allow= and flags stay that primitive's. */
+	if (dsh_verdict_begin(d, oi, have_rq ? &rq : NULL, &v) < 0)
 		return -1;
 	if (want_wait) {
 		const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER);
@@ -322,19 +318,32 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	}
 	if (dsh_issue(d, sel, &cmd) < 0)
 		return -1;
+	if (dsh_verdict_issued(d, &v) < 0)
+		return -1;
 	/* The original's output line (Fig. C.7). */
 	out_text(d, "cmd:%" PRIx64 "_%" PRIx64 "\n", cmd.upper, cmd.lower);
 	if (cmd.has_ex)
 		out_text(d, "ex:%" PRIx64 "\n", cmd.ex);
-	if (want_wait)
-		return wait_report(d, oi, before, t0, timeout, &v, allow);
-	return 0;
+	if (!want_wait)
+		return dsh_pending_push(d, &v, allow); /* judged by the next wait, or the end of the run */
+	int rc = wait_report(d, oi, before, t0, timeout, &v, allow);
+	/* The primitives issued before it without wait that have finished
+	 * too: each judged on its own, at its own line (D-VERDICT-PENDING). */
+	if (d->pending) {
+		char saved[sizeof d->errmsg];
+		bool had = d->have_err;
+		memcpy(saved, d->errmsg, sizeof saved);
+		dsh_pending_judge(d, true, true);
+		memcpy(d->errmsg, saved, sizeof saved);
+		d->have_err = had;
+	}
+	return rc;
 }
 
 /* ---- packet images ---- */
 
 static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned nwords, unsigned size,
-		      bool send, bool print)
+		      bool send, bool print, unsigned dest)
 {
 	struct dnet_err e = { 0 };
 	uint8_t buf[DNET_WINDOW_SIZE];
@@ -362,13 +371,16 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, buf, nwords * 8) < 0)
 		return -1;
 	/* Its verdict (flags.c): the next wait or the end of the run. */
-	if (dsh_pending_add(d, NULL, NULL) < 0)
+	struct dsh_verdict v;
+	if (dsh_verdict_begin(d, NULL, NULL, &v) < 0)
 		return -1;
-	if (dsh_issue(d, DNET_CMD0, &cmd) < 0)
+	if (dest >= 1 && dest <= dnet_node_count(d->dev))
+		v.dest = dest; /* where its packet goes (D-VERDICT-FINISHED) */
+	if (dsh_issue(d, DNET_CMD0, &cmd) < 0 || dsh_verdict_issued(d, &v) < 0)
 		return -1;
 	if (print)
 		out_text(d, "cmd:%" PRIx64 "_%" PRIx64 "\n", cmd.upper, cmd.lower);
-	return 0;
+	return dsh_pending_push(d, &v, NULL);
 }
 
 static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t *dw, unsigned n)
@@ -437,7 +449,7 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 	json_hdr(d, &p.hdr, p.img, n);
 	out_hex(d, "value", NULL, val);
 	/* No output, as the original (Fig. C.9). */
-	return send_image(d, (unsigned)kv[1].val, p.img, n + 1, n * 8 + 8, true, false);
+	return send_image(d, (unsigned)kv[1].val, p.img, n + 1, n * 8 + 8, true, false, (unsigned)clid);
 }
 
 #define BOTF_MAX_DATA (DNET_WINDOW_SIZE / 8)
@@ -552,90 +564,86 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 		dsh_check_clid(d, (unsigned)kv[2].val);
 	json_hdr(d, &h, img, n);
 	bool send = kv[21].given ? kv[21].val != 0 : true;
-	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true);
+	return send_image(d, (unsigned)kv[0].val, img, n + nd, size, send, true, kv[2].given ? (unsigned)kv[2].val : 0);
 }
 
 /* ---- wait ---- */
 
+/* wait's trailing timeout=DUR and allow=FLAG,... (either order, each
+ * once): *end is the argument count without them, *tmo and *alw their
+ * indexes (0: not given).  The checker (check.c) reads wait the same way. */
+void dsh_wait_split(const struct dsh_args *a, int *end, int *tmo, int *alw)
+{
+	*end = a->argc;
+	*tmo = *alw = 0;
+	while (*end > 1) {
+		const char *w = a->argv[*end - 1];
+		if (!*tmo && strncmp(w, "timeout=", 8) == 0)
+			*tmo = *end - 1;
+		else if (!*alw && strncmp(w, "allow=", 6) == 0)
+			*alw = *end - 1;
+		else
+			break;
+		(*end)--;
+	}
+}
+
+bool dsh_wait_idle_form(const struct dsh_args *a, int end)
+{
+	return end == 1 || (end == 2 && strcmp(a->argv[1], "all") == 0);
+}
+
 int cmd_wait(struct dsh *d, struct dsh_args *a)
 {
 	uint64_t timeout = d->timeout_ns;
-	int end = a->argc;
-	if (end > 1 && strncmp(a->argv[end - 1], "timeout=", 8) == 0) {
-		if (dsh_dur_str(d, a->argv[end - 1] + 8, "timeout", &timeout) < 0)
-			return -1;
-		end--;
-	}
+	int end, tmo, alw;
+	dsh_wait_split(a, &end, &tmo, &alw);
+	if (tmo && dsh_dur_str(d, a->argv[tmo] + 8, "timeout", &timeout) < 0)
+		return -1;
+	const char *allow = alw ? a->argv[alw] + 6 : NULL;
+	if (allow && dsh_verdict_check_allow(d, allow) < 0)
+		return -1;
 	uint64_t el = 0;
-	if (end == 1 || (end == 2 && strcmp(a->argv[1], "all") == 0)) {
+	if (dsh_wait_idle_form(a, end)) {
 		bool all = end == 2;
 		if (dsh_wait_idle(d, all, timeout, &el) < 0)
 			return -1;
 		out_u64(d, "elapsed_ns", NULL, el);
 		out_bool(d, "all_nodes", NULL, all);
-		/* The device is idle: the primitives issued without wait are
-		 * judged now (dsh(1): `prim ...; wait`). */
-		if (dsh_pending_judge(d, false) < 0)
+		/* The primitives issued without wait that have finished are
+		 * judged now, each on its own; one still in flight (on another
+		 * node, or its packets on the way) stays pending for the next
+		 * judge (D-VERDICT-FINISHED).  allow=: the one pending primitive,
+		 * waited for until it has finished (D-VERDICT-WAIT-ALLOW). */
+		if (allow) {
+			if (dsh_pending_judge_one(d, allow, timeout > el ? timeout - el : 0) < 0)
+				return -1;
+			out_text(d, "allowed error flags rose: %s\n", allow);
+		} else if (dsh_pending_judge(d, false, true) < 0) {
 			return -1;
+		}
 		if (d->interactive)
 			out_text(d, "idle after %.3f us\n", (double)el / 1000.0);
 		return 0;
 	}
+	if (allow)
+		return dsh_error(d, "argument %d: allow= judges the pending primitive of 'wait [all]', not a "
+				 "condition", alw);
 	struct dsh_cond c;
 	if (dsh_cond_parse(d, a, 1, end, &c) < 0)
 		return -1;
-	uint64_t t0, t, v = 0;
-	if (dsh_now(d, &t0) < 0)
+	struct dsh_cond_result r;
+	if (dsh_cond_eval(d, &c, &timeout, &r) < 0)
 		return -1;
-	struct dnet_err e = { 0 };
-	if (c.kind == DSH_COND_LAST || (c.kind == DSH_COND_MEM && c.region == DNET_REG_WW && !c.sodimm))
-		return dsh_error(d, "%s cannot change by itself (use assert)",
-				 c.kind == DSH_COND_LAST ? "last" : "the Write Window shadow");
-	bool direct = (c.kind == DSH_COND_REG && (c.reg->access & DNET_ACC_R) &&
-		       !(c.reg->flags & DNET_RF_READ_EFFECT)) ||
-		      (c.kind == DSH_COND_MEM && !c.sodimm);
-	if (c.kind == DSH_COND_REG && !direct)
-		return dsh_error(d, "%s cannot be read (write-only or read side effect)", c.reg->name);
-	if (direct) {
-		uint32_t addr;
-		uint64_t mask, value;
-		if (c.kind == DSH_COND_REG)
-			addr = dnet_reg_addr(c.reg, d->wid);
-		else if (dnet_region_addr(c.region, d->wid, c.off, 8, &addr, &e) < 0)
-			return dsh_derr(d, &e);
-		/* The backend waits on the raw word (dnetd waits in the server):
-		 * the condition is moved there, not the value masked. */
-		dsh_cond_device(&c, &mask, &value);
-		int rc = dnet_wait(d->dev, addr, mask, c.op, value, timeout, &v, &e);
-		if (rc < 0 && e.code != DNET_ETIMEDOUT)
-			return dsh_derr(d, &e);
-		v = dsh_cond_from_device(&c, v);
-		if (dsh_now(d, &t) < 0)
-			return -1;
-		if (rc < 0)
-			return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-					 dsh_dur(t - t0), c.desc, v);
-	} else {
-		for (;;) {
-			if (dsh_cond_read(d, &c, &v) < 0)
-				return -1;
-			if (dsh_now(d, &t) < 0)
-				return -1;
-			if (dsh_cond_holds(&c, v))
-				break;
-			if (t - t0 >= timeout)
-				return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dsh_dur(t - t0), c.desc, v);
-			if (dsh_interrupted(d))
-				return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
-						 dsh_dur(t - t0), c.desc, v);
-			if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
-				return dsh_derr(d, &e);
-		}
-	}
-	out_u64(d, "elapsed_ns", NULL, t - t0);
-	out_hex(d, "value", NULL, v);
+	if (r.interrupted)
+		return dsh_error(d, "interrupted after %s waiting for %s (last value 0x%" PRIx64 ")",
+				 dsh_dur(r.elapsed), c.desc, r.value);
+	if (!r.holds)
+		return dsh_error(d, "timed out after %s waiting for %s (last value 0x%" PRIx64 ")",
+				 dsh_dur(r.elapsed), c.desc, r.value);
+	out_u64(d, "elapsed_ns", NULL, r.elapsed);
+	out_hex(d, "value", NULL, r.value);
 	out_str(d, "condition", NULL, c.desc);
-	dsh_set_last(d, v);
+	dsh_set_last(d, r.value);
 	return 0;
 }

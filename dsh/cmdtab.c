@@ -40,9 +40,10 @@ static const struct dsh_cmd cmds[] = {
 	  "and the node to go idle, then reports the time, Controller Status and the counter. The command\n"
 	  "fails if the primitive caused an error (ww<N>_src_overrun, ww<N>_dst_overrun, rc_overrun,\n"
 	  "rc_state, status_full, pgid_drop, unroutable, rx_drop) on the issuing or the receiving node, also one\n"
-	  "whose flag was already up (dsh(1) VERDICTS). Without 'wait' the verdict is pending: the next\n"
-	  "wait, or the end of the run, judges it. allow=FLAG,... names flags a test provokes on purpose:\n"
-	  "they do not fail the command, and the command fails if one of them does not rise.\n"
+	  "whose flag was already up (dsh(1) VERDICTS). Without 'wait' the verdict is pending, its own:\n"
+	  "the next wait judges it once it has finished, or the end of the run does. allow=FLAG,...\n"
+	  "names flags a test provokes on purpose (with or without 'wait'): they do not fail this\n"
+	  "primitive, it fails if one of them does not rise for it, and they cover no other primitive.\n"
 	  "Offsets the hardware would wrap or cut without a flag (PW offsets past 0x7ff or the window\n"
 	  "end, SO-DIMM reads past the area, BOTF over 512 bytes) are refused unless 'force' is given,\n"
 	  "as are dl= outside the unicast CLIDs 0x001-0xbff (Tab. 4.6: 0xc00-0xffe are multicast groups,\n"
@@ -236,12 +237,17 @@ static const struct dsh_cmd cmds[] = {
 	  "fails the command naming the journal line, the address and both values. The recorded\n"
 	  "session's own verdict (the end record's) is said beside it; replaying a session that failed\n"
 	  "fails. Real hardware is refused. From the command line: dsh replay FILE." },
-	{ "wait", { 0 }, cmd_wait, "wait [all] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
-	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout=", DSH_C_REG,
+	{ "wait", { 0 }, cmd_wait, "wait [all] [allow=FLAG,...] | wait TARGET [& MASK] OP VALUE [timeout=DUR]",
+	  "Wait for idle or for a condition", "wait ctl_status.ww2_done == 1 timeout=1ms", "timeout= allow=", DSH_C_REG,
 	  "wait: until the current node has nothing in flight; wait all: every node; then the primitives\n"
-	  "issued without wait are judged (it fails naming each that caused an error). With a condition\n"
-	  "(see assert for TARGET): until it holds. Times out after timeout= (default 1s; virtual time on\n"
-	  "the emulator) with an error." },
+	  "issued without wait that have finished are judged, each on its own with its own allow= (it\n"
+	  "fails naming each that caused an error); one still in flight (issued on another node, its\n"
+	  "packets on the way) stays pending for the next wait, wait all or the end of the run.\n"
+	  "allow=FLAG,...: the one pending primitive, waited for until it has finished, judged with those\n"
+	  "flags allowed (a primitive that completes only after the host acts, as a receiver whose status\n"
+	  "ring is full). With a condition (see assert for TARGET): until it holds; the value it ends on\n"
+	  "is checked as assert checks a read (reserved bits set fail both). Times out after timeout=\n"
+	  "(default 1s; virtual time on the emulator) with an error." },
 	{ "node", { 0 }, cmd_node, "node [K]", "Show or change the current node", "node 2", NULL, 0,
 	  "Nodes are numbered 1..N (their CLID on the emulator). '@K cmd' runs one command on node K." },
 	{ "info", { 0 }, cmd_info, "info", "Backend, nodes, WID, settings", "info", NULL, 0,

@@ -169,35 +169,112 @@ int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct
 	return 0;
 }
 
-int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v)
+/* The masked target from a raw register word or memory word, after the
+ * one check of it: a register's reserved bits set (all ones: nothing
+ * answers) make the value not the register's -- an error, unless the
+ * condition is about those bits (a whole register's mask naming them).
+ * raw is then kept in *v for the message. */
+static int cond_value(struct dsh *d, const struct dsh_cond *c, uint64_t raw, uint64_t *v)
 {
+	struct dnet_err e = { 0 };
+	*v = raw;
+	if (c->kind == DSH_COND_REG && dnet_reg_check(c->reg, raw, &e) < 0 &&
+	    (c->field || !(c->mask & ~c->reg->valid_mask)))
+		return dsh_derr(d, &e);
+	*v = dsh_cond_from_device(c, raw);
+	return 0;
+}
+
+/* One raw read of the target (no wait). */
+static int cond_read_raw(struct dsh *d, const struct dsh_cond *c, uint64_t *raw)
+{
+	struct dnet_err e = { 0 };
+	bool sh;
 	switch (c->kind) {
 	case DSH_COND_LAST:
 		if (!d->has_last)
 			return dsh_error(d, "no last result yet");
-		*v = d->last & c->mask;
+		*raw = d->last;
 		return 0;
-	case DSH_COND_REG: {
-		bool sh;
-		*v = 0;
-		if (dsh_reg_read(d, c->reg, v, &sh) < 0) {
-			/* reserved bits set: not an error when the condition is
-			 * about them (the read gave the raw value) */
-			if (c->field || !(*v & ~c->reg->valid_mask) || !(c->mask & ~c->reg->valid_mask))
-				return -1;
-			d->have_err = false;
-			d->errmsg[0] = '\0';
+	case DSH_COND_REG:
+		if (!(c->reg->access & DNET_ACC_R) || (c->reg->flags & DNET_RF_READ_EFFECT))
+			return dsh_reg_read(d, c->reg, raw, &sh); /* a shadow, or refused */
+		if (dnet_read64(d->dev, dnet_reg_addr(c->reg, d->wid), raw, &e) < 0)
+			return dsh_derr(d, &e);
+		return 0;
+	default:
+		return dsh_mem_word(d, c->region, c->sodimm, c->off, c->mask, raw);
+	}
+}
+
+/* Decision D-COND-ONE: the read of assert, expect and wait and every check
+ * of it, in this one function, so that a wait and an assert of the same
+ * condition always agree.  wait_ns NULL: one read; else wait up to
+ * *wait_ns for the condition -- the backend waits on the raw word
+ * (dnet_wait; dnetd waits in the server) where the target is a readable
+ * register or a region word, else the shell polls -- and the word it ends
+ * on is checked as a single read is: a register with reserved bits set
+ * fails the wait as it fails the assert, whether or not the raw word
+ * matched.  *r: the masked value, whether it holds, the time waited. */
+int dsh_cond_eval(struct dsh *d, const struct dsh_cond *c, const uint64_t *wait_ns, struct dsh_cond_result *r)
+{
+	memset(r, 0, sizeof *r);
+	uint64_t raw = 0, t0 = 0, t = 0;
+	if (!wait_ns) {
+		if (cond_read_raw(d, c, &raw) < 0) {
+			r->value = raw;
+			return -1;
 		}
-		if (c->field)
-			*v = dnet_field_get(c->field, *v);
-		*v &= c->mask;
+		if (cond_value(d, c, raw, &r->value) < 0)
+			return -1;
+		r->holds = dsh_cond_holds(c, r->value);
 		return 0;
 	}
-	default:
-		if (dsh_mem_word(d, c->region, c->sodimm, c->off, c->mask, v) < 0)
+	if (c->kind == DSH_COND_LAST || (c->kind == DSH_COND_MEM && c->region == DNET_REG_WW && !c->sodimm))
+		return dsh_error(d, "%s cannot change by itself (use assert)",
+				 c->kind == DSH_COND_LAST ? "last" : "the Write Window shadow");
+	bool direct = (c->kind == DSH_COND_REG && (c->reg->access & DNET_ACC_R) &&
+		       !(c->reg->flags & DNET_RF_READ_EFFECT)) ||
+		      (c->kind == DSH_COND_MEM && !c->sodimm);
+	if (c->kind == DSH_COND_REG && !direct)
+		return dsh_error(d, "%s cannot be read (write-only or read side effect)", c->reg->name);
+	struct dnet_err e = { 0 };
+	if (dsh_now(d, &t0) < 0)
+		return -1;
+	if (direct) {
+		uint32_t addr;
+		uint64_t mask, value;
+		if (c->kind == DSH_COND_REG)
+			addr = dnet_reg_addr(c->reg, d->wid);
+		else if (dnet_region_addr(c->region, d->wid, c->off, 8, &addr, &e) < 0)
+			return dsh_derr(d, &e);
+		/* the condition moved to the raw word, not the value masked */
+		dsh_cond_device(c, &mask, &value);
+		int rc = dnet_wait(d->dev, addr, mask, c->op, value, *wait_ns, &raw, &e);
+		if (rc < 0 && e.code != DNET_ETIMEDOUT)
+			return dsh_derr(d, &e);
+		if (dsh_now(d, &t) < 0)
 			return -1;
-		*v &= c->mask;
+		r->elapsed = t - t0;
+		if (cond_value(d, c, raw, &r->value) < 0)
+			return -1;
+		r->holds = rc == 0 && dsh_cond_holds(c, r->value);
 		return 0;
+	}
+	for (;;) {
+		if (cond_read_raw(d, c, &raw) < 0 || cond_value(d, c, raw, &r->value) < 0 || dsh_now(d, &t) < 0)
+			return -1;
+		r->elapsed = t - t0;
+		if ((r->holds = dsh_cond_holds(c, r->value)))
+			return 0;
+		if (r->elapsed >= *wait_ns)
+			return 0;
+		if (dsh_interrupted(d)) {
+			r->interrupted = true;
+			return 0;
+		}
+		if (dnet_delay(d->dev, (d->caps & DNET_CAP_VIRTUAL_TIME) ? 1000 : 100000, &e) < 0)
+			return dsh_derr(d, &e);
 	}
 }
 
@@ -217,7 +294,8 @@ void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value)
 	*value = c->value << sh;
 }
 
-/* From a raw device word back to the masked target value. */
+/* From a raw device word back to the masked target value (no check:
+ * cond_value). */
 uint64_t dsh_cond_from_device(const struct dsh_cond *c, uint64_t raw)
 {
 	if (c->kind == DSH_COND_REG && c->field)

@@ -350,8 +350,16 @@ struct dsh_cond {
 	char desc[160];
 };
 int dsh_cond_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct dsh_cond *c);
-/* The target's value, masked. */
-int dsh_cond_read(struct dsh *d, const struct dsh_cond *c, uint64_t *v);
+/* assert, expect and wait read and check the target here (cond.c,
+ * D-COND-ONE): wait_ns NULL reads once, else waits up to *wait_ns for the
+ * condition.  -1 on an error (the message set); else r says. */
+struct dsh_cond_result {
+	uint64_t value;     /* the masked target (the raw word after an error) */
+	bool holds;
+	bool interrupted;   /* a wait stopped by the user */
+	uint64_t elapsed;   /* ns waited */
+};
+int dsh_cond_eval(struct dsh *d, const struct dsh_cond *c, const uint64_t *wait_ns, struct dsh_cond_result *r);
 bool dsh_cond_holds(const struct dsh_cond *c, uint64_t masked);
 /* In the raw register/word: mask and value for dnet_wait, and back. */
 void dsh_cond_device(const struct dsh_cond *c, uint64_t *mask, uint64_t *value);
@@ -369,24 +377,40 @@ struct dsh_vnode {
 struct dsh_verdict {
 	unsigned nn;
 	struct dsh_vnode n[2];   /* issuer, destination */
+	unsigned dest;           /* the node its packets go to (the issuer if local), 0: unknown */
 	int vs_window;           /* VS family: the source window, else -1 */
 	bool attributed;         /* the backend counts errors per request (flags.c) */
 	uint64_t caused;         /* then: the issuer's w<W>_errors_caused before */
+	bool has_req;            /* ... and its request ids (D-VERDICT-IDENTITY) */
+	uint32_t req_before;     /* w<W>_requests before the issue */
+	uint32_t req;            /* this primitive's own request id, 0: not known */
 	char what[256];          /* " by prim at FILE:LINE" for a pending verdict */
 };
 /* rq may be NULL (BOTF: the issuer only). */
 int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq,
 		      struct dsh_verdict *v);
+/* After the issue: the primitive's own request id, where the backend has ids. */
+int dsh_verdict_issued(struct dsh *d, struct dsh_verdict *v);
 /* -1 (with the message set) if a flag rose that allow (comma list, may be
  * NULL) does not name, or a flag allow names did not rise.  list: one
  * object per raised flag goes into the JSON array open (out_arr_open). */
 int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, bool list);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
-/* Verdicts of primitives issued without wait (flags.c). */
-int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq);
-bool dsh_pending_take(struct dsh *d, struct dsh_verdict *v);
-int dsh_pending_judge(struct dsh *d, bool as_late);
+/* Verdicts of primitives issued without wait (flags.c), each its own
+ * (D-VERDICT-PENDING): v begun before the issue and dsh_verdict_issued
+ * after it; allow (may be NULL) is that primitive's own. */
+int dsh_pending_push(struct dsh *d, const struct dsh_verdict *v, const char *allow);
+/* Judge the pending verdicts: only_finished leaves the primitives still in
+ * flight pending; as_late: each failure its own command's, else the
+ * running command fails with them all. */
+int dsh_pending_judge(struct dsh *d, bool as_late, bool only_finished);
+/* wait allow=: the one pending primitive, finished within timeout_ns,
+ * judged with allow. */
+int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns);
 int dsh_pending_settle(struct dsh *d);
+/* wait's syntax, shared with the checker (cmd_prim.c). */
+void dsh_wait_split(const struct dsh_args *a, int *end, int *tmo, int *alw);
+bool dsh_wait_idle_form(const struct dsh_args *a, int end);
 void dsh_pending_free(struct dsh *d);
 
 /* ---- verdict.c: the run's one verdict, read by the text summary, the JSON

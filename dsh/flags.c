@@ -18,11 +18,18 @@
  *    one already up before (decision D-VERDICT-STICKY, docs/decisions.md):
  *    it cannot be told from one this primitive raised again.
  *
- * A test that provokes an error on purpose names it (allow=FLAG,...): it
- * must rise (attributed), or be up afterwards (by Controller Status).
- * A primitive issued without `wait` leaves its verdict pending: the next
- * `wait`, the next `prim ... wait` of the same issuer, or the end of the run
- * judges it (dsh_pending_*), so no primitive's outcome is lost.
+ * Attributed, each primitive is told from the next one of the same issuer
+ * by its own request id (D-SIM-REQ-ID, D-VERDICT-IDENTITY): what request
+ * w<W>_req<ID> caused is that primitive's, whatever else is in flight.
+ *
+ * A test that provokes an error on purpose names it (allow=FLAG,...) on the
+ * primitive that provokes it: it must rise for that primitive (attributed),
+ * or be up afterwards (by Controller Status), and it covers no other one.
+ * A primitive issued without `wait` leaves its own verdict pending (with its
+ * own allow=): a `wait` judges it once it has finished -- the issuer and
+ * its destination idle, none of its packets in flight -- else leaves it
+ * for the next judge; the end of the run judges every one left
+ * (dsh_pending_*, D-VERDICT-PENDING), so no primitive's outcome is lost.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,11 +130,19 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
 	v->vs_window = -1;
 	if (rq && oi->family == DNET_FAM_VS)
 		v->vs_window = (int)((rq->srcoff >> 9) & 3u);
+	if (rq && !oi->remote)
+		v->dest = v->n[0].node;
+	else if (rq && rq->dclid >= 1 && rq->dclid <= dnet_node_count(d->dev))
+		v->dest = rq->dclid;
 	char name[32];
 	snprintf(name, sizeof name, "w%u_errors_caused", d->wid);
 	struct dnet_err e = { 0 };
 	if (stat_on(d, v->n[0].node, name, &v->caused, &e) == 0) {
 		v->attributed = true;
+		uint64_t n = 0;
+		snprintf(name, sizeof name, "w%u_requests", d->wid);
+		v->has_req = stat_on(d, v->n[0].node, name, &n, NULL) == 0;
+		v->req_before = (uint32_t)n;
 		return 0;
 	}
 	/* By Controller Status: the destination too, when this shell reaches it. */
@@ -140,6 +155,25 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
 	for (unsigned i = 0; i < v->nn; i++)
 		if (snap(d, &v->n[i]) < 0)
 			return -1;
+	return 0;
+}
+
+/* D-VERDICT-IDENTITY: the id of the one request this primitive kicked.
+ * Another count (a client of the same node and WID between the two
+ * reads) leaves it unknown: the verdict then covers what the issuer caused
+ * since the primitive started, as before request ids. */
+int dsh_verdict_issued(struct dsh *d, struct dsh_verdict *v)
+{
+	if (!v->attributed || !v->has_req)
+		return 0;
+	char name[32];
+	uint64_t now = 0;
+	snprintf(name, sizeof name, "w%u_requests", v->n[0].wid);
+	struct dnet_err e = { 0 };
+	if (stat_on(d, v->n[0].node, name, &now, &e) < 0)
+		return dsh_derr(d, &e);
+	if (now == (uint64_t)v->req_before + 1)
+		v->req = (uint32_t)now;
 	return 0;
 }
 
@@ -216,9 +250,33 @@ static void add(struct raised *r, unsigned node, const char *flag, bool attribut
 			   "be told from one this primitive raised]" : "");
 }
 
+/* Attributed, by request id: what this primitive's own request caused. */
+static int judge_request(struct dsh *d, const struct dsh_verdict *v, struct raised *r)
+{
+	struct dnet_err e = { 0 };
+	unsigned node = v->n[0].node, wid = v->n[0].wid;
+	char name[64];
+	uint64_t errs = 0;
+	snprintf(name, sizeof name, "w%u_req%" PRIu32 "_errors", wid, v->req);
+	if (stat_on(d, node, name, &errs, &e) < 0)
+		return 1; /* its record is gone (64 later requests): judged as before ids */
+	for (unsigned k = 0; k < NCAUSES && errs; k++) {
+		uint64_t at = 0;
+		snprintf(name, sizeof name, "w%u_req%" PRIu32 "_%s_node", wid, v->req, causes[k]);
+		if (stat_on(d, node, name, &at, &e) < 0)
+			return dsh_derr(d, &e);
+		if (at)
+			add(r, (unsigned)at, causes[k], true, false);
+	}
+	return 0;
+}
+
 /* Attributed: what the issuer's requests caused since v->caused. */
 static int judge_attributed(struct dsh *d, const struct dsh_verdict *v, struct raised *r)
 {
+	int byreq = v->req ? judge_request(d, v, r) : 1;
+	if (byreq <= 0)
+		return byreq;
 	struct dnet_err e = { 0 };
 	unsigned node = v->n[0].node, wid = v->n[0].wid;
 	char name[64];
@@ -306,105 +364,220 @@ int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, boo
 
 /* ---- verdicts left pending by primitives issued without wait ---- */
 
+/* D-VERDICT-PENDING: one entry per primitive, in issue order, never folded
+ * into another's: each is judged with its own allow= and nobody else's. */
 struct dsh_pending {
 	struct dsh_verdict v;
+	char allow[128];
 	char file[128];
 	int line;
 	char cmd[32];
 	char text[160];
-	unsigned more;     /* later primitives of the same issuer folded in */
 	struct dsh_pending *next;
 };
 
-/* A primitive of the current node and WID was issued without waiting:
- * its verdict starts now, or is folded into the one already pending for
- * that issuer (whose start covers it). */
-int dsh_pending_add(struct dsh *d, const struct dnet_otype_info *oi, const struct dnet_req *rq)
+int dsh_pending_push(struct dsh *d, const struct dsh_verdict *v, const char *allow)
 {
-	unsigned node = dnet_node(d->dev);
-	for (struct dsh_pending *p = d->pending; p; p = p->next)
-		if (p->v.n[0].node == node && p->v.n[0].wid == d->wid) {
-			p->more++;
-			return 0;
-		}
 	struct dsh_pending *p = calloc(1, sizeof *p);
 	if (!p)
 		return dsh_error(d, "out of memory");
-	if (dsh_verdict_begin(d, oi, rq, &p->v) < 0) {
+	if (allow && strlen(allow) >= sizeof p->allow) {
 		free(p);
-		return -1;
+		return dsh_error(d, "allow=: the list is longer than %zu characters", sizeof p->allow - 1);
 	}
+	p->v = *v;
+	snprintf(p->allow, sizeof p->allow, "%s", allow ? allow : "");
 	snprintf(p->file, sizeof p->file, "%s", d->cur_file ? d->cur_file : "");
 	p->line = d->cur_line;
-	snprintf(p->cmd, sizeof p->cmd, "%s", d->cur_cmd ? d->cur_cmd : "prim");
+	const char *c = d->cur_cmd ? d->cur_cmd : "prim";
+	if (c[0] == '@' && strpbrk(c, " \t")) /* "@K prim ...": the command is prim */
+		c = strpbrk(c, " \t") + strspn(strpbrk(c, " \t"), " \t");
+	snprintf(p->cmd, sizeof p->cmd, "%s", c);
 	p->cmd[strcspn(p->cmd, " \t")] = 0;
 	snprintf(p->text, sizeof p->text, "%s", d->cur_cmd ? d->cur_cmd : "");
-	p->next = d->pending;
-	d->pending = p;
+	struct dsh_pending **pp = &d->pending;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = p;
 	return 0;
 }
 
 static void describe(const struct dsh_pending *p, char *buf, size_t n)
 {
 	if (p->file[0])
-		snprintf(buf, n, " by %s at %s:%d%s", p->cmd, p->file, p->line,
-			 p->more ? " and the primitives after it without wait" : "");
+		snprintf(buf, n, " by %s at %s:%d", p->cmd, p->file, p->line);
 	else
-		snprintf(buf, n, " by %s%s", p->cmd, p->more ? " and the primitives after it without wait" : "");
+		snprintf(buf, n, " by %s", p->cmd);
 }
 
-/* Take the verdict pending for the current issuer, if any, into v (a
- * `prim ... wait` then judges everything since it started). */
-bool dsh_pending_take(struct dsh *d, struct dsh_verdict *v)
+/* What one judging pass learnt of each node (0: not asked yet, 1: idle,
+ * 2: busy): the device does not move between the looks of one pass, and
+ * hundreds of pending barrier flags need not ask each node again. */
+struct look {
+	unsigned char *busy;      /* by node */
+	unsigned char *flight;    /* by node * 2 + wid: 1 none in flight, 2 some */
+};
+
+/* Whether node is busy; a node this client may not use counts as idle
+ * (its part is not judged either); an error as busy. */
+static bool node_busy_now(struct dsh *d, unsigned node)
 {
-	unsigned node = dnet_node(d->dev);
-	for (struct dsh_pending **pp = &d->pending; *pp; pp = &(*pp)->next) {
-		struct dsh_pending *p = *pp;
-		if (p->v.n[0].node != node || p->v.n[0].wid != d->wid)
-			continue;
-		*v = p->v;
-		char by[200];
-		describe(p, by, sizeof by);
-		snprintf(v->what, sizeof v->what, "%s or this primitive", by);
-		*pp = p->next;
-		free(p);
-		return true;
-	}
-	return false;
+	struct dnet_err e = { 0 };
+	bool busy = false;
+	unsigned cur = dnet_node(d->dev);
+	if (on_node(d, node, &e) < 0)
+		return e.code != DNET_EPERM;
+	if (dnet_busy(d->dev, &busy, &e) < 0)
+		busy = e.code != DNET_EPERM;
+	if (node != cur)
+		dnet_set_node(d->dev, cur, NULL);
+	return busy;
 }
 
-/* Judge every pending verdict (the device is idle, or the run is over).
- * as_late: each failure is its own command's (reported at its line, as a
- * posted one is); else the running command (wait) fails with them all. */
-int dsh_pending_judge(struct dsh *d, bool as_late)
+static bool node_busy(struct dsh *d, struct look *lk, unsigned node)
+{
+	if (!lk->busy || node > dnet_node_count(d->dev))
+		return node_busy_now(d, node);
+	if (!lk->busy[node])
+		lk->busy[node] = node_busy_now(d, node) ? 2 : 1;
+	return lk->busy[node] == 2;
+}
+
+static bool in_flight(struct dsh *d, struct look *lk, unsigned node, unsigned wid)
+{
+	unsigned char *c = lk->flight && node <= dnet_node_count(d->dev) ? &lk->flight[node * 2 + (wid & 1)] : NULL;
+	if (c && *c)
+		return *c == 2;
+	char name[32];
+	uint64_t fl = 0;
+	snprintf(name, sizeof name, "w%u_in_flight", wid);
+	bool some = stat_on(d, node, name, &fl, NULL) < 0 || fl;
+	if (c)
+		*c = some ? 2 : 1;
+	return some;
+}
+
+static void look_init(struct dsh *d, struct look *lk)
+{
+	unsigned n = dnet_node_count(d->dev) + 1;
+	lk->busy = calloc(n, 1);
+	lk->flight = calloc(2 * (size_t)n, 1);
+}
+
+static void look_free(struct look *lk)
+{
+	free(lk->busy);
+	free(lk->flight);
+	lk->busy = lk->flight = NULL;
+}
+
+/* D-VERDICT-FINISHED: a primitive has finished when its issuer and its
+ * destination (every node when it is not known: BOTF, rllcm_write) are
+ * idle and, attributed, none of the issuer's packets is in flight
+ * (w<W>_in_flight: also a packet still in the switch or in a receive
+ * queue).  Conservative: a later primitive of the same issuer keeps it
+ * pending too, for the next judge. */
+static bool pend_finished(struct dsh *d, struct look *lk, const struct dsh_pending *p)
+{
+	const struct dsh_verdict *v = &p->v;
+	if (node_busy(d, lk, v->n[0].node))
+		return false;
+	if (v->attributed && in_flight(d, lk, v->n[0].node, v->n[0].wid))
+		return false;
+	if (v->dest)
+		return v->dest == v->n[0].node || !node_busy(d, lk, v->dest);
+	for (unsigned k = 1; k <= dnet_node_count(d->dev); k++)
+		if (k != v->n[0].node && node_busy(d, lk, k))
+			return false;
+	return true;
+}
+
+/* Judge p (taken off the list): 0, or -1 with the message in d->errmsg. */
+static int judge_one(struct dsh *d, struct dsh_pending *p, const char *allow)
+{
+	describe(p, p->v.what, sizeof p->v.what);
+	d->have_err = false;
+	return dsh_verdict_end(d, &p->v, allow && allow[0] ? allow : NULL, false);
+}
+
+static void collect(char *all, size_t n, const char *msg)
+{
+	size_t l = strlen(all), m = strlen(msg);
+	if (l && l + 2 < n)
+		memcpy(all + l, "; ", 3), l += 2;
+	if (m > n - 1 - l)
+		m = n - 1 - l; /* the first messages, cut */
+	memcpy(all + l, msg, m);
+	all[l + m] = 0;
+}
+
+int dsh_pending_judge(struct dsh *d, bool as_late, bool only_finished)
 {
 	int ret = 0;
 	char all[1024] = "";
-	while (d->pending) {
-		struct dsh_pending *p = d->pending;
-		d->pending = p->next;
-		describe(p, p->v.what, sizeof p->v.what);
-		d->have_err = false;
-		if (dsh_verdict_end(d, &p->v, NULL, false) < 0) {
+	struct look lk = { 0 };
+	if (only_finished && d->pending)
+		look_init(d, &lk);
+	for (struct dsh_pending **pp = &d->pending; *pp;) {
+		struct dsh_pending *p = *pp;
+		if (only_finished && !pend_finished(d, &lk, p)) {
+			pp = &p->next; /* still in flight: the next judge's */
+			continue;
+		}
+		*pp = p->next;
+		if (judge_one(d, p, p->allow) < 0) {
 			ret = -1;
-			if (as_late) {
+			if (as_late)
 				dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, d->errmsg);
-			} else {
-				size_t l = strlen(all), m = strlen(d->errmsg);
-				if (l && l + 2 < sizeof all)
-					memcpy(all + l, "; ", 3), l += 2;
-				if (m > sizeof all - 1 - l)
-					m = sizeof all - 1 - l; /* the first messages, cut */
-				memcpy(all + l, d->errmsg, m);
-				all[l + m] = 0;
-			}
+			else
+				collect(all, sizeof all, d->errmsg);
 		}
 		free(p);
 	}
+	look_free(&lk);
 	d->have_err = false;
 	if (ret < 0 && !as_late)
 		return dsh_error(d, "%s", all);
 	return ret;
+}
+
+int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns)
+{
+	struct dsh_pending *p = d->pending;
+	if (!p)
+		return dsh_error(d, "allow=%s: no primitive is pending for this wait to judge (allow= on "
+				 "'prim ... wait' judges that primitive)", allow);
+	if (p->next) {
+		char b1[200], b2[200];
+		describe(p, b1, sizeof b1);
+		describe(p->next, b2, sizeof b2);
+		return dsh_error(d, "allow=%s: more than one primitive is pending (%s, %s%s): wait allow= "
+				 "judges one; give allow= on the primitive that provokes it", allow, b1 + 1, b2 + 1,
+				 p->next->next ? ", ..." : "");
+	}
+	if (p->allow[0])
+		return dsh_error(d, "allow=%s: the pending primitive (at %s:%d) has its own allow=%s", allow,
+				 p->file, p->line, p->allow);
+	struct dnet_err e = { 0 };
+	uint64_t waited = 0, step = 100;
+	struct look none = { 0 }; /* every look anew: time passes between them */
+	while (!pend_finished(d, &none, p)) {
+		if (waited >= timeout_ns || dsh_interrupted(d) || dsh_term_signal()) {
+			char by[200];
+			describe(p, by, sizeof by);
+			return dsh_error(d, "the primitive issued%s did not finish within %s: not judged (it stays "
+					 "pending)", by, dsh_dur(waited));
+		}
+		if (dnet_delay(d->dev, step, &e) < 0)
+			return dsh_derr(d, &e);
+		waited += step;
+		if (step < 1000000)
+			step *= 2;
+	}
+	d->pending = NULL;
+	int rc = judge_one(d, p, allow);
+	free(p);
+	return rc;
 }
 
 /* Whether every node went idle within the shell's timeout; the pause
@@ -461,7 +634,7 @@ int dsh_pending_settle(struct dsh *d)
 		}
 		rc = -1;
 	}
-	if (dsh_pending_judge(d, true) < 0)
+	if (dsh_pending_judge(d, true, false) < 0)
 		rc = -1;
 	memcpy(d->errmsg, saved, sizeof saved);
 	d->have_err = had;

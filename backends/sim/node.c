@@ -240,7 +240,7 @@ const char *const sim_cause_names[SIM_CAUSE_COUNT] = {
 	"ww2_src_overrun", "ww2_dst_overrun", "ww3_src_overrun", "ww3_dst_overrun",
 };
 
-void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c)
+void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, uint32_t org_req, enum sim_cause c)
 {
 	struct sim *s = at->sim;
 	struct sim_node *o = org_node >= 1 && org_node <= s->nnodes ? s->node[org_node - 1] : NULL;
@@ -249,12 +249,20 @@ void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum si
 	struct sim_caused *k = &o->caused[org_wid & 1u];
 	k->last[c] = ++k->total;
 	k->node[c] = (uint16_t)at->id;
+	/* The request's own record (D-SIM-REQ-ID), unless a later request
+	 * took its slot. */
+	struct sim_req_rec *r = &k->rec[org_req % SIM_REQ_RECS];
+	if (!org_req || r->req != org_req)
+		return;
+	r->errors++;
+	if (!r->node[c])
+		r->node[c] = (uint16_t)at->id;
 }
 
 void sim_rx_cause(struct sim_node *n, enum sim_cause c)
 {
 	if (n->rx_cur)
-		sim_cause(n, n->rx_cur->org_node, n->rx_cur->org_wid, c);
+		sim_cause(n, n->rx_cur->org_node, n->rx_cur->org_wid, n->rx_cur->org_req, c);
 }
 
 void sim_sdimm_init_done(struct sim *s, struct sim_node *n)

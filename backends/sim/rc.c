@@ -449,6 +449,7 @@ void sim_rc_step(struct sim *s, struct sim_node *n)
 			q.slid = p->slid;
 			q.org_node = p->org_node;
 			q.org_wid = p->org_wid;
+			q.org_req = p->org_req;
 			q.hdr = x->h;
 			q.wid = x->h.dwid & 1u;
 			if (!sim_wc_rcq_push(s, n, &q)) {

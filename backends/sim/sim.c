@@ -21,6 +21,7 @@
  * clock (ties: the lower node), sim_host_next() telling a waiting host when
  * to look again.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -683,12 +684,48 @@ static const char *const stat_names[] = {
 	"w1_last_ww1_dst_overrun_node", "w1_last_ww2_src_overrun", "w1_last_ww2_src_overrun_node",
 	"w1_last_ww2_dst_overrun", "w1_last_ww2_dst_overrun_node", "w1_last_ww3_src_overrun",
 	"w1_last_ww3_src_overrun_node", "w1_last_ww3_dst_overrun", "w1_last_ww3_dst_overrun_node",
+	/* D-SIM-REQ-ID: w<W>_req<ID>_errors and w<W>_req<ID>_<cause>_node are
+	 * read by name for any of the last 64 ids, not listed */
+	"w0_requests", "w1_requests",
 	NULL,
 };
 
-/* w<W>_in_flight, w<W>_errors_caused, w<W>_last_<cause>[_node]: 1 with *v
- * set, 0 if name is not one of them. */
-static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v)
+/* w<W>_req<ID>_errors, w<W>_req<ID>_<cause>_node (D-SIM-REQ-ID): 1 with *v
+ * set, -1 with err when request ID's record is not kept (never issued, or
+ * SIM_REQ_RECS later requests took its slot), 0 if name is not one. */
+static int req_stat(const struct sim_caused *k, const char *r, uint64_t *v, struct dnet_err *err)
+{
+	char *end;
+	if (strncmp(r, "req", 3) || r[3] < '0' || r[3] > '9')
+		return 0;
+	unsigned long long id = strtoull(r + 3, &end, 10);
+	if (*end != '_')
+		return 0;
+	const char *what = end + 1;
+	const struct sim_req_rec *rec = &k->rec[id % SIM_REQ_RECS];
+	int c = -1;
+	if (strcmp(what, "errors")) {
+		for (unsigned i = 0; i < SIM_CAUSE_COUNT && c < 0; i++) {
+			size_t l = strlen(sim_cause_names[i]);
+			if (!strncmp(what, sim_cause_names[i], l) && !strcmp(what + l, "_node"))
+				c = (int)i;
+		}
+		if (c < 0)
+			return 0;
+	}
+	if (!id || id > UINT32_MAX || rec->req != id) {
+		dnet_seterr(err, DNET_ENOENT, "sim: request %llu of this WID is not recorded (the latest is %" PRIu32
+			    ", the last %u are kept)", id, k->requests, SIM_REQ_RECS);
+		return -1;
+	}
+	*v = c < 0 ? rec->errors : rec->node[c];
+	return 1;
+}
+
+/* w<W>_in_flight, w<W>_errors_caused, w<W>_last_<cause>[_node],
+ * w<W>_requests, w<W>_req<ID>_...: 1 with *v set, -1 with err set, 0 if
+ * name is not one of them. */
+static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v, struct dnet_err *err)
 {
 	if (name[0] != 'w' || (name[1] != '0' && name[1] != '1') || name[2] != '_')
 		return 0;
@@ -702,8 +739,12 @@ static int caused_stat(const struct sim_node *n, const char *name, uint64_t *v)
 		*v = k->in_flight;
 		return 1;
 	}
+	if (!strcmp(r, "requests")) {
+		*v = k->requests;
+		return 1;
+	}
 	if (strncmp(r, "last_", 5))
-		return 0;
+		return req_stat(k, r, v, err);
 	r += 5;
 	for (unsigned c = 0; c < SIM_CAUSE_COUNT; c++) {
 		size_t l = strlen(sim_cause_names[c]);
@@ -773,8 +814,9 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 			*v = n->st[per_node[i].st];
 			return 0;
 		}
-	if (caused_stat(n, name, v))
-		return 0;
+	int cs = caused_stat(n, name, v, err);
+	if (cs)
+		return cs > 0 ? 0 : -DNET_ENOENT;
 	return dnet_seterr(err, DNET_ENOENT, "sim: no statistic '%s'", name);
 }
 

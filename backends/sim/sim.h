@@ -98,6 +98,7 @@ struct sim_pkt {
 	uint64_t depart;      /* when it left the sender (trace) */
 	uint16_t org_node;    /* the host request it serves (D-SIM-CAUSE): node, */
 	uint8_t org_wid;      /* and WID; org_node 0: none */
+	uint32_t org_req;     /* and its request id (D-SIM-REQ-ID; 0: none) */
 	bool pooled;          /* SIM_PKT_POOL_LINES long: goes back to sim.pkt_pool */
 	/* A deferred payload (switch.c, host speed only: the model never sees
 	 * it): while lazy_src is set the data lines are not filled; the data
@@ -126,6 +127,7 @@ struct sim_req {
 	uint16_t slid;        /* issuer's LID */
 	uint16_t org_node;    /* from_rc: the RVL's origin (D-SIM-CAUSE) */
 	uint8_t org_wid;
+	uint32_t org_req;     /* a host request's own id, or from_rc the RVL's (D-SIM-REQ-ID) */
 	struct dnet_pkt_hdr hdr;
 };
 
@@ -294,6 +296,7 @@ struct sim_swif_slot {
 	uint16_t slid;
 	uint16_t org_node;
 	uint8_t org_wid;
+	uint32_t org_req;
 	uint64_t line[SIM_SWIF_SLOT_LINES];
 };
 struct sim_swif {
@@ -325,11 +328,25 @@ enum sim_cause {
 	SIM_CAUSE_COUNT = SIM_CAUSE_WW0_SRC + 2 * DNET_WINDOWS
 };
 extern const char *const sim_cause_names[SIM_CAUSE_COUNT];
+/* Decision D-SIM-REQ-ID: each host request kicked by a WID gets the next
+ * id of that WID (1, 2, ...: w<W>_requests is the latest), carried by its
+ * packets and by an RVL's response, so the error events of one request
+ * are told from those of the next one of the same WID although their
+ * packets overlap; the last SIM_REQ_RECS requests keep their own record
+ * (w<W>_req<ID>_errors, w<W>_req<ID>_<cause>_node, sim.c). */
+#define SIM_REQ_RECS 64u
+struct sim_req_rec {
+	uint32_t req;                     /* whose record (0: none yet) */
+	uint32_t errors;                  /* error events it caused */
+	uint16_t node[SIM_CAUSE_COUNT];   /* where each cause happened first (0: not caused) */
+};
 struct sim_caused {
 	uint64_t in_flight;               /* packets sent for it that no Receive Controller has finished */
 	uint64_t total;                   /* error events caused */
 	uint64_t last[SIM_CAUSE_COUNT];   /* total at the latest event of each cause (0: never) */
 	uint16_t node[SIM_CAUSE_COUNT];   /* where that event happened */
+	uint32_t requests;                /* host requests kicked so far: the latest id */
+	struct sim_req_rec rec[SIM_REQ_RECS]; /* by id % SIM_REQ_RECS */
 };
 
 struct sim_node {
@@ -522,7 +539,7 @@ void sim_error_raised(struct sim_node *n);
 /* Count error event c, happening at node at, against the host request of
  * (org_node, org_wid) (D-SIM-CAUSE); sim_rx_cause: against the packet the
  * Receive Controller of n holds. */
-void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, enum sim_cause c);
+void sim_cause(struct sim_node *at, unsigned org_node, unsigned org_wid, uint32_t org_req, enum sim_cause c);
 void sim_rx_cause(struct sim_node *n, enum sim_cause c);
 /* A packet of p's origin is sent / finished (taken and done, or dropped by
  * a reset) by a Receive Controller: the origin's w<W>_in_flight.  Inline:
@@ -545,7 +562,7 @@ static inline void sim_pkt_retired(struct sim_node *n, const struct sim_pkt *p)
 		k->in_flight--;
 }
 /* The host request the running job of n serves. */
-void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid);
+void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid, uint32_t *req);
 
 /* sodimm.c */
 void sim_sd_phys_read(const struct sim_node *n, uint64_t addr, void *buf, size_t len);

@@ -331,6 +331,7 @@ static void resend(struct sim *s, struct sim_node *n, unsigned dst, uint32_t psn
 		q->src_node = n->id;
 		q->org_node = next->org_node;
 		q->org_wid = next->org_wid;
+		q->org_req = next->org_req;
 		q->rel = true;
 		q->psn = next->psn;
 		q->aux = dst;
@@ -419,7 +420,7 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 	unsigned size = (unsigned)(p->line[0] & DNET_H1_SIZE_MASK);
 	p->slid = sim_sma_lid(s, src);
 	p->src_node = src->id;
-	sim_wc_job_origin(src, &p->org_node, &p->org_wid);
+	sim_wc_job_origin(src, &p->org_node, &p->org_wid, &p->org_req);
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
 	bool routable = dnet_lid_to_clid(dlid, &clid, NULL) == 0;
@@ -429,14 +430,14 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 	 * (stat multicast_drops) -- a careful caller does not address them. */
 	if (routable && clid > DNET_CLID_MAX_UNICAST && clid != DNET_CLID_INIT) {
 		src->st[ST_MULTICAST_DROPS]++;
-		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
+		sim_cause(src, p->org_node, p->org_wid, p->org_req, SIM_CAUSE_UNROUTABLE);
 		sim_pkt_free(s, p);
 		return;
 	}
 	if (!routable || clid < 1 || clid > s->nnodes) {
 		/* No such port on the switch: dropped (counted at the sender). */
 		src->st[ST_UNROUTABLE]++;
-		sim_cause(src, p->org_node, p->org_wid, SIM_CAUSE_UNROUTABLE);
+		sim_cause(src, p->org_node, p->org_wid, p->org_req, SIM_CAUSE_UNROUTABLE);
 		sim_pkt_free(s, p);
 		return;
 	}
@@ -458,7 +459,7 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 	sim_pkt_fill(p); /* the reliable path copies, checks and may corrupt the lines */
 	*sl = (struct sim_swif_slot){ .used = true, .dst = clid, .psn = p->psn,
 				      .order = ++src->swif.order, .nlines = p->nlines, .slid = p->slid,
-				      .org_node = p->org_node, .org_wid = p->org_wid,
+				      .org_node = p->org_node, .org_wid = p->org_wid, .org_req = p->org_req,
 				      .deadline = depart + sim_faults_rto(s) };
 	memcpy(sl->line, p->line, (size_t)p->nlines * sizeof(uint64_t));
 	src->swif.used++;

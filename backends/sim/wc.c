@@ -164,6 +164,14 @@ void sim_wc_kick_lower(struct sim *s, struct sim_node *n, unsigned wid, unsigned
 	q->ex = w->cmd_ex;
 	q->sel = sel;
 	q->wid = wid;
+	/* its own id (D-SIM-REQ-ID); 0 is skipped when the count wraps */
+	struct sim_caused *k = &n->caused[wid & 1u];
+	if (!++k->requests)
+		k->requests = 1;
+	q->org_req = k->requests;
+	struct sim_req_rec *rec = &k->rec[q->org_req % SIM_REQ_RECS];
+	memset(rec, 0, sizeof *rec);
+	rec->req = q->org_req;
 	w->pending[sel] = true;
 	w->pend_seq[sel] = n->pend_seq++;
 	issue_pw_flags(w, q);
@@ -255,11 +263,12 @@ static uint64_t lines_of(uint64_t bytes)
 
 /* ---- packet building ---- */
 
-void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid)
+void sim_wc_job_origin(const struct sim_node *n, uint16_t *node, uint8_t *wid, uint32_t *req)
 {
 	const struct sim_req *r = &n->job.req;
 	*node = r->from_rc ? r->org_node : (uint16_t)n->id;
 	*wid = (uint8_t)(r->from_rc ? r->org_wid : r->wid & 1u);
+	*req = r->org_req;
 }
 
 /* An overrun flag of window win rose for the running job (D-SIM-CAUSE). */
@@ -267,8 +276,9 @@ static void ww_cause(struct sim_node *n, unsigned win, bool dst)
 {
 	uint16_t on;
 	uint8_t ow;
-	sim_wc_job_origin(n, &on, &ow);
-	sim_cause(n, on, ow, (enum sim_cause)(SIM_CAUSE_WW0_SRC + 2 * win + (dst ? 1 : 0)));
+	uint32_t orq;
+	sim_wc_job_origin(n, &on, &ow, &orq);
+	sim_cause(n, on, ow, orq, (enum sim_cause)(SIM_CAUSE_WW0_SRC + 2 * win + (dst ? 1 : 0)));
 }
 
 /* The caller writes the data_bytes after the header lines; dw1 is h's

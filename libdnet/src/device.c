@@ -737,18 +737,21 @@ int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg
 	if (wid >= DNET_NWID)
 		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
 	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
-	/* Reserved bits read 0 on a DIMMnet-2: set, the value is not the
-	 * register's (all ones: nothing answers at the address).  *v keeps the
-	 * raw value for the caller to show. */
-	if (!rc && (*v & ~reg->valid_mask)) {
-		char bits[160];
-		bit_runs(*v & ~reg->valid_mask, bits, sizeof bits);
-		return dnet_seterr(err, DNET_EIO,
-				   "'%s' read 0x%016llx: its reserved bits %s are set, and they read 0 on a "
-				   "DIMMnet-2%s", reg->name, (unsigned long long)*v, bits,
-				   *v == ~0ull ? " (all ones: nothing answers at this address)" : "");
-	}
-	return rc;
+	return rc ? rc : dnet_reg_check(reg, *v, err);
+}
+
+/* Reserved bits read 0 on a DIMMnet-2: set, the value is not the
+ * register's (all ones: nothing answers at the address). */
+int dnet_reg_check(const struct dnet_reg *reg, uint64_t raw, struct dnet_err *err)
+{
+	if (!(raw & ~reg->valid_mask))
+		return 0;
+	char bits[160];
+	bit_runs(raw & ~reg->valid_mask, bits, sizeof bits);
+	return dnet_seterr(err, DNET_EIO,
+			   "'%s' read 0x%016llx: its reserved bits %s are set, and they read 0 on a "
+			   "DIMMnet-2%s", reg->name, (unsigned long long)raw, bits,
+			   raw == ~0ull ? " (all ones: nothing answers at this address)" : "");
 }
 
 int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,

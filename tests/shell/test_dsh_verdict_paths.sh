@@ -13,58 +13,7 @@ chmod 600 "$T_TMP/ut"
 U=$T_TMP/u.sock
 start_dnetd "$U" --sim -N 2 --user-tokens "$T_TMP/ut"
 
-backend_of() { # MODE -> the -b argument (empty: in process)
-	case $1 in
-	sim) echo "" ;;
-	dnetd | dnetd-off) echo "remote:unix:$S" ;;
-	user | user-off) echo "remote:unix:$U,token=usr1,user" ;;
-	esac
-}
-prefix_of() { case $1 in *-off) echo "set posted off; " ;; *) echo "" ;; esac; }
-
-# run_layers NAME MODE WANT(fail|pass) SCRIPT: text and JSON runs, every layer.
-run_layers() {
-	local name=$1 mode=$2 want=$3 script=$4 b p rc jrc sum last
-	b=$(backend_of "$mode")
-	p=$(prefix_of "$mode")
-	local args=()
-	[ -n "$b" ] && args=(-b "$b")
-	"$DSH" "${args[@]}" --summary -c "$p$script" >"$T_TMP/t.out" 2>"$T_TMP/t.err"
-	rc=$?
-	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T_TMP/t.out" | tail -n 1)
-	"$DSH" "${args[@]}" --json --summary -c "$p$script" >"$T_TMP/j.out" 2>"$T_TMP/j.err"
-	jrc=$?
-	last=$(tail -n 1 "$T_TMP/j.out")
-	local jok jst
-	jok=$(jq -r '.summary.ok' <<<"$last" 2>/dev/null)
-	jst=$(jq -r '.summary.exit_status' <<<"$last" 2>/dev/null)
-	if [ "$want" = fail ]; then
-		if [ "$rc" -ne 0 ]; then pass; else fail "$name [$mode]: exit 0 for a failing script; stderr: $(head -c 300 "$T_TMP/t.err")"; fi
-		if [[ "$sum" =~ \ [1-9][0-9]*\ failed || "$sum" =~ error || "$sum" =~ asked\ to\ exit\ [1-9] ]]; then pass; else
-			fail "$name [$mode]: text summary [$sum] shows no failure"; fi
-		# every failure says why: on stderr, or the summary names the exit asked for
-		if [ -s "$T_TMP/t.err" ] || [[ "$sum" =~ asked\ to\ exit ]]; then pass; else
-			fail "$name [$mode]: nothing on stderr"; fi
-		expect_eq "$name [$mode] JSON ok" false "$jok"
-		if [ "$jrc" -ne 0 ]; then pass; else fail "$name [$mode]: --json exit 0"; fi
-	else
-		expect_eq "$name [$mode] exit" 0 "$rc"
-		expect_match "$name [$mode] text summary" "^[0-9]+ passed, 0 failed( \(|$)" "$sum"
-		expect_eq "$name [$mode] stderr" "" "$(grep -v 'warning:' "$T_TMP/t.err")"
-		expect_eq "$name [$mode] JSON ok" true "$jok"
-		expect_eq "$name [$mode] --json exit" 0 "$jrc"
-	fi
-	expect_eq "$name [$mode] JSON exit_status = exit" "$jrc" "$jst"
-}
-
-# case NAME MODES FAILING PASSING
-verdict_case() {
-	local name=$1 modes=$2 bad=$3 good=$4 m
-	for m in $modes; do
-		run_layers "$name" "$m" fail "$bad"
-		run_layers "$name (failure removed)" "$m" pass "$good"
-	done
-}
+. "$(dirname "$0")/verdict_layers.sh" # backend_of, run_layers, verdict_case
 ALL="sim dnetd dnetd-off"
 RVS_OVR='prim RVS dl=2 ef=1 size=0x200 src=0x1000 dst=0xfffff00'
 RVS_OK='prim RVS dl=2 ef=1 size=0x200 src=0x1000 dst=0x1000'

@@ -224,6 +224,9 @@ const char *const *dnet_stat_names(struct dnet_dev *dev);
  * 0 on a DIMMnet-2) are set: *v is then the raw value, for showing. */
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		  uint64_t *v, struct dnet_err *err);
+/* The check dnet_reg_read makes of a value read otherwise (dnet_wait's
+ * last value): -DNET_EIO, naming the bits, if reserved bits are set. */
+int dnet_reg_check(const struct dnet_reg *reg, uint64_t raw, struct dnet_err *err);
 /* The confirmed read of a register whose read acts (Controller Reset: the
  * read resets the controller): -DNET_EINVAL for any other register (use
  * dnet_reg_read), -DNET_EPERM for a System Register without
