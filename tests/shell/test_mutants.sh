@@ -10,7 +10,7 @@
 #  - a fault rule naming both ends on 3 and 4 nodes: a packet to or from a
 #    third node does not match it (counted at each node);
 #  - a backend spec naming an option twice (two token=, two nodes=, ...):
-#    refused, naming the option, never a token's value.
+#    refused, naming the option, never a token's value (D-SPEC-ONCE).
 # UNIX sockets in the test's directory; every daemon stopped by lib.sh's
 # trap; every command bounded.  About 5 s (15 s under ASan).
 . "$(dirname "$0")/lib.sh"
@@ -139,5 +139,22 @@ assert last == 2'
 out=$(tmo "$BIN/dsh" -e -b 'sim:nodes=4,faults=drop:from:2:to:3:data:count:2' -c "$S4" 2>"$T_TMP/err")
 expect_eq "faults= from 2 to 3 on 4 nodes: exit" 0 $?
 expect_eq "faults= from 2 to 3 on 4 nodes: no stderr" "" "$(cat "$T_TMP/err")"
+
+# ---- 4. an option given twice in a backend spec ----
+# (dsh, dnetd's own spec and dnetd --sim-args; the unit checks of the split
+# are in tests/unit/test_parse.c)
+S="$T_TMP/o.sock"
+start_dnetd "$S" --sim -N 2 >"$T_TMP/o.out" 2>&1
+expect_status "two token=: refused" 3 tmo env -u DNET_TOKEN "$DSH" -b "remote:unix:$S,token=sec1-$$,token=sec2-$$" -c "stat vtime_ns"
+expect_match "two token=: names the option" "option 'token' given twice \(options 1 and 2 of the spec\)" "$(cat "$T_TMP/err")"
+if grep -q "sec[12]-$$" "$T_TMP/err" "$T_TMP/out"; then fail "two token=: a token's value shown: $(cat "$T_TMP/err")"; else pass; fi
+expect_status "two node=: refused" 3 tmo "$DSH" -b "remote:unix:$S,node=1,user,node=2" -c "stat vtime_ns"
+expect_match "two node=: names the option" "option 'node' given twice \(options 1 and 3" "$(cat "$T_TMP/err")"
+expect_status "one of each: served" 0 tmo "$DSH" -b "remote:unix:$S,node=2,user,wid=1" -c "stat vtime_ns"
+expect_status "sim: two nodes=" 3 tmo "$DSH" -b "sim:nodes=2,nodes=3" -c "info"
+expect_match "sim: two nodes= says so" "option 'nodes' given twice" "$(cat "$T_TMP/err")"
+expect_status "dnetd -N and --sim-args nodes=" 3 tmo "$DNETD" --sim -N 3 --sim-args nodes=4 --listen "unix:$T_TMP/o2.sock"
+expect_match "dnetd -N and nodes= says so" "option 'nodes' given twice" "$(cat "$T_TMP/err")"
+stop_pid "${T_PIDS[-1]}"
 
 finish
