@@ -157,6 +157,9 @@ SRV_HIDDEN void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t i
 /* srv_auth.c */
 SRV_HIDDEN int srv_grants_check(struct dnet_srv *s, struct dnet_err *err);
 SRV_HIDDEN int srv_allow_grants(struct dnet_srv *s, struct client *c, int fd, gid_t gid);
+/* c holds what the allow-list grants (if confined); add the user token g:
+ * what both grant (the token's alone if c was not confined). */
+SRV_HIDDEN void srv_grant_token(struct client *c, const struct dnet_grant *g);
 SRV_HIDDEN bool srv_grant_allows(const struct client *c, unsigned node, unsigned wid);
 SRV_HIDDEN const char *srv_grant_text(const struct client *c, char *buf, size_t len);
 SRV_HIDDEN int srv_check_access(const struct client *c, uint64_t off, uint64_t len, char *msg,

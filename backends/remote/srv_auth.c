@@ -119,8 +119,9 @@ int srv_allow_grants(struct dnet_srv *s, struct client *c, int fd, gid_t gid)
 }
 
 /* The user token (if any) presented: a confined user client of its node
- * and WIDs (cut to what the allow-list grants, on a UNIX socket). */
-static void grant_token(struct client *c, const struct dnet_grant *g)
+ * and WIDs (cut to what the allow-list grants, on a UNIX socket: the
+ * intersection, never either grant alone). */
+void srv_grant_token(struct client *c, const struct dnet_grant *g)
 {
 	c->auth.utoken = g;
 	c->auth.may_privilege = false;
@@ -261,7 +262,7 @@ void srv_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg
 		return;
 	}
 	if (utok)
-		grant_token(c, utok);
+		srv_grant_token(c, utok);
 	/* A confined client (user token, --allow) can only ask for less than
 	 * its grant: privilege, or a node or WID outside it, is refused. */
 	unsigned node = m->node ? m->node : c->auth.confined && c->auth.ngp ? c->auth.gp[0].node : 1;

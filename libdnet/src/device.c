@@ -852,9 +852,14 @@ int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
 	return dnet_write64(dev, lo, cmd->lower, err);
 }
 
+/* An option named twice is refused, naming it and never its value (a
+ * token= is a secret): which one was meant is a guess, and the last one
+ * silently winning let a spec say two things at once (Decision
+ * D-SPEC-ONCE).  The spec in a message is redacted (dnet_spec_redact). */
 int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err)
 {
+	char shown[DNET_SPEC_MAX];
 	*n = 0;
 	if (!args || !*args)
 		return 0;
@@ -863,29 +868,36 @@ int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		if (len == 0)
-			return dnet_seterr(err, DNET_EINVAL, "empty option in '%s'", args);
+			return dnet_seterr(err, DNET_EINVAL, "empty option in '%s'",
+					   dnet_spec_redact(args, shown, sizeof shown));
 		if (*n >= max)
-			return dnet_seterr(err, DNET_EINVAL, "too many options in '%s' (max %u)", args, max);
+			return dnet_seterr(err, DNET_EINVAL, "too many options in '%s' (max %u)",
+					   dnet_spec_redact(args, shown, sizeof shown), max);
 		struct dnet_kv *e = &kv[*n];
 		const char *eq = memchr(p, '=', len);
 		size_t klen = eq ? (size_t)(eq - p) : len;
 		if (klen == 0 || klen >= sizeof e->key)
-			return dnet_seterr(err, DNET_EINVAL, "bad option name in '%.*s'", (int)len, p);
+			return dnet_seterr(err, DNET_EINVAL, "bad option name in '%.*s'", (int)(eq ? klen + 1 : len), p);
 		memcpy(e->key, p, klen);
 		e->key[klen] = '\0';
+		for (unsigned i = 0; i < *n; i++)
+			if (strcmp(kv[i].key, e->key) == 0)
+				return dnet_seterr(err, DNET_EINVAL, "option '%s' given twice (options %u and %u of "
+						   "the spec): give it once", e->key, i + 1, *n + 1);
 		e->has_val = eq != NULL;
 		e->val[0] = '\0';
 		if (eq) {
 			size_t vlen = len - klen - 1;
 			if (vlen >= sizeof e->val)
-				return dnet_seterr(err, DNET_EINVAL, "option value too long in '%.*s'", (int)len, p);
+				return dnet_seterr(err, DNET_EINVAL, "option value too long in '%.*s='", (int)klen, p);
 			memcpy(e->val, eq + 1, vlen);
 			e->val[vlen] = '\0';
 		}
 		(*n)++;
 		p += len;
 		if (*p == ',' && !*++p)
-			return dnet_seterr(err, DNET_EINVAL, "trailing ',' in '%s'", args);
+			return dnet_seterr(err, DNET_EINVAL, "trailing ',' in '%s'",
+					   dnet_spec_redact(args, shown, sizeof shown));
 	}
 	return 0;
 }

@@ -1,14 +1,19 @@
 /* dnetd's grant files (backends/remote/grants.c): the grammar shared by
  * --user-tokens and --allow, its FILE:LINE errors, and the file checks
- * (a token file readable by others, an allow-list writable by others). */
+ * (a token file readable by others, an allow-list writable by others);
+ * what a client holds with --allow and --user-tokens together (srv_auth.c):
+ * what both grant. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include "harness.h"
 #include "remote/grants.h"
+#include "remote/srv.h"
 
 static void parse_ok(void)
 {
@@ -137,6 +142,65 @@ static void files(void)
 	CHECK(strstr(e.msg, "/ut2:3: missing wid") != NULL);
 }
 
+/* --allow and --user-tokens together (srv_auth.c): a confined client's
+ * grant is what both grant, node by node and WID by WID -- compared with
+ * a table computed here, for each token, over every node and WID; without
+ * the allow-list (dnetd's own uid) the token's grant alone. */
+static struct dnet_srv srv; /* large (the virtual-time buckets): not on the stack */
+
+static void both_grants(void)
+{
+	struct dnet_grants al, ut;
+	struct dnet_err e;
+	char text[200];
+	unsigned uid = (unsigned)getuid();
+	/* the allow-list: node 2 WID 1, node 3 WID 0, node 1 WIDs 0,1 */
+	snprintf(text, sizeof text, "uid:%u node=2 wid=1\nuid:%u node=3 wid=0\nuid:%u node=1 wid=0,1\n", uid, uid, uid);
+	const bool allow[4][2] = { { 0, 0 }, { 1, 1 }, { 0, 1 }, { 1, 0 } };
+	CHECK_OK(dnet_grants_parse(text, "al", false, &al, &e), &e);
+	CHECK_OK(dnet_grants_parse("t2 node=2 wid=0,1\nt3 node=3 wid=1\nt1 node=1 wid=0\n", "ut", true, &ut, &e), &e);
+	const bool tok[3][4][2] = {
+		{ { 0, 0 }, { 0, 0 }, { 1, 1 }, { 0, 0 } }, /* t2 */
+		{ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 1 } }, /* t3 */
+		{ { 0, 0 }, { 1, 0 }, { 0, 0 }, { 0, 0 } }, /* t1 */
+	};
+	const char *text_both[3] = { "node 2 WID 1", "nothing", "node 1 WID 0" };
+	int sv[2] = { -1, -1 };
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	srv.cfg.allow = &al;
+	for (unsigned t = 0; t < 3 && ut.n == 3 && al.n == 3; t++) {
+		for (int confined = 1; confined >= 0; confined--) {
+			struct client c;
+			memset(&c, 0, sizeof c);
+			c.auth.uid = (long)uid;
+			if (confined)
+				CHECK_EQ(srv_allow_grants(&srv, &c, sv[0], getgid()), 0);
+			srv_grant_token(&c, &ut.g[t]);
+			CHECK(c.auth.confined);
+			for (unsigned node = 1; node <= 3; node++)
+				for (unsigned wid = 0; wid < 2; wid++) {
+					bool want = tok[t][node][wid] && (!confined || allow[node][wid]);
+					if (srv_grant_allows(&c, node, wid) != want)
+						fprintf(stderr, "  token %s, %s: node %u WID %u %s\n", ut.g[t].token,
+							confined ? "allow-list too" : "alone", node, wid,
+							want ? "refused" : "granted");
+					CHECK(srv_grant_allows(&c, node, wid) == want);
+				}
+			char what[120];
+			if (confined)
+				CHECK_STR(srv_grant_text(&c, what, sizeof what), text_both[t]);
+			free(c.auth.gp);
+		}
+	}
+	srv.cfg.allow = NULL;
+	if (sv[0] >= 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	dnet_grants_free(&al);
+	dnet_grants_free(&ut);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/dnet-grants.XXXXXX");
@@ -147,6 +211,7 @@ int main(void)
 	RUN(parse_ok);
 	RUN(parse_errors);
 	RUN(files);
+	RUN(both_grants);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

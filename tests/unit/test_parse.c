@@ -1,5 +1,6 @@
 /* Strict number parsing (libdnet/src/parse.c): whole tokens or a clear
- * error. */
+ * error; a backend spec's options (dnet_kv_split): each given once. */
+#include "dnet/backend.h"
 #include "dnet/dnet.h"
 #include "harness.h"
 
@@ -98,11 +99,50 @@ static void specs(void)
 	CHECK(strcmp(b, "remote:tcp:h:1,node=2") == 0 && t[0] == 0);
 }
 
+/* An option given twice is refused, named, without its value (a token is
+ * a secret); by the split every backend uses, so by every backend's open
+ * (Decision D-SPEC-ONCE). */
+static void options_once(void)
+{
+	struct dnet_kv kv[8];
+	unsigned n = 99;
+	struct dnet_err e;
+	CHECK_OK(dnet_kv_split("node=2,user,token=x,wid=1", kv, 8, &n, &e), &e);
+	CHECK_EQ(n, 4u);
+	CHECK_EQ(dnet_kv_split("token=sec1,node=2,token=sec2", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "option 'token' given twice (options 1 and 3") != NULL);
+	CHECK(!strstr(e.msg, "sec1") && !strstr(e.msg, "sec2"));
+	CHECK_EQ(dnet_kv_split("user,wid=0,user", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "option 'user' given twice (options 1 and 3") != NULL);
+	CHECK_EQ(dnet_kv_split("token=sec1,,node=1", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "empty option") && !strstr(e.msg, "sec1"));
+	static const struct { const char *spec, *key; } twice[] = {
+		{ "remote:unix:/nonexistent/s.sock,token=sec1,token=sec2", "token" },
+		{ "remote:unix:/nonexistent/s.sock,node=1,wid=0,node=2", "node" },
+		{ "sim:nodes=2,nodes=3", "nodes" },
+		{ "sim:faults=drop:nth:1,faults=dup", "faults" },
+		{ "devmem:0x0@/nonexistent/mem,privileged,privileged", "privileged" },
+	};
+	for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+		struct dnet_dev *d = NULL;
+		char want[64];
+		snprintf(want, sizeof want, "option '%s' given twice", twice[i].key);
+		int rc = dnet_open(twice[i].spec, &d, &e);
+		if (rc != -DNET_EINVAL || !strstr(e.msg, want))
+			fprintf(stderr, "  %s: rc %d, [%s]\n", twice[i].spec, rc, rc ? e.msg : "opened");
+		CHECK_EQ(rc, -DNET_EINVAL);
+		CHECK(strstr(e.msg, want) != NULL);
+		CHECK(!strstr(e.msg, "sec1") && !strstr(e.msg, "sec2"));
+		dnet_close(d);
+	}
+}
+
 int main(void)
 {
 	RUN(accepts);
 	RUN(rejects);
 	RUN(durations);
 	RUN(specs);
+	RUN(options_once);
 	return t_summary("test_parse");
 }

@@ -8,7 +8,8 @@
  *    other WID's pages or the SO-DIMM backdoor;
  *  - posted requests: failures come back by tag, STOP skips the rest;
  *  - reads in flight together (dnet_read_blocks), a refusal among them,
- *    the daemon killed in the middle of a batch;
+ *    the daemon killed in the middle of a batch; their tap records (one
+ *    per read made, its own address, length, data and result, in order);
  *  - every request type has a handler in dnetd's dispatch table.
  */
 #include "remote_e2e_util.h"
@@ -699,6 +700,112 @@ out:
 	sv.pid = 0;
 }
 
+/* The tap of dnet_read_blocks (tap.h): one record per read the backend
+ * made, with that read's own address, length, data and result, in the
+ * order of the requests, after the write-back flushes of the checks; none
+ * for a read the core refused or of no length (issue 31, Deliver 9). */
+struct tap_copy {
+	enum dnet_tap_kind kind;
+	uint32_t off;
+	size_t len;
+	int rc;
+	bool has_msg;
+	uint8_t data[0x1000];
+};
+struct tap_log {
+	struct tap_copy r[16];
+	unsigned n;
+};
+
+static void tap_keep(void *ctx, const struct dnet_tap_rec *rec)
+{
+	struct tap_log *l = ctx;
+	if (l->n == sizeof l->r / sizeof l->r[0])
+		return;
+	struct tap_copy *c = &l->r[l->n++];
+	c->kind = rec->kind;
+	c->off = rec->off;
+	c->len = rec->len;
+	c->rc = rec->rc;
+	c->has_msg = rec->msg && strstr(rec->msg, "WID 1");
+	if (rec->kind == DNET_TAP_READ_BLOCK && rec->data && rec->len <= sizeof c->data)
+		memcpy(c->data, rec->data, rec->len);
+}
+
+static void test_read_blocks_tap(void)
+{
+	struct dnet_err e;
+	struct server sv = {0};
+	char sock[128];
+	snprintf(sock, sizeof sock, "unix:%s/rdbtap.sock", tmpdir);
+	if (start_server(&sv, "sim:nodes=2", sock, NULL, 0) != 0) {
+		CHECK(!"server started");
+		return;
+	}
+	struct dnet_dev *u = NULL, *p = NULL;
+	CHECK_OK(open_remote(&sv, "user", &u, &e), &e);
+	CHECK_OK(open_remote(&sv, NULL, &p, &e), &e);
+	if (!u || !p)
+		goto out;
+	const uint32_t own = DNET_LLCM_WID(0);
+	static uint8_t src[0x4000], got[7][0x1000];
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = pat(23, i);
+	CHECK_OK(dnet_write_block(p, own, src, sizeof src, &e), &e);
+	memset(got, 0xee, sizeof got);
+	struct dnet_read_req q[7] = {
+		{ .off = own + 0x100, .buf = got[0], .len = 64 },
+		{ .off = DNET_SREG_BASE + DNET_SR_SMA, .buf = got[1], .len = 8 }, /* the core refuses it */
+		{ .off = own + 0x1000, .buf = got[2], .len = 8 },
+		{ .off = DNET_LLCM_WID(1), .buf = got[3], .len = 64 },           /* the daemon refuses it */
+		{ .off = DNET_PW_WID(0), .buf = got[4], .len = 128 },            /* write-back: flushed first */
+		{ .off = own + 0x200, .buf = got[5], .len = 0 },                 /* nothing to read */
+		{ .off = own + 0x3000, .buf = got[6], .len = 0x1000 },
+	};
+	struct tap_log log;
+	memset(&log, 0, sizeof log);
+	dnet_set_tap(u, tap_keep, &log);
+	CHECK_EQ(dnet_read_blocks(u, q, 7, &e), -DNET_EPERM);
+	dnet_set_tap(u, NULL, NULL);
+	/* the records: the flush, then the five reads made, in order */
+	static const struct { enum dnet_tap_kind kind; unsigned req; } want[] = {
+		{ DNET_TAP_CACHE_FLUSH, 4 }, { DNET_TAP_READ_BLOCK, 0 }, { DNET_TAP_READ_BLOCK, 2 },
+		{ DNET_TAP_READ_BLOCK, 3 }, { DNET_TAP_READ_BLOCK, 4 }, { DNET_TAP_READ_BLOCK, 6 },
+	};
+	const unsigned nw = sizeof want / sizeof want[0];
+	if (log.n != nw)
+		fprintf(stderr, "  %u tap records, expected %u\n", log.n, nw);
+	CHECK_EQ(log.n, nw);
+	for (unsigned i = 0; i < nw && i < log.n; i++) {
+		const struct tap_copy *c = &log.r[i];
+		const struct dnet_read_req *r = &q[want[i].req];
+		if (c->kind != want[i].kind || c->off != r->off || c->len != r->len)
+			fprintf(stderr, "  record %u: %s 0x%x+%zu, expected %s 0x%x+%zu\n", i, dnet_tap_kind_name(c->kind),
+				c->off, c->len, dnet_tap_kind_name(want[i].kind), r->off, r->len);
+		CHECK_EQ(c->kind, want[i].kind);
+		CHECK_EQ(c->off, r->off);
+		CHECK_EQ(c->len, r->len);
+		if (c->kind != DNET_TAP_READ_BLOCK)
+			continue;
+		CHECK_EQ(c->rc, r->rc);
+		if (want[i].req == 3) {
+			CHECK_EQ(c->rc, -DNET_EPERM);
+			CHECK(c->has_msg); /* its own refusal */
+			continue;
+		}
+		CHECK_EQ(c->rc, 0);
+		CHECK(c->len <= sizeof c->data && memcmp(c->data, r->buf, c->len) == 0);
+		if (r->off >= own && r->off < own + sizeof src) /* what the privileged client wrote */
+			CHECK(memcmp(c->data, src + (r->off - own), c->len) == 0);
+	}
+	CHECK_EQ(q[1].rc, -DNET_EPERM);
+	CHECK_EQ(q[5].rc, 0);
+out:
+	dnet_close(u);
+	dnet_close(p);
+	CHECK_EQ(stop_server(&sv), 0);
+}
+
 /* dnetd's dispatch table has a handler for every request type of the
  * protocol (its size is checked when it is compiled; a hole here). */
 static void test_dispatch_table(void)
@@ -723,6 +830,7 @@ int main(void)
 	RUN(test_permissions);
 	RUN(test_posted);
 	RUN(test_read_blocks);
+	RUN(test_read_blocks_tap);
 	e2e_tmpdir_remove();
 	return t_summary("test_remote_e2e");
 }
