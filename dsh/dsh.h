@@ -143,6 +143,7 @@ struct dsh {
 	bool dry;           /* --dry-run: nothing touches a device */
 	bool input_unread;  /* standard input failed before its first line: nothing ran */
 	bool backend_unopened; /* the backend could not be opened: nothing ran (exit 3) */
+	bool setup_failed;     /* the journal or the sync set-up failed: nothing ran (exit 2) */
 	bool output_error;  /* stdout could not be written (counted once) */
 	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */

@@ -167,6 +167,28 @@ static int redirect_output(const char *pattern, unsigned rank)
 }
 
 
+/* A run that stops before its first command (the backend, the journal, the
+ * synchronisation set-up) still writes, with --json, its failed object
+ * (cmd WHAT, the message in d->errmsg) and the summary: a reader of the
+ * JSON must not see an empty output, which reads as nothing failed
+ * (docs/json-schema.md). */
+static void json_setup_failure(struct dsh *d, const char *what, const char *arg)
+{
+	if (!d->json)
+		return;
+	struct dsh_args a = { .argc = arg ? 2 : 1 };
+	a.argv[0] = (char *)what;
+	a.argv[1] = (char *)arg;
+	d->have_err = true;
+	out_json_command(d, &a, false);
+	d->failures++;
+	d->errors++;
+	struct dsh_run_verdict v;
+	dsh_run_verdict(d, &v);
+	out_json_summary(d, &v);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	static struct dsh dd;
@@ -352,19 +374,8 @@ int main(int argc, char **argv)
 		snprintf(d->errmsg, sizeof d->errmsg, "cannot open backend '%s': %s",
 			 dnet_spec_redact(spec, redacted, sizeof redacted), e.msg);
 		fprintf(stderr, "dsh: %s\n", d->errmsg);
-		if (d->json) { /* a failed object and the summary, as every run (docs/json-schema.md) */
-			struct dsh_args a = { .argc = 2 };
-			a.argv[0] = (char *)"backend";
-			a.argv[1] = redacted;
-			out_json_command(d, &a, false);
-			d->failures++;
-			d->errors++;
-			d->backend_unopened = true;
-			struct dsh_run_verdict bv;
-			dsh_run_verdict(d, &bv);
-			out_json_summary(d, &bv);
-			fflush(stdout);
-		}
+		d->backend_unopened = true;
+		json_setup_failure(d, "backend", redacted);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
 	}
@@ -381,6 +392,9 @@ int main(int argc, char **argv)
 		char jerr[512];
 		if (dsh_journal_start(d, journal, jerr, sizeof jerr) < 0) {
 			fprintf(stderr, "dsh: %s\n", jerr);
+			snprintf(d->errmsg, sizeof d->errmsg, "%s", jerr);
+			d->setup_failed = true;
+			json_setup_failure(d, "--journal", NULL);
 			free_sources(src, nsrc);
 			dsh_release(d);
 			return DSH_EXIT_USAGE;
@@ -389,6 +403,10 @@ int main(int argc, char **argv)
 	char serr[256];
 	if (dsh_sync_init(d, serr, sizeof serr) < 0 || dsh_sync_attach(d, serr, sizeof serr) < 0) {
 		fprintf(stderr, "dsh: %s\n", serr);
+		snprintf(d->errmsg, sizeof d->errmsg, "%s", serr);
+		d->setup_failed = true;
+		json_setup_failure(d, "sync", NULL);
+		free_sources(src, nsrc);
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}

@@ -34,7 +34,7 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 	v->ok = !failed && d->quit_code <= 0;
 	if (d->backend_unopened)
 		v->exit_status = DSH_EXIT_BACKEND;
-	else if (d->check_errors || d->input_unread)
+	else if (d->check_errors || d->input_unread || d->setup_failed)
 		v->exit_status = DSH_EXIT_USAGE; /* nothing ran (as -f of an unreadable file) */
 	else if (d->quit_code > 0)
 		v->exit_status = d->quit_code;

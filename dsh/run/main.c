@@ -140,6 +140,12 @@ static int read_table(struct run *r, const char *path)
 		struct rank_node *x = &t[rv];
 		snprintf(x->host, sizeof x->host, "%s", host);
 		if (strcmp(be, "-")) {
+			if (dnet_spec_tokens(be) > 1) { /* D-SPEC-ONCE: the ranks would never see the second */
+				fprintf(stderr, "dsh-run: %s:%d: the backend spec gives token= more than once: give "
+					"it once\n", path, ln);
+				errs++;
+				continue;
+			}
 			dnet_spec_take_token(be, x->backend, sizeof x->backend, x->token, sizeof x->token);
 			dnet_spec_redact(be, x->shown, sizeof x->shown);
 		}
@@ -347,6 +353,8 @@ static int run_main(struct run *r, int argc, char **argv)
 		case 'b':
 			if (strlen(optarg) >= sizeof r->backend_buf)
 				return usage_error("%s", "-b: the backend spec is longer than 511 bytes");
+			if (dnet_spec_tokens(optarg) > 1) /* D-SPEC-ONCE: the ranks would never see the second */
+				return usage_error("%s", "-b: the backend spec gives token= more than once: give it once");
 			/* the token is handed on by environment or file only */
 			dnet_spec_take_token(optarg, r->backend_buf, sizeof r->backend_buf, r->token, sizeof r->token);
 			dnet_spec_redact(optarg, r->backend_shown, sizeof r->backend_shown);

@@ -155,18 +155,18 @@ const char *dnet_dev_spec(const struct dnet_dev *dev) { return dev->spec; }
 /* spec copied to buf with every token= option's value replaced by repl, or
  * with the option left out (repl NULL; its value, the last one given, to
  * tok).  An option starts the arguments ("NAME:") or follows a comma. */
-static bool spec_tokens(const char *spec, char *buf, size_t n, const char *repl, char *tok, size_t tn)
+static unsigned spec_tokens(const char *spec, char *buf, size_t n, const char *repl, char *tok, size_t tn)
 {
 	static const char key[] = "token=";
 	size_t o = 0;
-	bool found = false;
+	unsigned found = 0;
 	if (!n)
-		return false;
+		return 0;
 	for (const char *p = spec ? spec : ""; *p;) {
 		bool start = p == spec || p[-1] == ',' || p[-1] == ':';
 		if (start && strncmp(p, key, sizeof key - 1) == 0) {
 			size_t vl = strcspn(p + sizeof key - 1, ",");
-			found = true;
+			found++;
 			if (repl) {
 				o += (size_t)snprintf(buf + o, n - o, "%s%s", key, repl);
 			} else {
@@ -200,7 +200,13 @@ bool dnet_spec_take_token(const char *spec, char *buf, size_t n, char *tok, size
 {
 	if (tok && tn)
 		tok[0] = 0;
-	return spec_tokens(spec, buf, n, NULL, tok, tn);
+	return spec_tokens(spec, buf, n, NULL, tok, tn) > 0;
+}
+
+unsigned dnet_spec_tokens(const char *spec)
+{
+	char buf[2];
+	return spec_tokens(spec, buf, sizeof buf, "", NULL, 0);
 }
 unsigned dnet_dev_caps(const struct dnet_dev *dev) { return dev->caps; }
 uint64_t dnet_dev_cluster(const struct dnet_dev *dev) { return dev->cluster; }

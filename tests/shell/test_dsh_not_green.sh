@@ -152,6 +152,18 @@ for spec in "remote:unix:$S/none.sock" "devmem:0x0,path=$S/nomem" "remote:unix:$
 	expect_eq "--json, $spec: summary" "false 3" "$(tail -n 1 "$T_TMP/out" | jq -r '.summary | "\(.ok) \(.exit_status)"')"
 	case $(cat "$T_TMP/out") in *sekrit*) fail "--json, $spec: the token written" ;; *) pass ;; esac
 done
+# the other failures before the first command: the journal, the sync set-up
+for c in "--journal:--journal $S/nodir/j" "sync:"; do
+	what=${c%%:*} opt=${c#*:}
+	if [ "$what" = sync ]; then env=(env DSH_RANKMAP=1:0,1:0 DSH_RANK=0 DSH_SIZE=2); else env=(env); fi
+	# shellcheck disable=SC2086
+	expect_status "--json, $what fails: exit 2" 2 "${env[@]}" "$DSH" --json $opt -c 'info'
+	expect_eq "--json, $what fails: two objects" "2" "$(wc -l <"$T_TMP/out")"
+	expect_eq "--json, $what fails: the failed object" "$what false" \
+		"$(head -n 1 "$T_TMP/out" | jq -r '"\(.cmd) \(.ok)"')"
+	expect_match "--json, $what fails: its message is the one on stderr" "^dsh: $(head -n 1 "$T_TMP/out" | jq -r '.error' | sed 's/[][\.*^$()+?{}|]/\\&/g')$" "$(cat "$T_TMP/err")"
+	expect_eq "--json, $what fails: summary" "false 2" "$(tail -n 1 "$T_TMP/out" | jq -r '.summary | "\(.ok) \(.exit_status)"')"
+done
 expect_status "text, a backend that cannot be opened: exit 3" 3 "$DSH" -b "remote:unix:$S/none.sock" -c 'info'
 expect_eq "text: nothing on stdout" "" "$(cat "$T_TMP/out")"
 finish

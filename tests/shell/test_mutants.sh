@@ -155,6 +155,15 @@ expect_status "sim: two nodes=" 3 tmo "$DSH" -b "sim:nodes=2,nodes=3" -c "info"
 expect_match "sim: two nodes= says so" "option 'nodes' given twice" "$(cat "$T_TMP/err")"
 expect_status "dnetd -N and --sim-args nodes=" 3 tmo "$DNETD" --sim -N 3 --sim-args nodes=4 --listen "unix:$T_TMP/o2.sock"
 expect_match "dnetd -N and nodes= says so" "option 'nodes' given twice" "$(cat "$T_TMP/err")"
+# dsh-run takes the token out of the spec before its ranks see it, so it
+# refuses two itself: on -b and in a node table (at the row's line)
+printf 'x\n' >"$T_TMP/o.dsh"
+expect_status "dsh-run -b, two token=: refused" 2 tmo env -u DNET_TOKEN "$BIN/dsh-run" -n 1 -b "remote:unix:$S,token=sec1-$$,token=sec2-$$" "$T_TMP/o.dsh"
+expect_match "dsh-run -b, two token=: says so" "token= more than once" "$(cat "$T_TMP/err")"
+printf '0 localhost remote:unix:%s,token=sec1-%s,token=sec2-%s 1 0\n' "$S" $$ $$ >"$T_TMP/o.nodes"
+expect_status "dsh-run node table, two token=: refused" 2 tmo env -u DNET_TOKEN "$BIN/dsh-run" -n 1 --nodes "$T_TMP/o.nodes" "$T_TMP/o.dsh"
+expect_match "dsh-run node table, two token=: at the row" "o.nodes:1: the backend spec gives token= more than once" "$(cat "$T_TMP/err")"
+if grep -q "sec[12]-$$" "$T_TMP/err" "$T_TMP/out"; then fail "dsh-run two token=: a token's value shown"; else pass; fi
 stop_pid "${T_PIDS[-1]}"
 
 finish

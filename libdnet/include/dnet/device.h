@@ -70,6 +70,10 @@ const char *dnet_spec_redact(const char *spec, char *buf, size_t n);
  * (tn bytes; "" if none): so that a program can hand the token on through
  * DNET_TOKEN or a file rather than a command line.  true if there was one. */
 bool dnet_spec_take_token(const char *spec, char *buf, size_t n, char *tok, size_t tn);
+/* How many token= options spec gives: more than one is refused by every
+ * backend (D-SPEC-ONCE), and a program that takes the token out of the spec
+ * before handing it on refuses it itself. */
+unsigned dnet_spec_tokens(const char *spec);
 unsigned dnet_dev_caps(const struct dnet_dev *dev);
 /* The identity of the cluster the device reaches: a random number drawn
  * when an emulator is opened (in this process, or by the dnetd serving it,
