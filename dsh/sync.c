@@ -122,6 +122,11 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 					return -1;
 				}
 		}
+		if (*p || p[-1] == ',') { /* strict: an entry beyond the ranks is a map of another run */
+			snprintf(err, errlen, "DSH_RANKMAP has more than %u entries for %u ranks (from '%s')",
+				 d->size, d->size, p[-1] == ',' && !*p ? "," : p);
+			return -1;
+		}
 		d->rankmap = true;
 	}
 	return 0;

@@ -62,6 +62,11 @@ for be in "" "-b $RB"; do
 done
 expect_status "DSH_RANKMAP=1:0,1:1 (one node, two WIDs) is fine" 0 \
 	env DSH_RANK=1 DSH_SIZE=2 DSH_RANKMAP=1:0,1:1 "$DSH" -c 'echo $clid'
+# a map of another run (more entries than ranks, a trailing comma) is refused
+for m in 1:0,2:0,3:0 1:0,2:0,; do
+	expect_status "DSH_RANKMAP=$m for 2 ranks: refused" 2 env DSH_RANK=0 DSH_SIZE=2 DSH_RANKMAP=$m "$DSH" -c 'echo $clid'
+	expect_match "DSH_RANKMAP=$m for 2 ranks: why" "^dsh: DSH_RANKMAP has more than 2 entries for 2 ranks" "$(cat "$T_TMP/err")"
+done
 
 # ---- set wid and the flag area -------------------------------------------------------------
 # by hand, two ranks through one dnetd; both pass
