@@ -121,15 +121,8 @@ static pid_t start_dsh(const struct run *r, unsigned k, const char *script, cons
 	char rank[32], size[32], *map = NULL;
 	snprintf(rank, sizeof rank, "DSH_RANK=%u", k);
 	snprintf(size, sizeof size, "DSH_SIZE=%u", r->n);
-	if (r->table) {
-		size_t cap = (size_t)r->n * 16 + 32, l;
-		if (!(map = malloc(cap)))
-			return -1;
-		l = (size_t)snprintf(map, cap, "DSH_RANKMAP=");
-		for (unsigned j = 0; j < r->n; j++)
-			l += (size_t)snprintf(map + l, cap - l, "%s%u:%u", j ? "," : "", r->table[j].clid,
-					      r->table[j].wid);
-	}
+	if (r->table && !(map = run_rankmap_env(r)))
+		return -1;
 	char *argv[] = { (char *)r->dsh, (char *)"-e", (char *)"-b", (char *)rank_backend(r, k), (char *)"-c",
 			 (char *)script, out ? (char *)"--json" : NULL, NULL };
 	char *tok = rank_token_env(r, k); /* not on the command line (D-RUN-SECRETS) */

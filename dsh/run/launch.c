@@ -240,8 +240,8 @@ static char *envf(const char *fmt, const char *a, unsigned long v)
 	return xstrdup(b);
 }
 
-/* DSH_RANKMAP from the node table. */
-static char *rankmap(const struct run *r)
+/* "DSH_RANKMAP=CLID:WID,..." from the node table (malloc'd; NULL: no memory). */
+char *run_rankmap_env(const struct run *r)
 {
 	size_t cap = (size_t)r->n * 16 + 32;
 	char *m = malloc(cap);
@@ -286,7 +286,7 @@ static void progress(const struct run *r, unsigned s, unsigned done, unsigned fa
  * PGID while a faster peer already sent to it would drop that packet. */
 int pgid_setup(struct run *r)
 {
-	char *rm = r->table ? rankmap(r) : NULL;
+	char *rm = r->table ? run_rankmap_env(r) : NULL;
 	for (unsigned k = 0; r->table && k < r->n; k++) {
 		if (!r->table[k].has_pgid)
 			continue;
@@ -490,7 +490,7 @@ int run_script(struct run *r, unsigned s)
 	unsigned nenv = 0;
 	env[nenv++] = envf("DSH_RUN_ID=%lu", NULL, (unsigned long)(r->run_base + s));
 	if (r->table)
-		env[nenv++] = rankmap(r);
+		env[nenv++] = run_rankmap_env(r);
 	for (unsigned k = 0; k < n; k++) {
 		res[k].rank = k;
 		res[k].script = r->scripts[s];

@@ -142,6 +142,8 @@ int pgid_setup(struct run *r);
 const char *rank_token(const struct run *r, unsigned k);
 /* "DNET_TOKEN=..." for a child's environment (malloc'd), NULL if none. */
 char *rank_token_env(const struct run *r, unsigned k);
+/* "DSH_RANKMAP=CLID:WID,..." from the node table, for putenv (malloc'd). */
+char *run_rankmap_env(const struct run *r);
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
 /* Rank k's own backend (node table, else -b); NULL: the private dnetd. */
