@@ -1,4 +1,4 @@
-/* dsh bench: the thesis's evaluation (../shared/spec/evaluation.md E1-E9) re-run on
+/* dsh bench: the thesis's evaluation (docs/timing-model.md E1-E9) re-run on
  * the emulator with concurrent host timelines (bench_exp.c E1-E7, bench_e9.c;
  * building blocks in bench_prog.c, results in bench_results.c), and the
  * report (cmd_bench.c). */
@@ -31,7 +31,7 @@ struct bench_fig {
 
 /* A headline figure: the model's value beside the thesis's.  kind is
  * "calibration" (the model was calibrated on it), "prediction" (withheld
- * in ../shared/spec/evaluation.md: the model predicts it) or "new" (the thesis has
+ * in docs/timing-model.md: the model predicts it) or "new" (the thesis has
  * no such measurement). */
 struct bench_val {
 	char exp[8];

@@ -1,5 +1,5 @@
 /* dsh bench E8: the IPUSH receive-area reduction of Table 7.3 [§7.1.4]
- * by trace analysis (../shared/spec/evaluation.md E8), no emulator.
+ * by trace analysis (docs/timing-model.md E8), no emulator.
  *
  * For every application: P = the largest number of distinct partners of
  * any process; PUSH keeps one ring per possible sender (ranks x N), IPUSH

@@ -1,5 +1,5 @@
 /* dsh bench E9: LHS, envelope matching with and without it (§7.2.2,
- * Fig. 7.9; ../shared/spec/evaluation.md E9). */
+ * Fig. 7.9; docs/timing-model.md E9). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,7 +104,7 @@ static void e9_receive(struct bench_host *h, struct e9_host *x)
 	dnet_lh_decode(line, &le);
 	uint32_t inl = data < DNET_LH_DATA_BYTES ? data : DNET_LH_DATA_BYTES;
 	bh_copy(h, inl, 64);
-	/* Decision (../shared/spec/evaluation.md 9 item 7): the entry holds 48 B of data, so
+	/* Decision (docs/timing-model.md): the entry holds 48 B of data, so
 	 * the rest is read when the data part is larger than 48 B (§7.2.1,
 	 * Fig. 7.7), not at 48 B. */
 	if (data > DNET_LH_DATA_BYTES)

@@ -1,4 +1,4 @@
-/* dsh bench: the experiments of ../shared/spec/evaluation.md, each host program
+/* dsh bench: the experiments of docs/timing-model.md, each host program
  * written as the thesis's host runs it (windows in rotation, send
  * completion by the Primitive Counter, arrival by polling the receive
  * status ring), on two emulated nodes whose hosts run concurrently on
@@ -221,7 +221,7 @@ static int measure(struct run *r, bool both, double *t_a, double *t_b, char *err
 	return 0;
 }
 
-/* MB/s = 10^6 B/s (../shared/spec/evaluation.md 0). */
+/* MB/s = 10^6 B/s. */
 #define MBPS(bytes, ns) ((double)(bytes) * 1000.0 / (ns))
 
 /* E1 / E2 / E4 (BOTF uni and bi) and E3 / E4 (ping-pong) over a sweep. */

@@ -54,7 +54,7 @@ static const struct why whys[] = {
 	{ "E4", "max ping-pong", E1_PIPE " at 2-64 KB each way, one turn-around a message",
 	  "line_clk, host_bus_line_ns, clk_ns, host_uc_write_ns" },
 	/* E7 repeats E6 for PUSH ("the PUSH curves are the same data as Fig.
-	 * 6.12", ../shared/spec/evaluation.md E7): its IPUSH rows first, then
+	 * 6.12", docs/timing-model.md E7): its IPUSH rows first, then
 	 * the rows of both. */
 	{ "E7", "max throughput, SO-DIMM to SO-DIMM (IPUSH)", "as PUSH, plus Tab. 7.5's 4 clocks a "
 	  "reception (AMT Head/Tail)", "line_clk, pu_8b_ns, clk_ns" },

@@ -3,7 +3,7 @@
  *
  * The DIMMnet-2 of the thesis sits in a DIMM slot and has no PCI form: this
  * backend is the project's own extension, for boards or FPGA set-ups that
- * expose the same map (../shared/spec/hardware.md section 1) behind a memory BAR.
+ * expose the same map behind a memory BAR.
  *
  *   pci:SLOT[,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]
  *                                           SLOT = [[domain:]bus:]dev.func

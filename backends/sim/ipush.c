@@ -1,6 +1,5 @@
 /* sim: IPUSH and LHS reception (thesis chapter 7: §7.1.3, §7.1.5, §7.2.1,
- * Fig. 7.1, 7.4, 7.7, Tab. 7.2, 7.5; ../shared/spec/hardware.md 6.6-6.8;
- * ../shared/spec/messaging.md 3-5).
+ * Fig. 7.1, 7.4, 7.7, Tab. 7.2, 7.5).
  *
  * The Receive Controller hands every IPUSH-family packet here.  The sender's
  * {CLID, WID} indexes the AMT Address Table, whose value names the AMT entry

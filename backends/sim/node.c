@@ -1,4 +1,4 @@
-/* sim: one node's host interface (../shared/spec/hardware.md 1 and 3; thesis Tab. 4.3,
+/* sim: one node's host interface (thesis Tab. 4.3,
  * Tab. 4.8, Tab. 4.12, App. A, App. B): decode of host reads and writes
  * into Write Window, Prefetch Window, LLCM, LH Buffer, User Register and
  * System Register of each WID; Controller Status, Module State, Controller
@@ -133,7 +133,7 @@ struct sim_node *sim_node_get(struct sim *s, unsigned id)
 	for (unsigned w = 0; w < DNET_NWID; w++)
 		wid_reset(&n->w[w], true);
 	/* Decision D-SIM-START: by default a node is as after the standard
-	 * initialisation of ../shared/spec/hardware.md 7.6 -- SO-DIMM Init done, Capacity and
+	 * initialisation (thesis App. A) -- SO-DIMM Init done, Capacity and
 	 * MTU from the spec options (default 256 MB, 2048 B), LID = the SMA's
 	 * LID (expanded from the node number as CLID), PGID0/1 = 0, link up,
 	 * status rings at their reset values.  "cold" is power-on: all System

@@ -1,7 +1,7 @@
 /* sim: the DIMMnet-2 emulator backend -- internal declarations shared by
  * the files of backends/sim/ (not a public header).
  *
- * The model (../shared/spec/hardware.md sections 3-7):
+ * The model:
  *   node.c    host interface decode of one node (WW/PW/LLCM/LHB/UREG/SREG),
  *             registers, Controller Status, Module State, Controller Reset
  *   wc.c      Window Controller: Request FIFOs, Acceptor, Executor families
@@ -76,7 +76,7 @@ struct sim_pat {
 };
 
 /* ---- packets (switch.c / wc.c / rc.c) ---- */
-/* Decision D-SIM-SWIF-BUF (§5.3, ../shared/spec/hardware.md 7.1; depths not
+/* Decision D-SIM-SWIF-BUF (§5.3, depths not
  * given, OQ-21): packets a node has sent that the receiving Receive
  * Controller has not yet taken occupy its SWIF send FIFO; with this many
  * outstanding the FIFO is "almost full" and the executor waits before

@@ -1,4 +1,4 @@
-/* sim: the two on-board SO-DIMMs (../shared/spec/hardware.md 5.10; thesis §4.5.6, Fig. 4.16).
+/* sim: the two on-board SO-DIMMs (thesis §4.5.6, Fig. 4.16).
  *
  * SO-DIMM address space: bytes 0x0-0x7 on SO-DIMM1, 0x8-0xF on SO-DIMM2 and
  * so on (address bit 3 selects the module).  WID w owns [w*C, (w+1)*C) where

@@ -1,5 +1,5 @@
 /* sim: the network between the nodes -- SWIF encapsulation and the
- * InfiniBand switch (../shared/spec/hardware.md 0.3, 6.1, 6.2; thesis §4.1, §6.2.3).
+ * InfiniBand switch (thesis §4.1, §6.2.3).
  *
  * SWIF's end-to-end retransmission hides network errors from the Core Logic
  * (§4.1).  Without faults configured the network loses nothing, and the
@@ -172,7 +172,7 @@ void sim_sw_taken(struct sim *s, const struct sim_pkt *p)
 }
 
 /* ---- Decision D-SIM-SWIF-RETX: SWIF's end-to-end retransmission ----
- * Thesis §4.1 (../shared/spec/hardware.md 0.3, "SWIF role"): SWIF wraps each DIMMnet-2
+ * Thesis §4.1 ("SWIF role"): SWIF wraps each DIMMnet-2
  * packet in an InfiniBand packet and has its own end-to-end
  * retransmission, so the DIMMnet-2 layer never sees network errors -- every
  * packet exactly once and in order.  The thesis gives no protocol details.  The model is InfiniBand's

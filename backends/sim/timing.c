@@ -1,6 +1,6 @@
 /* sim: THE timing table.  Every cost the model charges comes from here.
  *
- * Calibrated only on the calibration set of ../shared/spec/evaluation.md: the hardware
+ * Calibrated only on the calibration set of docs/timing-model.md: the hardware
  * constants (clocks, line widths, Tab. 6.1, Tab. 7.4/7.5, the switch
  * latency), E1 (BOTF, Tab. 6.2, the §6.2.1 breakdown) and E5 (RVS SO-DIMM to
  * SO-DIMM).  No constant is fitted to a withheld (holdout) result; each names
@@ -71,7 +71,7 @@ const struct sim_timing sim_timing_default = {
 	 * for PU data (Fig. 5.15): the PU delivers 8 bytes per 11 ns. */
 	.pu_8b_ns = 11,
 	/* The PU reads the SO-DIMMs in bursts: burst length 2 on each of the
-	 * two modules interleaved every 8 bytes (../shared/spec/hardware.md 7.4) = 32 bytes, 4
+	 * two modules interleaved every 8 bytes = 32 bytes, 4
 	 * lines; a shorter read still takes a whole burst. */
 	.pu_burst_lines = 4,
 	/* PU reads and WU writes contend for the SO-DIMM (§6.3.1's reason why
@@ -87,7 +87,7 @@ const struct sim_timing sim_timing_default = {
 	.sd_contend_8b_ps = 6200,
 	.sd_collide_ns = 280,
 	/* Extra clock per element of a stride/list access, and per index read
-	 * of a list access [I] (no measurement exists, ../shared/spec/evaluation.md section 7). */
+	 * of a list access [I] (no measurement exists, docs/timing-model.md). */
 	.pu_elem_clk = 1,
 	.pu_list_clk = 2,
 	/* Write Unit: size/address calc 2, request 1, receive 1, arbitration

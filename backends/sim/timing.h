@@ -1,5 +1,5 @@
 /* sim: the cost of each modelled step, in one table (timing.c),
- * calibrated on ../shared/spec/evaluation.md E1 and E5 and the hardware constants
+ * calibrated on docs/timing-model.md E1 and E5 and the hardware constants
  * only (docs/timing-model.md). */
 #ifndef SIM_TIMING_H
 #define SIM_TIMING_H

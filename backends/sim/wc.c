@@ -1,4 +1,4 @@
-/* sim: the Window Controller (../shared/spec/hardware.md 4.1, 5, 7.1-7.3; thesis §5.2.2,
+/* sim: the Window Controller (thesis §5.2.2,
  * §5.3, Fig. 5.7-5.15): command registers -> Request FIFO -> Acceptor ->
  * Executor with one module per primitive family.  The Executor runs one
  * primitive at a time (§5.3, a module returns to PRIM only when its

@@ -1,4 +1,4 @@
-/* Code tables (codes.h; ../shared/spec/hardware.md 2.2, 3.1.9, 3.2, 4.6). */
+/* Code tables (codes.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +116,7 @@ uint32_t dnet_status_area_bytes(uint64_t code)
  * 1bit 目" is bit 0 in Fig. B.1).
  *   - Counted from 1: LID[11:8] removed, CLID = {LID[15:12], LID[7:0]},
  *     LID = {CLID[11:8], 4'h0, CLID[7:0]}: a whole hex digit, so the hex
- *     ranges of Tab. 4.6 read off directly.  The default (../shared/spec/hardware.md 2.2's
+ *     ranges of Tab. 4.6 read off directly.  The default (thesis App. A's
  *     best reading).
  *   - Counted from 0: LID[12:9] removed, CLID = {LID[15:13], LID[8:0]},
  *     LID = {CLID[11:9], 4'h0, CLID[8:0]}.

@@ -579,7 +579,7 @@ static inline void cpu_relax(void)
 }
 
 /* How long a poll on real time spins (with pause) before it starts to sleep:
- * a completion normally takes a few microseconds (../shared/spec/hardware.md 7.7), and a
+ * a completion normally takes a few microseconds, and a
  * nanosleep overshoots by tens of microseconds (timer slack). */
 #define SPIN_NS 50000ull
 
@@ -837,7 +837,7 @@ int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
 	uint32_t up = ureg + (sel == DNET_CMD0 ? DNET_UR_CMD0_UPPER : DNET_UR_CMD1_UPPER);
 	/* Drain write-combining buffers first (rdma-core's mmio_flush_writes
 	 * before the doorbell): Write Window stores made with dnet_write64/128
-	 * reach the device before the request that reads them (../shared/spec/hardware.md 1.3). */
+	 * reach the device before the request that reads them. */
 	int rc = dnet_wc_flush(dev, err);
 	if (rc)
 		return rc;

@@ -1,4 +1,4 @@
-/* The host memory map (map.h; ../shared/spec/hardware.md 1.1, thesis Tab. 4.1 and 4.3).
+/* The host memory map (map.h, thesis Tab. 4.1 and 4.3).
  * Decision D-MAP-SCALE: Tab. 4.3's 0x10000 spacing, not Fig. 4.7's 0x1000
  * (confirmed by the dump addresses of App. C's debug shell, OQ-27). */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* libdnet: the reference messaging layer (msg.h) on IPUSH, LHSv1/LHSv2 and
- * the LH Buffer (thesis chapter 7; ../shared/spec/messaging.md).  Only the host interface
+ * the LH Buffer (thesis chapter 7).  Only the host interface
  * is used: Write Windows, VS staging, BOTF, IPUSH, VL through a Prefetch
  * Window, user registers, the AMT (System Register + LLCM) and the LH
  * Buffer -- no backdoor, so it runs on the board as on the emulator. */

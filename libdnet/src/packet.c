@@ -1,5 +1,5 @@
 /* Packet header codec, receive status and LH Buffer entry (packet.h;
- * ../shared/spec/hardware.md 6.2, 6.5, 6.8; thesis Fig. 4.23, Tab. 4.9, 4.15, Fig. 7.7). */
+ * thesis Fig. 4.23, Tab. 4.9, 4.15, Fig. 7.7). */
 #include <inttypes.h>
 #include <string.h>
 

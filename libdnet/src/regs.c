@@ -1,4 +1,4 @@
-/* The register and bit-field table (regs.h; ../shared/spec/hardware.md section 3, thesis
+/* The register and bit-field table (regs.h, thesis
  * Tab. 4.8, Tab. 4.12, App. A, App. B).  Names follow the options of the
  * thesis's debug shell (App. C, Tab. C.2-C.4) where it had one. */
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* Request encoder and decoder (request.h; ../shared/spec/hardware.md 4, 5.1; thesis
+/* Request encoder and decoder (request.h; thesis
  * Fig. 4.13, 4.14, 7.8, Tab. 4.4, 4.7, 4.13). */
 #include <inttypes.h>
 #include <string.h>

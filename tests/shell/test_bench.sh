@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dsh bench: the thesis's experiments on the timing model.  Checks the
-# calibration points against ../shared/spec/evaluation.md (within 5 %), values worked
+# calibration points against docs/timing-model.md (within 5 %), values worked
 # out by hand from the hardware constants, what concurrent host timelines
 # must show (bidirectional BOTF is two independent senders; SO-DIMM to
 # SO-DIMM is not), determinism, the JSON and the errors.
@@ -42,7 +42,7 @@ within() { # name got want pct
 	fi
 }
 
-# ---- calibration points (../shared/spec/evaluation.md E1, E5): within 5 % ----
+# ---- calibration points (docs/timing-model.md E1, E5): within 5 % ----
 within "E1 1 WW max" "$(val E1 '1 WW')" 297.44 5
 within "E1 2 WW max" "$(val E1 '2 WW')" 463.55 5
 within "E1 4 WW max" "$(val E1 '4 WW')" 520.31 5
@@ -81,7 +81,7 @@ if "$PY" -c "import sys; sys.exit(0 if $rvs_bi < 1.5 * $rvs_uni else 1)"; then p
 # the large sizes 16 % slower than the peak).
 within "RVS bidirectional at 1 MB" "$(point fig6.11 Bidirectional 1048576)" 953.50 5
 within "RVS bidirectional at 1 MB, reported" "$(val E5 'throughput at 1 MB, bidirectional')" 953.50 5
-# Fig. 7.9: every curve within 0-6 us (../shared/spec/evaluation.md E9).
+# Fig. 7.9: every curve within 0-6 us (docs/timing-model.md E9).
 "$PY" - "$J" <<'EOF' && pass || fail "fig7.9 outside 0-6 us"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1,6 +1,6 @@
 /* Packet header codec, receive status and LH entry decoders
  * (libdnet/src/packet.c).  Expected words are assembled here from the
- * positions of ../shared/spec/hardware.md 6.2 / 6.5 / 6.8. */
+ * positions of thesis App. A, ch. 4-5 */
 #include "dnet/dnet.h"
 #include "harness.h"
 

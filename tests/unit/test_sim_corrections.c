@@ -15,7 +15,7 @@
 #include <string.h>
 #include "test_spec_enc.h"
 
-/* Controller Status bits (Tab. A.1, ../shared/spec/hardware.md 3.1.1), written out here. */
+/* Controller Status bits (Tab. A.1), written out here. */
 #define CS_DONE0 (1ull << 5)
 #define CS_SRC_OVR0 (1ull << 6)
 #define CS_DST_OVR0 (1ull << 7)

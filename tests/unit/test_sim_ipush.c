@@ -1,6 +1,5 @@
 /* Tests of backends/sim/ipush.c: IPUSH, IPUSH with LHSv1/LHSv2 and the LH
- * Buffer (thesis chapter 7; ../shared/spec/hardware.md 5.9, 6.6-6.8;
- * ../shared/spec/messaging.md 3-5; decisions D-SIM-AMT-*,
+ * Buffer (thesis chapter 7; decisions D-SIM-AMT-*,
  * D-SIM-IPUSH-*, D-SIM-LHS*).  Requests, AMT words and AMT entries are built
  * bit by bit here; ring positions, LH entry contents, flags and counts are
  * computed by the test's own model of the decisions, not by the emulator. */

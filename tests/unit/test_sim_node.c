@@ -2,7 +2,7 @@
  * of Controller Status, Module State and the SMA, the cold start and the
  * initialisation sequence through the System Register, SO-DIMM Init, and
  * WID 1's own area, flags, counters and ring
- * (../shared/spec/hardware.md 1, 3.1-3.2, 7.6; thesis §4.4, Fig. 4.16,
+ * (thesis §4.4, Fig. 4.16,
  * Tab. 4.8, 4.12, App. A, App. B).  Expected register values are written out
  * by hand.  Controller Reset: test_sim_reset.c. */
 #include "test_spec_enc.h"
@@ -39,7 +39,7 @@ static void test_cold_init(void)
 	sd_get(d, 0x100, &got, 8);
 	CHECK_EQ(got, 0);
 	CHECK(stat(d, "sdimm_uninit_accesses") >= 1);
-	/* ../shared/spec/hardware.md 7.6: capacity, init, poll bit 1; MTU; SMA LID; LID; PGID. */
+	/* thesis App. A, ch. 4-5: capacity, init, poll bit 1; MTU; SMA LID; LID; PGID. */
 	sreg_w(d, DNET_SR_SDIMM_CAPACITY, 0x02); /* 512 MB */
 	sreg_w(d, DNET_SR_SDIMM_INIT, 1);
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) & 2, 0); /* takes time */

@@ -2,7 +2,7 @@
  * Unit: receive actions into SO-DIMM, Prefetch Window and LLCM, BOTF images
  * of every header length, RVL requests answered, PGID protection, the
  * receive-status ring (wrap, Full, back-pressure) and reception past the
- * receive area (../shared/spec/hardware.md 2.5, 6.2-6.5, 7.3.7; thesis
+ * receive area (thesis
  * §4.5.5.2, §5.4, Tab. 4.9, 4.15, App. A).
  *
  * Header lines and receive statuses are encoded here bit by bit from the
@@ -223,7 +223,7 @@ static void test_ring_backpressure(void)
 	dnet_close(d);
 }
 
-/* Status ring (../shared/spec/hardware.md 6.5, D-SIM-RING): 64-byte ring near the end of
+/* Status ring (D-SIM-RING): 64-byte ring near the end of
  * LLCM holds 3 statuses; the 4th stalls reception (Full, bit 3) until the
  * host advances Status Next Read Address; the Tail wraps to Initial. */
 static void test_ring_wrap(void)

@@ -1,6 +1,6 @@
 /* Tests of backends/sim/sodimm.c, the two SO-DIMMs: 8-byte interleaving
  * (address bit 3 selects the module), observed through the sparse storage's
- * chunk count (../shared/spec/hardware.md 5.10; thesis §4.5.6, Fig. 4.16).
+ * chunk count (thesis §4.5.6, Fig. 4.16).
  * The expected module offsets are computed here. */
 #include "test_spec_enc.h"
 

@@ -2,7 +2,7 @@
  * faults: routing by LID across a full-size cluster (3071 unicast CLIDs,
  * Tab. 4.6), multicast CLIDs dropped, and back-pressure through the
  * network, the sender's SWIF FIFO filling while a receiver stalls
- * (../shared/spec/hardware.md 0.3, 2.2, 6.1, 7.1; thesis §4.1, §5.3).
+ * (thesis §4.1, §5.3).
  * Faults and the retransmission under them: test_faults.c. */
 #include <string.h>
 #include "test_spec_enc.h"
@@ -31,7 +31,7 @@ static void test_3071(void)
 	dnet_close(d);
 }
 
-/* Back-pressure through the network (§5.3, ../shared/spec/hardware.md 7.1): a receiver
+/* Back-pressure through the network (§5.3): a receiver
  * whose status ring is full stalls its Receive Controller; the packets
  * for it must not pile up without bound -- the sender's SWIF FIFO fills and
  * its executor waits, so the sender's RVS counter stops and later requests

@@ -1,7 +1,7 @@
 /* Tests of the costs in backends/sim/timing.c as the model charges them:
  * send and receive run in parallel, one direction moves at most one 64-bit
  * line per 10 ns clock, one Receive Controller takes two senders one line
- * per clock (../shared/spec/hardware.md 7.1, 7.4, 7.7; thesis §5.3,
+ * per clock (thesis §5.3,
  * chapter 6).  The bounds are computed here from the clock, not read from
  * the table.  The calibration points themselves: tests/shell/test_bench.sh;
  * the IPUSH costs: test_sim_ipush.c. */

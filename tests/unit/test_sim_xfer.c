@@ -1,7 +1,7 @@
 /* Tests of backends/sim/xfer.c, the access patterns of the vector
  * primitives: contiguous, stride and list, on the local side (VSS/VSI,
  * VLS/VLI) and on the remote side of RVSS/RVSI, for every element size
- * (../shared/spec/hardware.md 4.6, 5.4-5.7; thesis §4.6.3-§4.6.6,
+ * (thesis §4.6.3-§4.6.6,
  * Fig. 4.17-4.22).  Element positions and every expected byte are computed
  * here from the spec's rules. */
 #include "test_spec_enc.h"

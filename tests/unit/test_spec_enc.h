@@ -1,4 +1,4 @@
-/* Encoders written from the spec tables (../shared/spec/hardware.md 4.2,
+/* Encoders written from the spec tables (thesis App. A, ch. 4-5,
  * 4.4, 6.2, 6.5), bit by bit, not with libdnet's codecs, and small drivers
  * of the host interface, shared by the emulator tests (test_sim*.c). */
 #ifndef TEST_SPEC_ENC_H_
@@ -86,7 +86,7 @@ static inline void le32(uint8_t *b, uint32_t v)
 		b[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* ---- the receive-status ring (../shared/spec/hardware.md 6.5): a status
+/* ---- the receive-status ring: a status
  * at an LLCM offset, and the Tail (Status Next Write Address) ---- */
 
 static inline uint64_t st_lo_at(struct dnet_dev *d, unsigned wid, uint32_t off)

@@ -1,4 +1,4 @@
-/* libdnet: code tables of DIMMnet-2 (../shared/spec/hardware.md 2.2, 3.1.9, 3.2, 4.6).
+/* libdnet: code tables of DIMMnet-2.
  *
  * One-hot configuration codes: DTYPE (Tab. 4.5), SO-DIMM Capacity (Tab. 4.10),
  * MTU (Tab. 4.11), Status Area Size (Tab. A.5); and LID <-> CLID (Tab. 4.6).
@@ -55,7 +55,7 @@ uint32_t dnet_mtu_bytes(uint64_t code);
 uint64_t dnet_capacity_bytes(uint64_t code);     /* per module */
 uint32_t dnet_status_area_bytes(uint64_t code);
 
-/* Default configuration after the standard initialisation (../shared/spec/hardware.md 7.6). */
+/* Default configuration after the standard initialisation. */
 #define DNET_CAPACITY_CODE_DEFAULT  0x01u   /* 256 MB per module */
 #define DNET_MTU_CODE_DEFAULT       0x08u   /* 2048 B */
 #define DNET_STATUS_AREA_DEFAULT    0x10u   /* 1024 B */

@@ -254,7 +254,7 @@ int dnet_field_read(struct dnet_dev *dev, unsigned wid, const char *spec, uint64
 int dnet_field_write(struct dnet_dev *dev, unsigned wid, const char *spec, uint64_t v,
 		     const uint64_t *base, struct dnet_err *err);
 
-/* ---- Issuing requests (../shared/spec/hardware.md 4.1) ---- */
+/* ---- Issuing requests ---- */
 
 enum dnet_cmdsel {
 	DNET_CMD0 = 0, /* Command0: remote data received into SO-DIMM */

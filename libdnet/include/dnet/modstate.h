@@ -1,5 +1,5 @@
 /* libdnet: Module State (User Register 0x800) sub-fields and state names
- * (../shared/spec/hardware.md 3.1.7, thesis Tab. A.4, Fig. C.13; decision D-MODSTATE).
+ * (thesis Tab. A.4, Fig. C.13; decision D-MODSTATE).
  *
  * The thesis gives the four module ranges and one decoded example; the
  * sub-field layout below is chosen so that the example value

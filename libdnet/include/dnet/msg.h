@@ -1,5 +1,5 @@
 /* libdnet: a reference messaging layer on IPUSH and LHS, as an MPI-like
- * library would build it on the hardware (../shared/spec/messaging.md; thesis chapter 7).
+ * library would build it on the hardware (thesis chapter 7).
  *
  * A job is a set of ranks, each one process (node, WID) of a device; this
  * program drives the local ones.  Every message carries an envelope

@@ -1,4 +1,4 @@
-/* libdnet: the register and bit-field database (../shared/spec/hardware.md section 3;
+/* libdnet: the register and bit-field database (thesis App. A, ch. 4-5;
  * thesis Tab. 4.8, Tab. 4.12, App. A, App. B).
  *
  * One table describes every User and System Register: offset, direction,

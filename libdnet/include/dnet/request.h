@@ -1,4 +1,4 @@
-/* libdnet: the request (primitive) format (../shared/spec/hardware.md section 4 and 5.1;
+/* libdnet: the request (primitive) format (thesis App. A, ch. 4-5;
  * thesis Fig. 4.13, 4.14, 7.8, Tab. 4.4, 4.7, 4.13).
  *
  * A request is 128 bits: Upper (written first) and Lower (writing it kicks
@@ -58,7 +58,7 @@ enum dnet_variant {
 	DNET_VAR_LIST = 2,     /* list/index (or LHSv2 for IPUSH) */
 };
 
-/* Which request fields a primitive uses (../shared/spec/hardware.md 4.7). */
+/* Which request fields a primitive uses. */
 #define DNET_USE_DTYPE  0x001u
 #define DNET_USE_ITER   0x002u
 #define DNET_USE_DWID   0x004u

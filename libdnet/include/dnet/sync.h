@@ -1,6 +1,6 @@
 /* libdnet: ranks synchronising through the device itself -- a barrier and
  * signals between ranks -- one implementation for scripts and C programs
- * (../shared/design.md: "the barrier (on the device, in libdnet ...)").
+ * (docs/architecture.md).
  *
  * A run is a set of ranks, each one process (node, WID: struct
  * dnet_msg_rank).  Every rank has a flag area of DNET_SYNC_AREA_SIZE bytes
