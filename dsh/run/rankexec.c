@@ -57,15 +57,8 @@ void rank_env_clear(void)
 static void rank_from(const char *dir, char *var, size_t n)
 {
 	char path[4300];
-	var[0] = 0;
 	snprintf(path, sizeof path, "%s/rank-from", dir);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(var, (int)n, f))
-		var[0] = 0;
-	var[strcspn(var, "\n")] = 0;
-	fclose(f);
+	run_first_line(path, var, n);
 }
 
 /* The rank: from the launcher's own variable (from), else as dsh finds it
@@ -122,15 +115,8 @@ static void put_host(const char *dir, unsigned rank)
 void rank_host_read(const char *dir, unsigned rank, char *buf, size_t n)
 {
 	char path[4300];
-	buf[0] = 0;
 	snprintf(path, sizeof path, "%s/rank%u.host", dir, rank);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(buf, (int)n, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
+	run_first_line(path, buf, n);
 }
 
 static int set_env_file(const char *dir)
