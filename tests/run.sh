@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Run every test: unit test binaries and shell tests, first on the plain
-# build, then on the AddressSanitizer+UBSan build (unless --plain).
-# Prints one summary line per suite (with the reasons for any skips) and a
-# final "N passed, N failed, N skipped".  A skip is a check that could not
-# run here (a missing tool, not root); it does not fail the run.
+# Run every test: unit test binaries and shell tests, on the plain build and
+# on the AddressSanitizer+UBSan build (--plain or --san: one of them).
+# Prints one summary line per suite with its time (and the reasons for any
+# skips), the slowest suites, and a final "N passed, N failed, N skipped".
+# A skip is a check that could not run here (a missing tool, not root); it
+# does not fail the run.
+# The two builds run side by side (TEST_JOBS=2, the default): the plain
+# suites mostly wait (launchers, timeouts, daemons) while the sanitized ones
+# mostly compute, so two cores hold both; each build's suites run one at a
+# time, and every suite has its own directory, sockets and ports.
+# TEST_JOBS=1 runs the builds one after the other.  TESTS=GLOB runs only the
+# suites whose name matches (TESTS='test_dsh_run*'), for a quick check.
 set -u
 cd "$(dirname "$0")/.."
 variants=("build:bin" "build-san:build-san/bin")
-[ "${1:-}" = "--plain" ] && variants=("build:bin")
-total_pass=0
-total_fail=0
-total_skip=0
-failed_suites=()
+case "${1:-}" in
+--plain) variants=("build:bin") ;;
+--san) variants=("build-san:build-san/bin") ;;
+"") ;;
+*) echo "usage: tests/run.sh [--plain | --san]" >&2; exit 2 ;;
+esac
+jobs=${TEST_JOBS:-2}
+case $jobs in 1 | 2) ;; *) echo "tests/run.sh: TEST_JOBS must be 1 or 2, not '$jobs'" >&2; exit 2 ;; esac
+run_t0=$(date +%s)
+out_dir=$(mktemp -d)
+trap 'rm -rf "$out_dir"' EXIT
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # A suite's last line "NAME: N passed, N failed[, N skipped]" (the skipped
@@ -21,18 +34,21 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 sum_re='^[A-Za-z0-9_.-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?'
 run_suite() { # label command...
 	local label=$1; shift
-	local out rc line p=0 f=1 sk=0
+	local out rc line p=0 f=1 sk=0 t0 secs
+	t0=$(date +%s.%N)
 	out=$(timeout 600 "$@" 2>&1); rc=$?
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	line=$(printf '%s\n' "$out" | grep -E "$sum_re" | tail -n 1)
 	if [[ $line =~ $sum_re ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} sk=${BASH_REMATCH[4]:-0}
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; out+=$'\n'"(exit $rc)"; fi
 	if [ $((p + f + sk)) -eq 0 ]; then f=1; out+=$'\n''(no check ran and none was skipped)'; fi
-	total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + sk))
-	printf '  %-40s %4s passed, %s failed, %s skipped\n' "$label" "$p" "$f" "$sk"
+	echo "$secs $label" >>"$v_out.times"
+	v_pass=$((v_pass + p)); v_fail=$((v_fail + f)); v_skip=$((v_skip + sk))
+	printf '  %-40s %4s passed, %s failed, %s skipped  %6ss\n' "$label" "$p" "$f" "$sk" "$secs"
 	if [ "$f" -ne 0 ]; then
-		failed_suites+=("$label")
+		echo "$label" >>"$v_out.failed"
 		# the failed checks first (a long suite's tail may not hold them),
 		# then how it ended
 		printf '%s\n' "$out" | grep -E '^FAIL ' | head -n 30 | sed 's/^/    | /'
@@ -41,18 +57,64 @@ run_suite() { # label command...
 		printf '%s\n' "$out" | grep -E '^SKIP ' | sed 's/^/    | /'
 	fi
 }
-for v in "${variants[@]}"; do
-	build=${v%%:*}; bindir=${v#*:}
-	echo "== $build"
-	for t in "$build"/tests/test_*; do
-		[ -x "$t" ] || continue
-		run_suite "$build/$(basename "$t")" "$t"
+# run_variant BUILD BINDIR [live]: every suite on one build; its lines,
+# counts, times and failed suites go to $out_dir/BUILD.*, its lines also to
+# the terminal as they come when live.
+run_variant() {
+	local build=$1 bindir=$2 live=${3:-} t s
+	v_out=$out_dir/$build v_pass=0 v_fail=0 v_skip=0
+	: >"$v_out.times"; : >"$v_out.failed"
+	{
+		echo "== $build"
+		for t in "$build"/tests/test_*; do
+			[ -x "$t" ] || continue
+			[[ $(basename "$t") == ${TESTS:-*} ]] || continue
+			run_suite "$build/$(basename "$t")" "$t"
+		done
+		for s in tests/shell/test_*.sh; do
+			[ -f "$s" ] || continue
+			[[ $(basename "$s" .sh) == ${TESTS:-*} ]] || continue
+			BIN="$PWD/$bindir" run_suite "$build/$(basename "$s" .sh)" env BIN="$PWD/$bindir" bash "$s"
+		done
+		echo "$v_pass $v_fail $v_skip" >"$v_out.counts"
+	} | if [ -n "$live" ]; then tee "$v_out.log"; else cat >"$v_out.log"; fi
+}
+# The first build's lines as they come; with TEST_JOBS=2 the others run
+# meanwhile and their lines follow when the first is done.
+pids=()
+if [ "$jobs" -eq 2 ]; then
+	for v in "${variants[@]:1}"; do
+		run_variant "${v%%:*}" "${v#*:}" </dev/null &
+		pids+=($!)
 	done
-	for s in tests/shell/test_*.sh; do
-		[ -f "$s" ] || continue
-		BIN="$PWD/$bindir" run_suite "$build/$(basename "$s" .sh)" env BIN="$PWD/$bindir" bash "$s"
-	done
+fi
+for i in "${!variants[@]}"; do
+	v=${variants[$i]}
+	if [ "$i" -eq 0 ]; then
+		run_variant "${v%%:*}" "${v#*:}" live
+		for p in "${pids[@]}"; do wait "$p"; done
+	elif [ "$jobs" -eq 2 ]; then
+		cat "$out_dir/${v%%:*}.log"
+	else
+		run_variant "${v%%:*}" "${v#*:}" live
+	fi
 done
-[ ${#failed_suites[@]} -gt 0 ] && echo "failed suites: ${failed_suites[*]}"
+total_pass=0 total_fail=0 total_skip=0
+for v in "${variants[@]}"; do
+	b=$out_dir/${v%%:*}
+	if read -r p f sk <"$b.counts" 2>/dev/null; then
+		total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + sk))
+	else
+		echo "${v%%:*}: the run of this build ended without its counts"
+		total_fail=$((total_fail + 1))
+		echo "${v%%:*}" >>"$b.failed"
+	fi
+done
+failed_suites=$(for v in "${variants[@]}"; do cat "$out_dir/${v%%:*}.failed"; done 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+# where the time went: the slowest suites, then the whole run
+echo "slowest suites:"
+sort -rn "$out_dir"/*.times | head -n 8 | awk '{ printf "  %7.1fs %s\n", $1, $2 }'
+echo "run time: $(( $(date +%s) - run_t0 ))s (TEST_JOBS=$jobs)"
+[ -n "$failed_suites" ] && echo "failed suites: $failed_suites"
 echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"
 [ "$total_fail" -eq 0 ]

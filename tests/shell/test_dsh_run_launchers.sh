@@ -311,32 +311,54 @@ run_dup() {
 	cell_end "shared CLID:WID x $l"
 }
 
-# ---- local: dsh-run forks the ranks (proves the test on the launcher that is right) ----
-run_matrix local
-run_nodes local
-run_stale local
-run_dup local
+# The launchers' matrices run side by side (most of a cell is waiting: a
+# launcher starting, the hang class's -t, the early class's 3 s); each cell's
+# files are its launcher's own ($tag).  A matrix runs in a subshell that
+# hands its counts back in a file; a subshell that died without writing them
+# fails.  The node-table, stale-environment and shared-CLID cells share two
+# dnetds, so they run one launcher at a time afterwards.
+MATRIX=()
+par_matrix() { # LAUNCHER
+	( T_PASS=0 T_FAIL=0 T_SKIP=0 CELL_F=0
+	  run_matrix "$1"
+	  echo "$T_PASS $T_FAIL $T_SKIP" >"$T_TMP/counts.$1" ) &
+	MATRIX+=("$1:$!")
+}
+matrix_wait() {
+	local m l p c
+	for m in "${MATRIX[@]}"; do
+		l=${m%%:*} p=${m#*:}
+		wait "$p"
+		if read -r -a c <"$T_TMP/counts.$l" 2>/dev/null && [ ${#c[@]} -eq 3 ]; then
+			T_PASS=$((T_PASS + c[0])) T_FAIL=$((T_FAIL + c[1])) T_SKIP=$((T_SKIP + c[2]))
+		else
+			fail "$l matrix: its subshell ended without its counts"
+		fi
+	done
+}
 
-# ---- mpirun, pdsh, srun: real launchers, plain build only ----
+# local: dsh-run forks the ranks (proves the test on the launcher that is
+# right); mpirun, pdsh, srun: real launchers, plain build only.
+LAUNCHERS=(local)
 if [[ $BIN == */build-san/* ]]; then
 	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
-	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun; run_nodes mpirun; run_stale mpirun; run_dup mpirun
+	if command -v mpirun >/dev/null 2>&1; then LAUNCHERS+=(mpirun)
 	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
 	if command -v pdsh >/dev/null 2>&1; then
-		if pdsh -R exec -w x true >/dev/null 2>&1; then run_matrix pdsh; run_nodes pdsh; run_stale pdsh; run_dup pdsh
+		if pdsh -R exec -w x true >/dev/null 2>&1; then LAUNCHERS+=(pdsh)
 		else skip "pdsh cells: pdsh has no exec rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"; fi
 	else skip "pdsh cells: no pdsh (scripts/install-deps.sh)"; fi
 	t0=$SECONDS
 	if slurm_start; then
 		echo "$T_SUITE: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"
-		run_matrix srun
-		run_nodes srun
-		run_stale srun
-		run_dup srun
-		slurm_stop
+		LAUNCHERS+=(srun)
 	else
 		skip "srun cells: one-node Slurm did not come up: $SLURM_WHY"
 	fi
 fi
+for l in "${LAUNCHERS[@]}"; do par_matrix "$l"; done
+matrix_wait
+for l in "${LAUNCHERS[@]}"; do run_nodes "$l"; run_stale "$l"; run_dup "$l"; done
+[[ " ${LAUNCHERS[*]} " == *" srun "* ]] && slurm_stop
 finish
