@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-TIMEOUT = 30        # s, one command (the slowest example takes about 10 s)
+TIMEOUT = 120       # s, one command: a hang, not slowness (the slowest takes 10 s on an idle machine)
 BG_WAIT = 10        # s, a background command's socket to appear
 ANY = '<...>'       # in shown output: any text within the line
 
@@ -244,7 +244,7 @@ def parse_man(path, rel):
 class Runner:
     def __init__(self, root, bindir, tables, san):
         self.root, self.bin, self.san = root, bindir, san
-        self.table = {}     # (file, command) -> (kind, reason)
+        self.table = {}     # (file, command) -> {kind: reason}
         self.used = set()
         self.subst = []     # (from, to with {dir})
         self.provide = {}   # name -> path under ROOT
@@ -264,7 +264,7 @@ class Runner:
             elif kind == 'fragment':
                 self.fragment[(a, b)] = c
             else:
-                self.table[(a, b)] = (kind, c)
+                self.table.setdefault((a, b), {})[kind] = c
         self.tmp = tempfile.mkdtemp(prefix='doctest.')
         self.n = 0
         self.bg = []
@@ -405,7 +405,7 @@ class Runner:
         t = self.table.get(k)
         if k in self.inline:
             self.used.add(k)
-        elif not t or t[0] == 'plain_only':
+        elif not t or set(t) == {'plain_only'}:
             out('FAIL', ex.loc(), f"inline command `{span}` in no table of tests/shell/test_doc_examples.sh: "
                 "inline_run it, not_here it (with the reason) or call it a fragment (with the reason)")
             return
@@ -428,19 +428,18 @@ class Runner:
     def command(self, ex, n, cmd, shown, d):
         loc = ex.loc(n)
         what = cmd
-        t = self.lookup(ex, cmd)
+        t = self.lookup(ex, cmd) or {}
         if t:
-            kind, reason = t
-            if kind == 'not_here':
-                out('SKIP', loc, f'{what}: {reason}')
+            if 'pending' in t:
+                out('SKIP', loc, f"PENDING {what}: {t['pending']}")
                 return
-            if kind == 'pending':
-                out('SKIP', loc, f'PENDING {what}: {reason}')
+            if 'not_here' in t:
+                out('SKIP', loc, f"{what}: {t['not_here']}")
                 return
-            if kind == 'plain_only' and self.san:
-                out('SKIP', loc, f'{what}: on the plain build only ({reason})')
+            if 'plain_only' in t and self.san:
+                out('SKIP', loc, f"{what}: on the plain build only ({t['plain_only']})")
                 return
-            if kind == 'plain_only':
+            if 'plain_only' in t:
                 # a slow command shown twice (bin/dsh-run in README,
                 # dsh-run in a man page) runs once
                 same = re.sub(r'^bin/', '', cmd)
@@ -488,7 +487,8 @@ class Runner:
             if k not in self.used:
                 out('FAIL', k[0], f"inline_run/fragment entry '{k[1]}' matches no inline command any more: "
                     "remove it (or correct it) in tests/shell/test_doc_examples.sh")
-        for k, (kind, reason) in self.table.items():
+        for k, kinds in self.table.items():
+            kind = '/'.join(sorted(kinds))
             if k not in self.used:
                 out('FAIL', k[0], f"{kind} entry '{k[1]}' matches no example any more: remove it "
                     "(or correct it) in tests/shell/test_doc_examples.sh")

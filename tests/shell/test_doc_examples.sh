@@ -21,7 +21,7 @@
 #       .\" doctest: not run: REASON    not run (a file format, not commands)
 # Shown output is compared line by line (trailing blanks ignored); "<...>"
 # in a shown line matches any text within it.  A command with no output shown
-# has its output unchecked.  Every command runs with a 30 s timeout in bash,
+# has its output unchecked.  Every command runs with a 120 s timeout in bash,
 # in a private directory per block: bin -> the build under test ($BIN, on PATH
 # too), scripts -> the repository's, HOME, TMPDIR and XDG_RUNTIME_DIR the
 # directory itself (dnetd's default socket lands there), a devmem stand-in
@@ -73,7 +73,8 @@ pending README.md 'dsh probe' 'a subcommand on the probe branch (today: cannot o
 
 # ---- README's inline commands ------------------------------------------------
 inline_run README.md 'dsh probe'
-inline_run README.md 'bin/dsh -c bench'
+fragment README.md 'bin/dsh -c bench' \
+	"the evaluation; the block below runs it: bench json=b.json out=figs (10 s and more each)"
 fragment README.md "dsh -c 'cmd; cmd'" 'the form of -c'
 fragment README.md 'dsh -f session.dsh' 'the form of -f'
 fragment README.md 'dsh -b devmem:0xBASE' 'the form of the devmem backend'
@@ -121,7 +122,7 @@ not_here man/dsh-run.1 'dsh-run --nodes lab.nodes -l pdsh --rcmd ssh bringup.dsh
 plain_only README.md 'bin/dsh-run -n 8 scripts/tests/*.dsh --report r.json --junit r.xml' '8 ranks x 10 scripts'
 plain_only man/dsh-run.1 'dsh-run -n 8 scripts/tests/*.dsh --report r.json --junit r.xml' '8 ranks x 10 scripts'
 plain_only README.md "bin/dsh -c 'bench json=b.json out=figs'" 'every curve of E1-E9'
-plain_only README.md 'bin/dsh -c bench' 'every curve of E1-E9'
+plain_only README.md 'bin/dsh-run -n 8 --lockstep scripts/tests/*.dsh' '8 ranks x 10 scripts in lockstep'
 
 SAN=''
 ldd "$BIN/dsh" 2>/dev/null | grep -q libasan && SAN=--san
