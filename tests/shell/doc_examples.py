@@ -12,6 +12,7 @@ failures and skips:
     NOTE<TAB>FILE:LINE<TAB>text     (a block marked not to run: not counted)
 
 usage: doc_examples.py ROOT BIN TABLES [--san] [--check-only] FILE...
+(--check-only: the markers, the tables and the inline commands, no block run)
 """
 import os
 import re
@@ -106,7 +107,7 @@ FENCE = re.compile(r'^( *)```(.*)$')
 NOT_RUN = re.compile(r'^\s*<!-- not run: (.+?) -->\s*$')
 # An inline code span in prose that reads as a command: a program of the
 # toolkit with arguments, a make target, a tool the README has you run.
-COMMAND_SPAN = re.compile(r'^(sudo )?((bin/)?(dsh|dsh-run|dnetd) \S|make \S|mpirun |dmesg\b|scripts/\S+\.sh\b|echo .*>\s*/)')
+COMMAND_SPAN = re.compile(r'^(sudo )?((bin/)?(dsh|dsh-run|dnetd) [^\s>]|make \S|mpirun |dmesg\b|scripts/\S+\.sh\b|echo .*>\s*/)')
 MD_KINDS = {'sh': 'sh', 'console': 'console', 'dsh': 'session', 'text': 'text'}
 
 
@@ -178,6 +179,14 @@ def unroff(t):
     return out_
 
 
+def bold_spans(t):
+    """The bold text of a roff line: a .B line's, each \\fB...\\fR (or \\fP)
+    span's (an italic placeholder inside kept as text)."""
+    if t.startswith('.B '):
+        return [unroff(t[3:].replace('"', '')).strip()]
+    return [unroff(m).strip() for m in re.findall(r'\\fB(.*?)\\f[RP]', t)]
+
+
 def parse_man(path, rel):
     exs, errors = [], []
     lines = open(path, encoding='utf-8').read().split('\n')
@@ -188,6 +197,12 @@ def parse_man(path, rel):
         if t.startswith('.SH'):
             section = t[3:].strip().strip('"')
         if t.strip() not in ('.EX', '.nf'):
+            if section != 'SYNOPSIS' and not t.startswith('.\\"'):
+                for span in bold_spans(t):
+                    if COMMAND_SPAN.match(span):
+                        ex = Example(rel, i + 1, 'inline')
+                        ex.lines = [(i + 1, span)]
+                        exs.append(ex)
             i += 1
             continue
         end = '.EE' if t.strip() == '.EX' else '.fi'
@@ -348,12 +363,13 @@ class Runner:
             o, _ = p.communicate()
             return None, o.decode(errors='replace')
 
-    def check(self, loc, what, rc, output, shown, d):
+    def check(self, loc, what, rc, output, shown, d, want=0):
         if rc is None:
             out('FAIL', loc, f'{what}: timed out after {TIMEOUT} s', lastlines(output))
             return
-        if rc != 0:
-            out('FAIL', loc, f'{what}: exit {rc}', lastlines(output))
+        if rc != want:
+            out('FAIL', loc, f'{what}: exit {rc}' + (f', the page says {want}' if want else ''),
+                lastlines(output))
             return
         if shown:
             bad = compare([self.sub(s, d) for s in shown], output)
@@ -405,7 +421,7 @@ class Runner:
         t = self.table.get(k)
         if k in self.inline:
             self.used.add(k)
-        elif not t or set(t) == {'plain_only'}:
+        elif not t or not set(t) & {'not_here', 'pending'}:
             out('FAIL', ex.loc(), f"inline command `{span}` in no table of tests/shell/test_doc_examples.sh: "
                 "inline_run it, not_here it (with the reason) or call it a fragment (with the reason)")
             return
@@ -460,7 +476,7 @@ class Runner:
                 out('PASS', loc, what)
             return
         rc, o = self.run(real, d)
-        self.check(loc, what, rc, o, shown, d)
+        self.check(loc, what, rc, o, shown, d, int(t.get('exit', 0)))
 
     def session(self, ex, d):
         """A transcript; '```dsh continues' goes on with the session of the
@@ -561,13 +577,13 @@ def main(argv):
             exs = once(exs)
             for loc, e in errors:
                 out('FAIL', loc, e)
-            if '--check-only' in flags:
-                continue
             page_files = {}
             for ex in exs:
-                runner.example(ex, page_files)
-        if '--check-only' not in flags:
-            runner.stale()
+                # --check-only: the markers, the tables and the inline
+                # commands' listing (runs only what its tables list)
+                if '--check-only' not in flags or ex.kind == 'inline':
+                    runner.example(ex, page_files)
+        runner.stale()
     finally:
         runner.stop_bg()
         shutil.rmtree(runner.tmp, ignore_errors=True)

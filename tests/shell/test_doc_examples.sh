@@ -42,21 +42,23 @@ plain_only() { printf 'plain_only\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
 # pending FILE COMMAND REASON: fails until another branch of issue 32 is
 # merged; a skip marked PENDING.  Empty this list after those merges.
 pending() { printf 'pending\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
-# inline_run FILE COMMAND: an inline command of README's prose that is run.
+# inline_run FILE COMMAND: an inline command of the prose that is run.
 inline_run() { printf 'inline_run\t%s\t%s\n' "$@" >>"$TABLES"; }
-# fragment FILE SPAN REASON: an inline span of README's prose that reads as a
+# fragment FILE SPAN REASON: an inline span of the prose that reads as a
 # command but is a form or a placeholder (not run, not counted).
 fragment() { printf 'fragment\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
+# exit_status FILE COMMAND N: the page says the command exits N (not 0).
+exit_status() { printf 'exit\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
 # subst FROM TO: in commands and shown output ({dir}: the private directory).
 subst() { printf 'subst\t%s\t%s\n' "$@" >>"$TABLES"; }
 # provide NAME FILE: a file an example names as a placeholder (a copy of FILE
 # of the repository).
 provide() { printf 'provide\t%s\t%s\n' "$@" >>"$TABLES"; }
-# README's prose: an inline code span that reads as a command (a program of
+# The prose: an inline code span of README that reads as a command (a program of
 # the toolkit with arguments, make TARGET, mpirun, dmesg, scripts/X.sh, echo
 # into a file of /proc or /sys) must be in a table: inline_run, not_here,
-# pending or fragment; one in none fails.  Man pages' inline commands are not
-# checked.
+# pending or fragment; one in none fails.  The same for the bold text of the
+# man pages (\fB...\fR, .B lines) outside SYNOPSIS.
 # A command matches its entry by its text as shown, without a trailing
 # comment (continued lines joined by one blank); an entry that matches no
 # command any more fails (remove or correct it).
@@ -70,6 +72,8 @@ pending README.md 'bin/dsh-run -n 8 --lockstep scripts/tests/*.dsh' \
 	'lockstep made fast by the lockstep branch (status_ring_wrap.dsh times out today)'
 
 pending README.md 'dsh probe' 'a subcommand on the probe branch (today: cannot open script probe)'
+pending man/dsh.1 'dsh probe' 'a subcommand on the probe branch'
+pending man/libdnet.3 'dsh probe' 'a subcommand on the probe branch'
 
 # ---- README's inline commands ------------------------------------------------
 inline_run README.md 'dsh probe'
@@ -89,6 +93,32 @@ not_here README.md 'echo "base=0xBASE size=0x10000 type=write-combining" >/proc/
 not_here README.md 'dsh replay board.j' 'board.j is a journal recorded on a board; tests/shell/test_board.sh replays one of a stand-in'
 not_here README.md 'mpirun -np 4 dsh -b remote:unix:/run/dnetd.sock -f t.dsh' \
 	'Open MPI ranks on a cluster node'"'"'s dnetd; dsh under mpirun: tests/shell/test_dsh_run_launchers.sh'
+
+# ---- the man pages' inline commands --------------------------------------------
+inline_run man/dsh.1 'dsh probe'
+inline_run man/libdnet.3 'dsh probe'
+inline_run man/dsh.1 'dsh --help'
+inline_run man/dsh.1 "dsh -b devmem:0xBASE -c 'reg ctl_status'"
+inline_run man/dsh.1 "dsh -c 'exit 0' -f test.dsh"
+exit_status man/dsh.1 "dsh -c 'exit 0' -f test.dsh" 1
+inline_run man/dsh-run.1 'dsh -c params'
+not_here man/dsh.1 'make test' 'the whole test run, this test included'
+not_here man/dsh-run.1 'make bench' 'minutes of benchmarks; tests/shell/test_make_bench.sh'
+not_here man/dsh.1 'dsh replay board.journal' 'a journal recorded on a board; tests/shell/test_board.sh replays one of a stand-in'
+not_here man/dsh.1 'echo "base=0xBASE size=0x10000 type=write-combining" >/proc/mtrr' \
+	'sets an MTRR of this machine; tests/shell/test_vm.sh runs it in a VM'
+fragment man/dsh-run.1 'mpirun -np N' 'the form of the mpirun launcher'
+fragment man/dsh-run.1 'dsh -o' 'an option named'
+fragment man/dsh-run.1 'dsh-run --exec-rank DIR -- dsh ...' 'the form a launcher runs'
+fragment man/dsh-run.1 'dsh-run --exec-rank' 'an option named'
+fragment man/dsh-script.5 'dsh -f FILE' 'the form of -f'
+fragment man/dsh-script.5 'dsh FILE.dsh' 'the form of a script argument'
+fragment man/dsh-script.5 'dsh -c' 'an option named'
+fragment man/dsh-script.5 'dsh -n' 'an option named'
+fragment man/dsh.1 'dsh --dry-run' 'an option named'
+fragment man/libdnet.3 'dsh bench' 'a command named'
+fragment man/libdnet.3 'dnetd --lockstep' 'an option named'
+fragment man/libdnet.3 'dsh --journal' 'an option named'
 
 # ---- not here ---------------------------------------------------------------
 not_here README.md 'make run' 'installs packages and starts an interactive dsh on the whole build'
@@ -141,11 +171,13 @@ relay() {
 	done
 }
 
-# ---- the convention is enforced: blocks without a marker are errors ---------
+# ---- the convention is enforced: blocks without a marker, inline commands in
+# no table and table entries that match nothing are errors ------------------
 mkdir "$T_TMP/bad"
-printf 'x\n```\nbin/dsh -c v\n```\n```bash\nls\n```\n```text\nlayout\n```\n' >"$T_TMP/bad/README.md"
+printf 'x\n```\nbin/dsh -c v\n```\n```bash\nls\n```\n```text\nlayout\n```\nrun `dsh -c v` here\n' >"$T_TMP/bad/README.md"
+printf 'not_here\tREADME.md\tdsh -c gone\twhy\n' >"$T_TMP/bad/tables"
 printf '.SH EXAMPLES\n.nf\ndsh \\-c v\n.fi\n.EX\nprose\n.EE\n.\\" doctest: maybe\n.EX\n$ dsh\n.EE\n' >"$T_TMP/bad/x.1"
-out=$("$PY" "$ROOT/tests/shell/doc_examples.py" "$T_TMP/bad" "$BIN" "$TABLES" --check-only \
+out=$("$PY" "$ROOT/tests/shell/doc_examples.py" "$T_TMP/bad" "$BIN" "$T_TMP/bad/tables" --check-only \
 	"$T_TMP/bad/README.md" "$T_TMP/bad/x.1")
 expect_match "unmarked fenced block: an error at its line" $'^FAIL\tREADME.md:2\tfenced block without a marker' "$out"
 expect_match "fenced block of another tag: an error" $'^FAIL\tREADME.md:5\tfenced block without a marker' "$out"
@@ -153,7 +185,9 @@ expect_match "text block without its reason: an error" $'^FAIL\tREADME.md:8\t```
 expect_match "man: .nf block without \$ lines or marker: an error" $'^FAIL\tx.1:2\texample block \\(.nf\\)' "$out"
 expect_match "man: .EX block of prose: an error" $'^FAIL\tx.1:5\texample block \\(.EX\\)' "$out"
 expect_match "man: unknown marker: an error" $'^FAIL\tx.1:8\tunknown doctest marker' "$out"
-expect_eq "six errors, nothing more" 6 "$(printf '%s\n' "$out" | grep -c '^FAIL')"
+expect_match "inline command in no table: an error" $'^FAIL\tREADME.md:11\tinline command `dsh -c v` in no table' "$out"
+expect_match "table entry matching nothing: an error" $'^FAIL\tREADME.md\tnot_here entry \'dsh -c gone\' matches no example' "$out"
+expect_eq "eight errors, nothing more" 8 "$(printf '%s\n' "$out" | grep -c '^FAIL')"
 
 # ---- every example -------------------------------------------------------------
 "$PY" "$ROOT/tests/shell/doc_examples.py" "$ROOT" "$BIN" "$TABLES" $SAN \
