@@ -324,8 +324,9 @@ class Runner:
     def start_bg(self, cmd, d, loc):
         log = open(os.path.join(d, f'bg{len(self.bg)}.log'), 'w')
         before = set(socks(d))
-        p = subprocess.Popen(['bash', '-c', cmd], cwd=d, env=self.env(d), stdin=subprocess.DEVNULL,
-                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # bounded by timeout(1) too: nothing outlives a killed test
+        p = subprocess.Popen(['timeout', '-k', '5', '300', 'bash', '-c', cmd], cwd=d, env=self.env(d),
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.bg.append(p)
         t0 = time.monotonic()
         while time.monotonic() - t0 < BG_WAIT:
@@ -352,15 +353,21 @@ class Runner:
 
     def run(self, cmd, d, stdin=None):
         """(exit status or None on timeout, output)."""
-        p = subprocess.Popen(['bash', '-c', cmd], cwd=d, env=self.env(d),
-                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        p = subprocess.Popen(['timeout', '-k', '5', str(TIMEOUT + 10), 'bash', '-c', cmd], cwd=d,
+                             env=self.env(d), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             o, _ = p.communicate(stdin.encode() if stdin is not None else None, timeout=TIMEOUT)
             return p.returncode, o.decode(errors='replace')
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            o, _ = p.communicate()
+            # SIGTERM first: dsh-run then stops the dnetd it started (in
+            # a process group of its own, out of reach of a SIGKILL here)
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                o, _ = p.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                o, _ = p.communicate()
             return None, o.decode(errors='replace')
 
     def check(self, loc, what, rc, output, shown, d, want=0):
