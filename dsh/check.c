@@ -20,6 +20,7 @@
 
 #define MAX_NEST 32
 #define MAX_LISTED 100
+#define MAX_WORDS 12 /* the words of a command kept for its check; the rest are checked when it runs */
 
 struct checker {
 	struct dsh *d;
@@ -232,8 +233,8 @@ out:
 
 static void check_command(struct checker *c, const char *t)
 {
-	char w[5][64];
-	int n = words(t, w, 5), i = 0;
+	char w[MAX_WORDS][64];
+	int n = words(t, w, MAX_WORDS), i = 0;
 	c->commands += n > 0;
 	if (c->count_only)
 		return;
@@ -278,6 +279,20 @@ static void check_command(struct checker *c, const char *t)
 		check_cond(c, t, cmd->name);
 	if (c->tree && strcmp(cmd->name, "source") == 0 && n == i + 2) /* by name: script.c calls us */
 		check_source(c, t);
+	if (cmd->fn == cmd_peek || cmd->fn == cmd_poke) {
+		/* The width by keyword only (D-RAW-WIDTH): the old positional
+		 * order stops the script before its first line. */
+		const char *ws[MAX_WORDS];
+		int k = 0;
+		for (int j = i + 1; j < n && j < MAX_WORDS; j++)
+			ws[k++] = w[j];
+		char m[512];
+		if (dsh_raw_form(cmd->name, k, ws, true, m, sizeof m) < 0) {
+			char m2[600];
+			snprintf(m2, sizeof m2, "%s: %s", cmd->name, m);
+			bad(c, "%s", m2);
+		}
+	}
 	/* Commands whose words are all positional have a fixed number of
 	 * them; key=value and multi-form commands check theirs when they run. */
 	static const struct { const char *name; int min, max; } arity[] = {
@@ -285,7 +300,7 @@ static void check_command(struct checker *c, const char *t)
 		{ "quit", 0, 1 }, { "version", 0, 1 }, { "snapshot", 1, 1 }, { "diff", 1, 2 },
 		{ "node", 0, 1 }, { "info", 0, 0 }, { "stat", 0, 1 }, { "sleep", 1, 1 },
 		{ "unset", 1, 1 }, { "source", 1, 1 }, { "barrier", 0, 1 }, { "signal", 1, 2 },
-		{ "waitfor", 1, 2 }, { "peek", 2, 3 }, { "poke", 3, 5 }, { "ureg_read", 1, 1 },
+		{ "waitfor", 1, 2 }, { "ureg_read", 1, 1 },
 		{ "sreg_read", 1, 1 }, { "ureg_write", 1, 2 }, { "watch", 1, 3 }, { "status", 0, 1 },
 		{ "dump", 1, 3 },
 	};

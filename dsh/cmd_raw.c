@@ -1,11 +1,13 @@
-/* dsh: raw access as devmem users expect -- peek and poke one value of 8,
- * 16, 32 or 64 bits at a region offset, with the checks a named register
- * gets: no read of a write-only register or of one whose read acts
- * (Controller Reset), no write of a read-only one or of the host-read-only
- * Prefetch Window and LH Buffer, values that fit the width (and, for a whole
- * register, its implemented bits), the flag area of LLCM protected.
+/* dsh: raw access -- peek and poke one value of 8, 16, 32 or 64 bits at a
+ * region offset, as devmem reads and writes one value at an address, with
+ * the checks a named register gets: no read of a write-only register or of
+ * one whose read acts (Controller Reset), no write of a read-only one or of
+ * the host-read-only Prefetch Window and LH Buffer, values that fit the
+ * width (and, for a whole register, its implemented bits), the flag area of
+ * LLCM protected.
  *
- *   peek REGION OFFSET [8|16|32|64]          poke REGION OFFSET VALUE [8|16|32|64] [force]
+ *   peek REGION OFFSET [width=8|16|32|64]
+ *   poke REGION OFFSET VALUE [width=8|16|32|64] [force]
  */
 #include <inttypes.h>
 #include <string.h>
@@ -19,20 +21,16 @@ struct raw {
 	const struct dnet_reg *reg;
 };
 
-static int raw_args(struct dsh *d, struct dsh_args *a, int wpos, bool write, struct raw *r)
+static int raw_args(struct dsh *d, struct dsh_args *a, uint64_t w, bool write, struct raw *r)
 {
 	memset(r, 0, sizeof *r);
 	r->ri = dnet_region_by_name(a->argv[1]);
 	if (!r->ri)
 		return dsh_error(d, "argument 1: unknown region '%s' (ww pw llcm lhb ureg sreg)", a->argv[1]);
 	r->region = r->ri->id;
-	uint64_t off, w = 64;
+	uint64_t off;
 	if (dsh_num(d, a, 2, UINT32_MAX, "offset", &off) < 0)
 		return -1;
-	if (a->argc > wpos && dsh_num(d, a, wpos, 64, "width (bits)", &w) < 0)
-		return -1;
-	if (w != 8 && w != 16 && w != 32 && w != 64)
-		return dsh_error(d, "argument %d: width %" PRIu64 " is not 8, 16, 32 or 64 bits", wpos, w);
 	r->width = (unsigned)(w / 8);
 	if (off % r->width)
 		return dsh_error(d, "argument 2: offset 0x%" PRIx64 " is misaligned for a %" PRIu64 "-bit access", off, w);
@@ -61,12 +59,81 @@ static int raw_args(struct dsh *d, struct dsh_args *a, int wpos, bool write, str
 	return 0;
 }
 
+/* D-RAW-WIDTH: the width is a keyword, width=BITS, after the positional
+ * words, never a position.  devmem reads ADDRESS [WIDTH [VALUE]] and dsh
+ * read OFFSET VALUE [WIDTH]: 'poke llcm 0 64 32' had a reading for each, and
+ * dsh wrote 0x40 at width 32 where a devmem user meant 32 at width 64.  A
+ * number where no positional word is left is refused naming width=, so
+ * neither order can write anything.  One function for the run (cmd_peek,
+ * cmd_poke) and the whole-script check (check.c): w[] are the words after
+ * the command name; with vars, a word holding '$' is not known yet (checked
+ * when it runs). */
+int dsh_raw_form(const char *cmd, int n, const char *const *w, bool vars, char *msg, size_t len)
+{
+	static const char *const names[] = { "REGION", "OFFSET", "VALUE" };
+	bool poke = strcmp(cmd, "poke") == 0;
+	int npos = poke ? 3 : 2;
+	const char *usage = dsh_cmd_find(cmd)->usage;
+	for (int j = 0; j < n; j++) {
+		bool opt = strchr(w[j], '=') || (poke && strcmp(w[j], "force") == 0);
+		bool unknown = vars && strchr(w[j], '$');
+		if (j < npos) {
+			if (opt && !unknown) {
+				snprintf(msg, len, "missing %s before '%s' (usage: %s)", names[j], w[j], usage);
+				return -1;
+			}
+			continue;
+		}
+		if (opt || unknown)
+			continue;
+		uint64_t v;
+		struct dnet_err e = { 0 };
+		if (dnet_parse_u64(w[j], UINT64_MAX, &v, "width", &e) < 0)
+			snprintf(msg, len, "argument %d: unexpected '%s' (usage: %s)", j + 1, w[j], usage);
+		else if (!poke && (v == 8 || v == 16 || v == 32 || v == 64))
+			snprintf(msg, len, "argument %d ('%s'): a width is given as width=%" PRIu64 ", not by "
+				 "position (usage: %s)", j + 1, w[j], v, usage);
+		else
+			snprintf(msg, len, "argument %d ('%s'): a width is given as width=BITS after %s, not by "
+				 "position (usage: %s)", j + 1, w[j], names[npos - 1], usage);
+		return -1;
+	}
+	if (n < npos) {
+		snprintf(msg, len, "missing %s (usage: %s)", names[n], usage);
+		return -1;
+	}
+	return 0;
+}
+
+/* The words of peek (start 3) or poke (start 4, force taken when given):
+ * the form (dsh_raw_form), then width= after the positional words: *bits,
+ * 64 when not given. */
+static int raw_width(struct dsh *d, struct dsh_args *a, int start, uint64_t *bits, bool *force)
+{
+	char msg[512];
+	if (dsh_raw_form(a->argv[0], a->argc - 1, (const char *const *)&a->argv[1], false, msg, sizeof msg) < 0)
+		return dsh_error(d, "%s", msg);
+	if (force)
+		*force = dsh_take_word(a, start, "force");
+	struct dsh_kv kv[] = { { "width", UINT64_MAX, 0, "width (bits)", 0, NULL, false } };
+	if (dsh_kv_parse(d, a, start, a->argc, kv, 1) < 0)
+		return -1;
+	*bits = kv[0].given ? kv[0].val : 64;
+	if (*bits == 8 || *bits == 16 || *bits == 32 || *bits == 64)
+		return 0;
+	int at = start;
+	while (at < a->argc && strncmp(a->argv[at], "width=", 6) != 0)
+		at++;
+	return dsh_error(d, "argument %d: width=%" PRIu64 " is not 8, 16, 32 or 64 bits", at, *bits);
+}
+
 int cmd_peek(struct dsh *d, struct dsh_args *a)
 {
-	if (a->argc < 3 || a->argc > 4)
-		return dsh_error(d, "usage: peek REGION OFFSET [8|16|32|64]");
+	uint64_t bits;
+	if (raw_width(d, a, 3, &bits, NULL) < 0)
+		return -1;
 	struct raw r;
-	if (raw_args(d, a, 3, false, &r) < 0)
+	if (raw_args(d, a, bits, false, &r) < 0)
 		return -1;
 	if (r.region == DNET_REG_WW)
 		return dsh_error(d, "the Write Window cannot be read (write-only for the host); 'dump ww' shows "
@@ -95,11 +162,12 @@ int cmd_peek(struct dsh *d, struct dsh_args *a)
 
 int cmd_poke(struct dsh *d, struct dsh_args *a)
 {
-	bool force = dsh_take_word(a, 3, "force");
-	if (a->argc < 4 || a->argc > 5)
-		return dsh_error(d, "usage: poke REGION OFFSET VALUE [8|16|32|64] [force]");
+	bool force;
+	uint64_t bits;
+	if (raw_width(d, a, 4, &bits, &force) < 0)
+		return -1;
 	struct raw r;
-	if (raw_args(d, a, 4, true, &r) < 0)
+	if (raw_args(d, a, bits, true, &r) < 0)
 		return -1;
 	if (r.region == DNET_REG_PW || r.region == DNET_REG_LHB)
 		return dsh_error(d, "the %s is read-only for the host (the controller writes it)", r.ri->title);

@@ -208,18 +208,23 @@ static const struct dsh_cmd cmds[] = {
 	  "the order each sender sent. Prints source, tag, size and transport (and the first 16 bytes);\n"
 	  "sets last to the size. check=SEED fails the command unless every byte i is SEED + i mod 256;\n"
 	  "a message larger than size= (default 16 MB) is truncated and fails the command." },
-	{ "peek", { 0 }, cmd_peek, "peek REGION OFFSET [8|16|32|64]",
-	  "Read one value (like devmem)", "peek ureg 0x200 64", NULL, 0,
-	  "One read of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (pw llcm lhb ureg sreg) of\n"
-	  "the current WID, aligned to its width. Registers are read 64 bits at a time only (§4.2.1). A\n"
-	  "register that cannot be read (write-only) or whose read acts (Controller Reset) is refused, as by\n"
-	  "'reg'; the Write Window is write-only. Sets last." },
-	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [8|16|32|64] [force]",
-	  "Write one value (like devmem)", "poke llcm 0x100 0xabcd 32", NULL, DSH_C_POSTED,
-	  "One write of 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (ww llcm ureg sreg). The value\n"
-	  "must fit the width, and a whole register's implemented bits; registers take 64-bit writes only;\n"
-	  "read-only registers, the Prefetch Window and the LH Buffer are refused; the LLCM\n"
-	  "synchronisation area needs 'force' where it is reserved (see barrier)." },
+	{ "peek", { 0 }, cmd_peek, "peek REGION OFFSET [width=8|16|32|64]",
+	  "Read one value at a region offset", "peek llcm 0x100 width=32", "width=", 0,
+	  "One read of width= 8, 16, 32 or 64 bits (default 64) at OFFSET of REGION (pw llcm lhb ureg sreg)\n"
+	  "of the current WID, aligned to its width: devmem's one read, at a region offset instead of a\n"
+	  "physical address, the width a keyword (a width by position is refused: devmem's order and this\n"
+	  "shell's old one differ). Registers are read 64 bits at a time only (§4.2.1). A register that\n"
+	  "cannot be read (write-only) or whose read acts (Controller Reset) is refused, as by 'reg'; the\n"
+	  "Write Window is write-only. Sets last." },
+	{ "poke", { 0 }, cmd_poke, "poke REGION OFFSET VALUE [width=8|16|32|64] [force]",
+	  "Write one value at a region offset", "poke llcm 0x100 0xabcd width=32", "width= force", DSH_C_POSTED,
+	  "One write of VALUE, width= 8, 16, 32 or 64 bits (default 64), at OFFSET of REGION (ww llcm ureg\n"
+	  "sreg): devmem's one write, but VALUE before the width and the width a keyword. A width by\n"
+	  "position is refused, nothing written: 'poke llcm 0 64 32' is 64 at width 32 for this shell's\n"
+	  "old order and 32 at width 64 for devmem's (ADDRESS WIDTH VALUE). The value must fit the width,\n"
+	  "and a whole register's implemented bits; registers take 64-bit writes only; read-only\n"
+	  "registers, the Prefetch Window and the LH Buffer are refused; the LLCM synchronisation area\n"
+	  "needs 'force' where it is reserved (see barrier)." },
 	{ "probe", { 0 }, cmd_probe, "probe [sysfs=PATH] [dump=FILE] [id=VVVV:DDDD,...]",
 	  "Where a board can be: chipset, DIMM decode, PCI BARs", "probe", "sysfs= dump= id=", NODEV,
 	  "With libpci: names the host bridge and memory controllers (vendor, device, names from the PCI ID\n"

@@ -585,6 +585,9 @@ int cmd_amt(struct dsh *d, struct dsh_args *a);
 int cmd_recv(struct dsh *d, struct dsh_args *a);
 int cmd_peek(struct dsh *d, struct dsh_args *a);
 int cmd_poke(struct dsh *d, struct dsh_args *a);
+/* peek/poke's words after the name (w[0..n)) in their grammar, or why not
+ * (msg); vars: a word holding '$' is not known yet (the script check). */
+int dsh_raw_form(const char *cmd, int n, const char *const *w, bool vars, char *msg, size_t len);
 int cmd_signal(struct dsh *d, struct dsh_args *a);
 int cmd_waitfor(struct dsh *d, struct dsh_args *a);
 

@@ -91,9 +91,9 @@ expect_match "a field's mask message" "mask 0x10 has bits outside ctl_status.rc_
 fresh
 
 # ---- access rules named ----
-expect_status "32-bit register read" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200 32'
+expect_status "32-bit register read" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'peek ureg 0x200 width=32'
 expect_match "reg-width" "\[reg-width\] a 32-bit access at 0x40200" "$(cat "$T_TMP/err")"
-expect_status "16-bit Command Lower write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'poke ureg 0x0 1 16'
+expect_status "16-bit Command Lower write" 1 "$DSH" -b "devmem:0x0@$MEM" -c 'poke ureg 0x0 1 width=16'
 expect_match "reg-width write" "\[reg-width\]" "$(cat "$T_TMP/err")"
 
 # ---- a Prefetch Window read waits for the VL counter, not stale flags ----
@@ -108,7 +108,7 @@ fresh
 
 # ---- dry run: exactly the accesses of a real run, none done ----
 S='llcm_write from=0 it=4 val=0x11 inc=1; llcm_read 0 32; poke ureg 0x900 0x100; pw_read 1 16;
-prim VS size=8 src=0 dst=0x100; peek llcm 0x8 32'
+prim VS size=8 src=0 dst=0x100; peek llcm 0x8 width=32'
 sum0=$(md5sum <"$MEM")
 "$DSH" --dry-run -b "devmem:0x0@$MEM,privileged" -c "$S" >"$T_TMP/dry" 2>&1
 expect_eq "dry run exit" 0 $?

@@ -250,7 +250,7 @@ run_nodes() {
 	rc=$?
 	expect_eq "$l nodes: exit status (stderr: $(head -c 300 "$T_TMP/$l.nodes.err"))" 0 "$rc"
 	expect_eq "$l nodes: both ranks wrote the table's dnetd" "llcm 0x108 = 0x0000000000000077 llcm 0x108 = 0x0000000000000077" \
-		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
+		"$("$BIN/dsh" -b "remote:unix:$NT_SOCK" -c 'peek llcm 0x108 width=64; @2 peek llcm 0x108 width=64' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "$l nodes: the report names the table's backend" "remote:unix:$NT_SOCK remote:unix:$NT_SOCK" \
 		"$(jq -r '[.results.extra.nodes[].backend] | join(" ")' "$T_TMP/$l.nodes.json" 2>&1)"
 	expect_eq "$l nodes: each rank reports where it ran (this host)" "$(uname -n) $(uname -n)" \
@@ -289,7 +289,7 @@ run_stale() {
 	expect_eq "$l stale env: JUnit failures errors" "total 0 0" "$(junit_cells "$p.xml" 2>&1 | grep '^total ' | sed 's/ $//')"
 	expect_eq "$l stale env: rank r wrote node r + 1, node 3 untouched" \
 		"llcm 0x108 = 0x0000000000000070 llcm 0x108 = 0x0000000000000071 llcm 0x108 = 0x0000000000000000" \
-		"$("$BIN/dsh" -b "remote:unix:$ST_SOCK" -c 'peek llcm 0x108 64; @2 peek llcm 0x108 64; @3 peek llcm 0x108 64' | tr '\n' ' ' | sed 's/ $//')"
+		"$("$BIN/dsh" -b "remote:unix:$ST_SOCK" -c 'peek llcm 0x108 width=64; @2 peek llcm 0x108 width=64; @3 peek llcm 0x108 width=64' | tr '\n' ' ' | sed 's/ $//')"
 	cell_end "stale launcher environment x $l"
 }
 

@@ -51,7 +51,7 @@ for b in "${BACKENDS[@]}"; do
 	expect_status "$n: mask reaching an unwritten byte" 1 "$DSH" -b "$b" -c 'ww_write ww=0 from=0 val=5; assert ww 0 & 0x1ffffffff == 5'
 	jrun "$n: JSON upper half" 1 assert false false -b "$b" -c 'ww_write ww=0 from=0 val=5; assert ww 0 == 5'
 	# A byte poked, the others not.
-	expect_status "$n: poked byte, word" 1 "$DSH" -b "$b" -c 'poke ww 0x10 0x12 8; assert ww 0x10 & 0xffff == 0x12'
+	expect_status "$n: poked byte, word" 1 "$DSH" -b "$b" -c 'poke ww 0x10 0x12 width=8; assert ww 0x10 & 0xffff == 0x12'
 	# Other node, other window, after a Controller Reset: not written there.
 	expect_status "$n: written on node 1, read on node 2" 1 "$DSH" -b "$b" -c 'ww_write ww=0 from=0 it=2 val=5; @2 assert ww 0 == 0x500000005'
 	expect_match "$n: node 2 named" "ww 0x0 $WWMSG it on node 2" "$(cat "$T_TMP/err")"
@@ -63,7 +63,7 @@ for b in "${BACKENDS[@]}"; do
 	# The same with the failure removed: every byte the condition reads was written.
 	expect_status "$n: both halves written" 0 "$DSH" -b "$b" -c 'ww_write ww=0 from=0 it=2 val=5; assert ww 0 == 0x500000005'
 	expect_status "$n: masked to the written half" 0 "$DSH" -b "$b" -c 'ww_write ww=0 from=0 val=5; assert ww 0 & 0xffffffff == 5; expect ww 0 & 0xff < 6'
-	expect_status "$n: poked byte, masked" 0 "$DSH" -b "$b" -c 'poke ww 0x10 0x12 8; assert ww 0x10 & 0xff == 0x12'
+	expect_status "$n: poked byte, masked" 0 "$DSH" -b "$b" -c 'poke ww 0x10 0x12 width=8; assert ww 0x10 & 0xff == 0x12'
 	expect_status "$n: other window, written" 0 "$DSH" -b "$b" -c 'ww_write ww=1 from=0 it=2 val=3; assert ww 0x200 == 0x300000003'
 	expect_status "$n: 64-bit poke" 0 "$DSH" -b "$b" -c 'poke ww 0x8 0x1122334455667788; assert ww 8 == 0x1122334455667788'
 	jrun "$n: JSON written" 0 assert true true -b "$b" -c 'ww_write ww=0 from=0 it=2 val=5; assert ww 0 == 0x500000005'

@@ -43,7 +43,7 @@ expect_eq "posted write -e: exit" 1 $?
 expect_match "posted write -e: its own line" "q.dsh:3: llcm_write: permission denied" "$(cat "$T_TMP/err")"
 if grep -q after "$T_TMP/out"; then fail "posted write -e: a later line ran"; else pass; fi
 expect_eq "posted write -e: the write after it was not done" "llcm 0x40 = 0x0000000000000000" \
-	"$("$DSH" -b "remote:unix:$U,token=usr1,user" -c 'peek llcm 0x40 64' 2>&1)"
+	"$("$DSH" -b "remote:unix:$U,token=usr1,user" -c 'peek llcm 0x40 width=64' 2>&1)"
 # set posted off: a round trip per command, the same verdicts.
 expect_status "posted off: refused delay" 1 "$DSH" -b "remote:unix:$S" -c 'set posted off; llcm_write from=0 it=1 val=1; sleep 7200s'
 
