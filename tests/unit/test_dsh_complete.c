@@ -70,6 +70,8 @@ static void table(void)
 		{ "bench E1 js", -1, "json=" },
 		{ "bench a", -1, "all" },
 		/* registers and fields */
+		{ "reg ctl_", -1, "ctl_reset ctl_status" },
+		{ "reg ctl_reset.", -1, "ctl_reset.value" },  /* its one field */
 		{ "reg ctl_st", -1, "ctl_status" },
 		{ "reg ctl_status.status_e", -1, "ctl_status.status_empty" },
 		{ "reg ctl_status ", -1, "= confirm" },
@@ -115,6 +117,9 @@ static void table(void)
 				t[i].point, t[i].want, got);
 		}
 	}
+	/* a register with fields: every field after the dot */
+	const char *fl = cands("reg ctl_status.", -1);
+	CHECK(strstr(fl, "ctl_status.status_empty") && strncmp(fl, "ctl_status.", 11) == 0);
 	const char *w = cands("wait ", -1);
 	CHECK(strstr(w, "all ") && strstr(w, "llcm") && strstr(w, "ctl_status") && strstr(w, "timeout="));
 	/* REG. and key= are completed further: no blank after them */
