@@ -146,6 +146,10 @@ $(B)/tests/test_run_report: dsh/run/report.c
 $(B)/tests/test_journal_format: dsh/journal.c dsh/journal.h
 # test_bench_cache includes dsh/bench_cache.c whole (the bench's host cache model).
 $(B)/tests/test_bench_cache: dsh/bench_cache.c
+# test_dsh_complete links dsh's objects but main.o (completion reads the command table).
+$(B)/tests/test_dsh_complete: $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ))
+$(B)/tests/test_dsh_complete: TEST_CFLAGS = $(PUB_CFLAGS) -Idsh
+$(B)/tests/test_dsh_complete: TEST_EXTRA = $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ)) -lreadline
 
 # The driver replays tests/fuzz/regress/NAME and tests/fuzz/corpus/NAME first.
 # fuzz_dsh also links dsh's objects but main.o, and stubs (--wrap) the

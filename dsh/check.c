@@ -293,29 +293,23 @@ static void check_command(struct checker *c, const char *t)
 			bad(c, "%s", m2);
 		}
 	}
-	/* Commands whose words are all positional have a fixed number of
-	 * them; key=value and multi-form commands check theirs when they run. */
-	static const struct { const char *name; int min, max; } arity[] = {
-		{ "evpbuf_read", 0, 2 }, { "llcm_read", 0, 2 }, { "pw_read", 1, 2 }, { "help", 0, 1 },
-		{ "quit", 0, 1 }, { "version", 0, 1 }, { "snapshot", 1, 1 }, { "diff", 1, 2 },
-		{ "node", 0, 1 }, { "info", 0, 0 }, { "stat", 0, 1 }, { "sleep", 1, 1 },
-		{ "unset", 1, 1 }, { "source", 1, 1 }, { "barrier", 0, 1 }, { "signal", 1, 2 },
-		{ "waitfor", 1, 2 }, { "ureg_read", 1, 1 },
-		{ "sreg_read", 1, 1 }, { "ureg_write", 1, 2 }, { "watch", 1, 3 }, { "status", 0, 1 },
-		{ "dump", 1, 3 },
-	};
-	int nargs = n - i - 1;
-	for (size_t k = 0; k < sizeof arity / sizeof arity[0]; k++)
-		if (strcmp(arity[k].name, cmd->name) == 0 && (nargs < arity[k].min || nargs > arity[k].max)) {
-			char m[256];
-			snprintf(m, sizeof m, "%s takes %d%s%d argument%s, got %d (usage: %s)", cmd->name,
-				 arity[k].min, arity[k].min == arity[k].max ? "" : " to ", arity[k].max,
-				 arity[k].max == 1 ? "" : "s", nargs, cmd->usage);
-			if (arity[k].min == arity[k].max)
-				snprintf(m, sizeof m, "%s takes %d argument%s, got %d (usage: %s)", cmd->name,
-					 arity[k].max, arity[k].max == 1 ? "" : "s", nargs, cmd->usage);
-			bad(c, "%s", m);
-		}
+	/* Commands whose words are all positional (or keys) have a fixed
+	 * number of them, from their table entry's args (complete.c); other
+	 * forms check theirs when they run. */
+	int lo, hi, nargs = n - i - 1;
+	if (dsh_cmd_arity(cmd, &lo, &hi) && (nargs < lo || (hi >= 0 && nargs > hi))) {
+		char m[256];
+		if (lo == hi)
+			snprintf(m, sizeof m, "%s takes %d argument%s, got %d (usage: %s)", cmd->name, hi,
+				 hi == 1 ? "" : "s", nargs, cmd->usage);
+		else if (hi < 0)
+			snprintf(m, sizeof m, "%s takes at least %d argument%s, got %d (usage: %s)", cmd->name, lo,
+				 lo == 1 ? "" : "s", nargs, cmd->usage);
+		else
+			snprintf(m, sizeof m, "%s takes %d to %d argument%s, got %d (usage: %s)", cmd->name, lo, hi,
+				 hi == 1 ? "" : "s", nargs, cmd->usage);
+		bad(c, "%s", m);
+	}
 }
 
 /* Split one physical line into commands as the runner does. */

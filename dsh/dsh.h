@@ -41,16 +41,10 @@ struct dsh_args {
 struct dsh;
 typedef int (*dsh_handler)(struct dsh *d, struct dsh_args *a);
 
-/* Completion hints. */
-#define DSH_C_REG    0x01u  /* register / register.field names */
-#define DSH_C_PRIM   0x02u  /* primitive names */
-#define DSH_C_REGION 0x04u  /* dump regions */
-#define DSH_C_CMD    0x08u  /* command names (help) */
-#define DSH_C_UREG   0x10u
-#define DSH_C_SREG   0x20u
-#define DSH_C_FILE   0x40u
+/* Command flags. */
 #define DSH_C_NODEV  0x100u /* does not need the device (help, echo, set...) */
 #define DSH_C_POSTED 0x200u /* only writes, prints nothing: may go posted (post.c) */
+#define DSH_C_ARITY  0x400u /* every word is one of args' or a key: the check counts them (complete.c) */
 
 struct dsh_cmd {
 	const char *name;
@@ -62,6 +56,7 @@ struct dsh_cmd {
 	const char *keys;     /* key= completion hints, space separated, or NULL */
 	unsigned flags;       /* DSH_C_* */
 	const char *details;  /* more text for help CMD, may be NULL */
+	const char *args;     /* what each word is (grammar: complete.c), or NULL */
 };
 
 const struct dsh_cmd *dsh_cmds(unsigned *n);
@@ -397,6 +392,8 @@ int dsh_verdict_issued(struct dsh *d, struct dsh_verdict *v);
  * object per raised flag goes into the JSON array open (out_arr_open). */
 int dsh_verdict_end(struct dsh *d, struct dsh_verdict *v, const char *allow, bool list);
 int dsh_verdict_check_allow(struct dsh *d, const char *allow);
+/* The flag names allow= takes, in Controller Status order. */
+const char *const *dsh_verdict_flags(unsigned *n);
 /* Verdicts of primitives issued without wait (flags.c), each its own
  * (D-VERDICT-PENDING): v begun before the issue and dsh_verdict_issued
  * after it; allow (may be NULL) is that primitive's own. */
@@ -534,6 +531,23 @@ int dsh_term_signal(void);
 /* --max-time: a limit on the real time of the whole run (0: none). */
 void dsh_set_max_time(struct dsh *d, uint64_t ns);
 bool dsh_out_of_time(const struct dsh *d);
+
+/* ---- complete.c: a command's words from its table entry's args ---- */
+struct dsh_completion {
+	char **v;            /* the candidates, sorted, each starting with the word */
+	size_t n, cap;
+	size_t word;         /* where the word being completed starts in the line */
+	bool files;          /* the word is a file name (readline completes it) */
+	bool no_space;       /* one candidate that is completed further (key=, REG.) */
+};
+/* Candidates for the word that ends at point of line.  Returns their number. */
+int dsh_complete(struct dsh *d, const char *line, size_t point, struct dsh_completion *c);
+void dsh_completion_free(struct dsh_completion *c);
+/* The number of words (key= words included) a DSH_C_ARITY command takes;
+ * *max -1: no limit.  false for other commands. */
+bool dsh_cmd_arity(const struct dsh_cmd *cmd, int *min, int *max);
+/* help CMD: what each <kind> of its args is. */
+void dsh_help_args(struct dsh *d, const struct dsh_cmd *cmd);
 
 /* ---- help.c ---- */
 void dsh_help_all(struct dsh *d);

@@ -50,6 +50,12 @@ static const char *const causes[] = {
 };
 #define NCAUSES (sizeof causes / sizeof causes[0])
 
+const char *const *dsh_verdict_flags(unsigned *n)
+{
+	*n = NCAUSES;
+	return causes;
+}
+
 static const struct dnet_reg *cs_reg(void)
 {
 	return dsh_reg_at(DNET_BLK_USER, DNET_UR_CTL_STATUS, DNET_ACC_R);

@@ -52,6 +52,7 @@ int dsh_help_cmd(struct dsh *d, const char *name)
 				p++;
 		}
 	}
+	dsh_help_args(d, c);
 	if (c->example)
 		out_str(d, "example", "example: %s\n", c->example);
 	return 0;

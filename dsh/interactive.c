@@ -1,7 +1,6 @@
 /* dsh: the interactive front end (GNU Readline): the "dsh > " prompt,
- * history in ~/.dsh_history (only when interactive), completion of
- * commands, primitive names, register and field names, regions and key=
- * parameters.
+ * history in ~/.dsh_history (only when interactive), completion of every
+ * command's words as its table entry says (complete.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -42,177 +41,29 @@ static int getc_interruptible(FILE *f)
 		}
 	}
 }
-static char **cands;
-static size_t ncands, capcands;
-
-static void cand_clear(void)
-{
-	for (size_t i = 0; i < ncands; i++)
-		free(cands[i]);
-	ncands = 0;
-}
-
-static void cand_add(const char *s)
-{
-	if (ncands == capcands) {
-		size_t n = capcands ? capcands * 2 : 64;
-		char **p = realloc(cands, n * sizeof(char *));
-		if (!p)
-			return;
-		cands = p;
-		capcands = n;
-	}
-	char *c = strdup(s);
-	if (c)
-		cands[ncands++] = c;
-}
+/* Completion: the candidates come from the command table (complete.c). */
+static struct dsh_completion g_comp;
 
 static char *gen(const char *text, int state)
 {
-	static size_t i, len;
-	if (!state) {
+	static size_t i;
+	(void)text; /* g_comp's candidates all start with it */
+	if (!state)
 		i = 0;
-		len = strlen(text);
-	}
-	while (i < ncands) {
-		const char *c = cands[i++];
-		if (strncmp(c, text, len) == 0)
-			return strdup(c);
-	}
-	return NULL;
-}
-
-static void add_regs(const char *text, unsigned block_mask, unsigned acc)
-{
-	const struct dnet_reg *regs = g_d->regs;
-	const char *dot = strchr(text, '.');
-	for (unsigned i = 0; i < g_d->nregs; i++) {
-		const struct dnet_reg *r = &regs[i];
-		if (!(block_mask & (1u << r->block)) || !(r->access & acc))
-			continue;
-		if (!dot) {
-			cand_add(r->name);
-			continue;
-		}
-		if (strncmp(text, r->name, (size_t)(dot - text)) || r->name[dot - text])
-			continue;
-		for (unsigned k = 0; k < r->nfields; k++) {
-			char b[96];
-			snprintf(b, sizeof(b), "%s.%s", r->name, r->fields[k].name);
-			cand_add(b);
-		}
-	}
-}
-
-static void add_keys(const char *keys)
-{
-	if (!keys)
-		return;
-	char tmp[512];
-	snprintf(tmp, sizeof(tmp), "%s", keys);
-	char *save = NULL;
-	for (char *t = strtok_r(tmp, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		cand_add(t);
+	return i < g_comp.n ? strdup(g_comp.v[i++]) : NULL;
 }
 
 static char **complete(const char *text, int start, int end)
 {
-	(void)end;
-	rl_attempted_completion_over = 1;
-	rl_completion_append_character = ' ';
-	cand_clear();
-	/* words before the one being completed */
-	char pre[1024];
-	snprintf(pre, sizeof(pre), "%.*s", start, rl_line_buffer);
-	char *words[64];
-	int nw = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(pre, " \t", &save); t && nw < 64; t = strtok_r(NULL, " \t", &save))
-		words[nw++] = t;
-	int first = 0;
-	if (nw > 0 && words[0][0] == '@')
-		first = 1;
-	/* a ';' starts a new command */
-	for (int i = 0; i < nw; i++)
-		if (strchr(words[i], ';'))
-			first = i + 1;
-	int idx = nw - first;
-	if (idx == 0) {
-		unsigned n;
-		const struct dsh_cmd *c = dsh_cmds(&n);
-		for (unsigned i = 0; i < n; i++) {
-			cand_add(c[i].name);
-			for (unsigned j = 0; j < 3 && c[i].alias[j]; j++)
-				cand_add(c[i].alias[j]);
-		}
-		return rl_completion_matches(text, gen);
-	}
-	const struct dsh_cmd *c = dsh_cmd_find(words[first]);
-	if (!c)
-		return NULL;
-	const char *name = c->name;
-	if (c->flags & DSH_C_FILE) {
-		rl_attempted_completion_over = 0;
-		return NULL;
-	}
-	if (idx == 1 && (c->flags & DSH_C_PRIM)) {
-		unsigned n;
-		const struct dnet_otype_info *t = dnet_otypes(&n);
-		for (unsigned i = 0; i < n; i++)
-			cand_add(t[i].name);
-		return rl_completion_matches(text, gen);
-	}
-	if (idx == 1 && (c->flags & DSH_C_CMD)) {
-		unsigned n;
-		const struct dsh_cmd *cc = dsh_cmds(&n);
-		for (unsigned i = 0; i < n; i++)
-			cand_add(cc[i].name);
-		return rl_completion_matches(text, gen);
-	}
-	if (idx == 1 && (c->flags & DSH_C_REGION)) {
-		static const char *const rg[] = { "ww", "pw", "llcm", "lhb", "ureg", "sreg", "sodimm" };
-		for (unsigned i = 0; i < sizeof(rg) / sizeof(rg[0]); i++)
-			cand_add(rg[i]);
-		return rl_completion_matches(text, gen);
-	}
-	if (idx == 1 && (c->flags & DSH_C_UREG)) {
-		add_regs(text, 1u << DNET_BLK_USER, strcmp(name, "ureg_read") == 0 ? DNET_ACC_R : DNET_ACC_W);
-		return rl_completion_matches(text, gen);
-	}
-	if (idx == 1 && (c->flags & DSH_C_SREG)) {
-		bool rd = strcmp(name, "sreg_read") == 0;
-		add_regs(text, 1u << DNET_BLK_SYSTEM, rd ? DNET_ACC_R : DNET_ACC_W);
-		return rl_completion_matches(text, gen);
-	}
-	if ((c->flags & DSH_C_REG) && (idx == 1 || strcmp(name, "decode") == 0)) {
-		if (strcmp(name, "assert") == 0 || strcmp(name, "wait") == 0) {
-			cand_add("llcm");
-			cand_add("pw");
-			cand_add("lhb");
-			cand_add("ww");
-			cand_add("sodimm");
-			cand_add("last");
-		}
-		if (strcmp(name, "decode") == 0 && idx == 1) {
-			cand_add("req");
-			cand_add("hdr");
-			cand_add("status");
-			cand_add("lh");
-		}
-		if (idx == 1)
-			add_regs(text, 3u, DNET_ACC_R | DNET_ACC_W);
-		if (strchr(text, '.'))
-			rl_completion_append_character = ' ';
-		return ncands ? rl_completion_matches(text, gen) : NULL;
-	}
-	if (c->keys) {
-		add_keys(c->keys);
-		if (strcmp(name, "sreg_write") == 0 && !(nw > first + 1 && strcmp(words[first + 1], "amt") == 0))
-			cand_clear();
-		rl_completion_append_character = '\0';
-		return rl_completion_matches(text, gen);
-	}
-	return NULL;
+	(void)start;
+	(void)text;
+	dsh_completion_free(&g_comp);
+	dsh_complete(g_d, rl_line_buffer, (size_t)end, &g_comp);
+	rl_attempted_completion_over = !g_comp.files;
+	rl_completion_append_character = g_comp.no_space ? '\0' : ' ';
+	if (g_comp.files && !g_comp.n)
+		return NULL; /* readline's file names */
+	return g_comp.n ? rl_completion_matches(text, gen) : NULL;
 }
 
 /* The prompt names the node when it is not the one the shell started on
@@ -333,9 +184,6 @@ int dsh_interactive(struct dsh *d)
 		write_history(path);
 	clear_history();
 	sigaction(SIGINT, &old_sa, NULL);
-	cand_clear();
-	free(cands);
-	cands = NULL;
-	capcands = 0;
+	dsh_completion_free(&g_comp);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "dsh.h"
 #include "journal.h"
 #include "sigtime.h"
+#include "../common/optlist.h" /* --list-options */
 
 static void usage(FILE *f)
 {
@@ -52,6 +53,8 @@ static void usage(FILE *f)
 		"      --trace FILE     the emulator writes a Chrome trace-event / Perfetto JSON of every\n"
 		"                       host access and primitive stage in virtual time to FILE\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
+		"  --list-options       every option, one a line (for shell completion)\n"
+		"  --list-backends      every backend name, one a line\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
 		"pass the check, 3 backend not opened, N after 'exit N', 128+N a signal.\n");
@@ -203,7 +206,7 @@ int main(int argc, char **argv)
 	uint64_t nodes = 0;
 	const char *trace = NULL;   /* --trace FILE: the emulator's Chrome trace */
 
-	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME, O_DRY, O_JOURNAL, O_TRACE };
+	enum { O_GAP = 256, O_BASE, O_TIMEOUT, O_SUMMARY, O_PRETTY, O_NORC, O_MAXTIME, O_DRY, O_JOURNAL, O_TRACE, O_LIST, O_LIST_BACKENDS };
 	static const struct option lo[] = {
 		{ "backend", required_argument, NULL, 'b' }, { "nodes", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' }, { "echo", no_argument, NULL, 'x' },
@@ -217,6 +220,8 @@ int main(int argc, char **argv)
 		{ "max-time", required_argument, NULL, O_MAXTIME },
 		{ "dry-run", no_argument, NULL, O_DRY }, { "journal", required_argument, NULL, O_JOURNAL },
 		{ "trace", required_argument, NULL, O_TRACE },
+		{ "list-options", no_argument, NULL, O_LIST },
+		{ "list-backends", no_argument, NULL, O_LIST_BACKENDS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dnet_err e = { 0 };
@@ -228,8 +233,17 @@ int main(int argc, char **argv)
 	bool dry = false;
 	static struct source src[DSH_MAX_SOURCES];
 	unsigned nsrc = 0;
-	while ((o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1) {
+	static const char optstring[] = "b:N:c:f:eijno:xhV";
+	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
 		switch (o) {
+		case O_LIST: opt_list(stdout, optstring, lo); return 0;
+		case O_LIST_BACKENDS: {
+			unsigned nb = 0;
+			const struct dnet_backend_desc *bd = dnet_backends(&nb);
+			for (unsigned i = 0; i < nb; i++)
+				printf("%s\n", bd[i].name);
+			return 0;
+		}
 		case 'b': d->spec = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case 'N':

@@ -25,6 +25,7 @@
 #include "dnet/device.h"
 #include "dnet/parse.h"
 #include "run.h"
+#include "../../common/optlist.h" /* --list-options */
 
 static void usage(FILE *f)
 {
@@ -59,6 +60,7 @@ static void usage(FILE *f)
 		"      --keep             keep the private directory of outputs (its path is printed)\n"
 		"  -v, --verbose          print every failure, not only the first of each rank\n"
 		"  -h, --help             this help;  -V, --version\n"
+		"  --list-options         every option, one a line (for shell completion)\n"
 		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage or a report could\n"
 		"not be written, 128+N signal N.\n",
 		RUN_MAX_RANKS);
@@ -279,7 +281,7 @@ static void rm_tree(const char *dir)
 		fprintf(stderr, "dsh-run: could not remove %s: %s\n", dir, strerror(errno));
 }
 
-enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD };
+enum { O_NODES = 256, O_TOTAL, O_REPORT, O_JUNIT, O_DSH, O_DNETD, O_KEEP, O_LOCKSTEP, O_NO_RESET, O_RCMD, O_LIST };
 static const char optstring[] = "n:b:l:t:vhV";
 static const struct option lo[] = {
 	{ "ranks", required_argument, NULL, 'n' }, { "backend", required_argument, NULL, 'b' },
@@ -291,6 +293,7 @@ static const struct option lo[] = {
 	{ "lockstep", no_argument, NULL, O_LOCKSTEP }, { "no-reset", no_argument, NULL, O_NO_RESET },
 	{ "rcmd", required_argument, NULL, O_RCMD },
 	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+	{ "list-options", no_argument, NULL, O_LIST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -339,6 +342,7 @@ static int run_main(struct run *r, int argc, char **argv)
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
 		switch (o) {
+		case O_LIST: opt_list(stdout, optstring, lo); return 0;
 		case 'n':
 			if (dnet_parse_u64(optarg, UINT32_MAX, &v, "-n", &e) < 0 || v == 0)
 				return usage_error("%s", e.msg[0] ? e.msg : "-n: at least 1 rank");

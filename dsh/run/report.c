@@ -581,6 +581,31 @@ static void junit_counts_attr(FILE *f, size_t tests, const unsigned cnt[J_KINDS]
 		cnt[J_ERROR], cnt[J_SKIPPED]);
 }
 
+/* A testcase's classname: "dsh-run." and the script's name without its
+ * .dsh extension, every other dot made '_' (D-JUNIT-CLASSNAME).  Jenkins
+ * splits a classname at its last dot into package and class, so
+ * "dsh-run.status_ring_wrap.dsh" showed as class "dsh" of package
+ * "dsh-run.status_ring_wrap"; now the package is dsh-run and the class the
+ * script ("b/t.dsh #2" gives "dsh-run.b/t #2"). */
+static char *junit_classname(const char *script_name)
+{
+	size_t n = strlen(script_name);
+	const char *suffix = strstr(script_name, " #"); /* the second of two same names */
+	size_t base = suffix ? (size_t)(suffix - script_name) : n;
+	size_t keep = base >= 4 && memcmp(script_name + base - 4, ".dsh", 4) == 0 ? base - 4 : base;
+	char *s = malloc(sizeof "dsh-run." + n);
+	if (!s)
+		return NULL;
+	char *o = stpcpy(s, "dsh-run.");
+	for (size_t i = 0; i < n; i++) {
+		if (i >= keep && i < base)
+			continue;
+		*o++ = script_name[i] == '.' ? '_' : script_name[i];
+	}
+	*o = 0;
+	return s;
+}
+
 static void junit_case(FILE *f, const struct result *t, const char *script_name)
 {
 	enum jkind k = junit_kind(t);
@@ -592,8 +617,10 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	fprintf(f, "    <testcase name=\"");
 	xml_put(f, name ? name : script_name, true);
 	free(name);
-	fprintf(f, "\" classname=\"dsh-run.");
-	xml_put(f, script_name, true);
+	char *cls = junit_classname(script_name);
+	fprintf(f, "\" classname=\"");
+	xml_put(f, cls ? cls : "dsh-run", true);
+	free(cls);
 	fprintf(f, "\" file=\"");
 	xml_put(f, file, true);
 	fprintf(f, "\" line=\"%d\" time=\"%.3f\"", line, (double)dur / 1000.0);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interactive use, driven in a tmux pane: the prompt, completion of commands,
-# register fields and key= parameters, Ctrl-C (abandons the line or stops a
+# register fields, key= parameters and other commands' words (fault kinds,
+# bench's experiments, allow='s flags), Ctrl-C (abandons the line or stops a
 # long command, the shell goes on), Ctrl-D (exit 0), the history file.
 # Skipped (counted as a skip, with the reason) when tmux is not installed.
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +68,18 @@ tm send-keys -t dsh C-c
 tm send-keys -t dsh 'echo after-ctrl-c' Enter
 wait_screen "Ctrl-C at the prompt keeps the shell" '^after-ctrl-c$'
 if screen | grep -q 'cmd:'; then fail "the abandoned prim line ran"; else pass; fi
+# completion of every command's words, from the command table (complete.c)
+tm send-keys -t dsh 'fault dr' Tab
+wait_screen "complete a fault kind" '^dsh > fault drop$'
+tm send-keys -t dsh C-c
+tm send-keys -t dsh 'bench E' Tab Tab
+wait_screen "list the experiments" 'E1 +E2 +E3 +E4 +E5 +E6 +E7 +E8 +E9'
+tm send-keys -t dsh C-c
+tm send-keys -t dsh 'wait allow=status_f' Tab
+wait_screen "complete a flag of allow=" '^dsh > wait allow=status_full$'
+tm send-keys -t dsh C-c
+tm send-keys -t dsh 'echo after-completion' Enter
+wait_screen "abandoned completions ran nothing" '^after-completion$'
 # Ctrl-C stops a long command, the shell goes on
 tm send-keys -t dsh 'watch ctl_status 1ms 1000000' Enter
 wait_screen "watch runs" 't=\+'

@@ -63,6 +63,15 @@ suite outer.dsh 2 2 0 0
 outer.dsh [rank 0]|failure|$S/lib/inner.dsh|3
 outer.dsh [rank 1]|failure|$S/lib/inner.dsh|3" "$(junit_rows "$S/k.xml")"
 
+# classname: Jenkins splits it at its last dot into package and class, so
+# only the dot after dsh-run may be in it (no .dsh: D-JUNIT-CLASSNAME)
+expect_eq "known run: JUnit classnames" "dsh-run.pass dsh-run.a/t dsh-run.b/t dsh-run.quit3 dsh-run.outer" \
+	"$("$PY" -c 'import sys, xml.etree.ElementTree as ET
+seen = []
+for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if tc.get("classname") not in seen: seen.append(tc.get("classname"))
+print(" ".join(seen))' "$S/k.xml")"
+
 # ---- a run stopped by SIGTERM: the finished script, the killed one, those never run -----
 # first.dsh fails on rank 0 only; in slow.dsh each rank waits for the other
 # at line 6 (after an echo: its object in the rank's output says it is

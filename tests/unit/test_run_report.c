@@ -122,6 +122,25 @@ static void names(void)
 	free(a);
 }
 
+/* Jenkins splits a classname at its last dot: only the one after dsh-run
+ * (D-JUNIT-CLASSNAME). */
+static void classnames(void)
+{
+	static const char *const cases[][2] = {
+		{ "status_ring_wrap.dsh", "dsh-run.status_ring_wrap" },
+		{ "b/t.dsh", "dsh-run.b/t" },
+		{ "t.dsh #2", "dsh-run.t #2" },
+		{ "v1.2.check.dsh", "dsh-run.v1_2_check" },
+		{ "noext", "dsh-run.noext" },
+		{ ".dsh", "dsh-run." },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *c = junit_classname(cases[i][0]);
+		CHECK_STR(c, cases[i][1]);
+		free(c);
+	}
+}
+
 /* One script on 4 ranks, one of each status. */
 static void counts(void)
 {
@@ -142,7 +161,7 @@ static void counts(void)
 	char *x = slurp_all(xml), *j = slurp_all(json);
 	CHECK(x && strstr(x, "<testsuites name=\"dsh-run\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""));
 	CHECK(x && strstr(x, "<testsuite name=\"s.dsh\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""));
-	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
 	CHECK(x && strstr(x, "<failure message=\"rank 1: " REPLACEMENT " why" REPLACEMENT "\" type=\"run\">"));
 	CHECK(x && strstr(x, "<skipped message=\"rank 2: " REPLACEMENT " why" REPLACEMENT "\" type=\"not run\">"));
 	CHECK(x && strstr(x, "<error message=\"rank 3: " REPLACEMENT " why" REPLACEMENT "\" type=\"run\">"));
@@ -191,9 +210,9 @@ static void rank0_fails(void)
 	CHECK_EQ(report_ctrf(&r, json), 0);
 	char *x = slurp_all(xml), *j = slurp_all(json);
 	CHECK(x && strstr(x, "<testsuites name=\"dsh-run\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
-	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"7\" time=\"0.000\">\n"
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 0]\" classname=\"dsh-run.s\" file=\"/x/s.dsh\" line=\"7\" time=\"0.000\">\n"
 			     "      <failure message=\"rank 0: /x/s.dsh:7: assert: assertion failed\" type=\"dsh\">"));
-	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 1]\" classname=\"dsh-run.s.dsh\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
+	CHECK(x && strstr(x, "<testcase name=\"s.dsh [rank 1]\" classname=\"dsh-run.s\" file=\"/x/s.dsh\" line=\"1\" time=\"0.000\"/>"));
 	CHECK(x && !strstr(x, "rank 1: "));
 	cJSON *root = j ? cJSON_Parse(j) : NULL, *res_ = cJSON_GetObjectItem(root, "results");
 	cJSON *tests = cJSON_GetObjectItem(res_, "tests");
@@ -272,6 +291,7 @@ int main(void)
 	RUN(valid_utf8);
 	RUN(excerpts);
 	RUN(names);
+	RUN(classnames);
 	RUN(counts);
 	RUN(rank0_fails);
 	RUN(not_started);

@@ -23,6 +23,7 @@
 #include "dnet/parse.h"
 #include "remote/server.h"
 #include "../../../common/termsig.h" /* the programs' one signal set-up */
+#include "../../../common/optlist.h" /* --list-options */
 
 #define EXIT_USAGE   2
 #define EXIT_BACKEND 3
@@ -84,6 +85,7 @@ static void usage(FILE *f)
 		"  -v, --verbose         log connections (-v) and every request (-vv) to stderr\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         version\n"
+		"  --list-options        every option, one a line (for shell completion)\n"
 		"\n"
 		"Privilege is dnetd's decision; a HELLO can only ask for less. UNIX socket: root and\n"
 		"the daemon's uid may be privileged; other uids are users (confined by --allow).\n"
@@ -243,7 +245,7 @@ int main(int argc, char **argv)
 {
 	enum { O_SIM = 256, O_COLD, O_CAPACITY, O_SIM_ARGS, O_TOKEN_FILE, O_MAX_CLIENTS, O_ONCE,
 	       O_PIDFILE, O_FOREGROUND, O_PING, O_SYSLOG, O_SOCKET_GROUP, O_HELLO_GRACE, O_MAX_UNAUTH,
-	       O_MAX_PER_PEER, O_IDLE, O_LOCKSTEP, O_USER_TOKENS, O_ALLOW, O_IDLE_EVICT, O_VTIME_BUDGET };
+	       O_MAX_PER_PEER, O_IDLE, O_LOCKSTEP, O_USER_TOKENS, O_ALLOW, O_IDLE_EVICT, O_VTIME_BUDGET, O_LIST };
 	static const struct option opts[] = {
 		{"sim", no_argument, NULL, O_SIM},
 		{"nodes", required_argument, NULL, 'N'},
@@ -273,6 +275,7 @@ int main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		{"list-options", no_argument, NULL, O_LIST},
 		{NULL, 0, NULL, 0},
 	};
 	bool sim = false, cold = false, once = false;
@@ -287,8 +290,10 @@ int main(int argc, char **argv)
 	dnet_clearerr(&err);
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":N:b:l:t:vhV", opts, NULL)) != -1) {
+	static const char optstring[] = ":N:b:l:t:vhV";
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (c) {
+		case O_LIST: opt_list(stdout, optstring, opts); return 0;
 		case O_SIM: sim = true; break;
 		case 'N':
 			if (dnet_parse_u64(optarg, 3071, &nodes, "node count", &err) || nodes < 1)
