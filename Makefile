@@ -56,8 +56,11 @@ ifneq ($(BUILD),)
   B := $(BUILD)
 endif
 # The compiler writes each object's header dependencies next to it (.d);
-# a change to one header rebuilds only what includes it.
-DEPFLAGS = -MMD -MP -MF $@.d
+# a change to one header rebuilds only what includes it.  clang writes the
+# .d after the object: it goes to a temporary name, then the target is
+# touched after it, so it is never older than its .d.
+DEPFLAGS = -MMD -MP -MF $@.d.tmp
+DEPDONE = mv -f $@.d.tmp $@.d && touch $@
 
 # The daemon's own files (the server loop and its rooms, grants): linked into
 # dnetd and the tests that drive the server, never into libdnet.  Every file
@@ -118,7 +121,7 @@ LIBVER := libdnet/libdnet.ver
 $(B)/obj/%.o: %.c $(B)/obj/%.o.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) $(DEPFLAGS) -c $< -o $@ && $(DEPDONE)
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -157,8 +160,8 @@ $(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ)
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(B)/tests/%.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit -MMD -MP -MF $@.d -o $@ $< $(TEST_EXTRA) $(LIBA) \
-	  $(VLDFLAGS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit $(DEPFLAGS) -o $@ $< $(TEST_EXTRA) $(LIBA) \
+	  $(VLDFLAGS) $(PKG_LIBS) -lm && $(DEPDONE)
 
 # The driver replays tests/fuzz/regress/NAME and tests/fuzz/corpus/NAME first.
 # fuzz_dsh also links dsh's objects but main.o, and stubs (--wrap) the
@@ -175,7 +178,7 @@ $(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBA) $(B)/tes
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(FUZZ_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' \
-	  -MMD -MP -MF $@.d -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread
+	  $(DEPFLAGS) -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread && $(DEPDONE)
 
 DEPS := $(addsuffix .d,$(sort $(LIB_OBJ) $(DSH_OBJ) $(DNETD_OBJ) $(SERVER_OBJ) $(RUN_OBJ)) $(UNIT_BIN) $(FUZZ_BIN))
 # Named as targets (not a pattern, whose files make would take as
@@ -266,11 +269,14 @@ install: lib progs
 	install -m 644 scripts/service/dnetd.socket $(DESTDIR)$(UNITDIR)/dnetd.socket
 	$(call ldconfig_step,install)
 
-# Removes what install put there (same variables), then the directories
-# of ours that are left empty.
+# Removes what install put there (same variables), then each directory
+# install made that is left empty (deepest first; a non-empty one stays).
+INSTALL_DIRS := $(DOCDIR)/schemas $(DOCDIR) $(INCLUDEDIR)/dnet $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3 \
+	$(MANDIR)/man5 $(MANDIR)/man8 $(MANDIR) $(BASHCOMPDIR) $(patsubst %/,%,$(dir $(BASHCOMPDIR))) \
+	$(UNITDIR) $(patsubst %/,%,$(dir $(UNITDIR))) $(BINDIR) $(INCLUDEDIR) $(LIBDIR)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DOCDIR)/schemas $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/dnet 2>/dev/null
+	@for d in $(addprefix $(DESTDIR),$(INSTALL_DIRS)); do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
 	$(call ldconfig_step,uninstall)
 
 # Every generated directory: the builds of each variant and compiler, and
