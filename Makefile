@@ -208,14 +208,19 @@ run: deps-run
 	@$(MAKE) -s --no-print-directory $(OUT_BIN)/dsh
 	@$(OUT_BIN)/dsh
 
-# Plain build first, then the same suite under AddressSanitizer + UBSan.
+# Plain build first, then the same suite under AddressSanitizer + UBSan
+# (the directories of this compiler: build-clang/ and build-san-clang/ for
+# CC=clang).
+PLAIN_B := build$(CC_TAG)
+PLAIN_BIN := $(if $(CC_TAG),$(PLAIN_B)/bin,bin)
+SAN_B := build-san$(CC_TAG)
 test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory SAN=1 all
-	@tests/run.sh
+	@tests/run.sh --variant $(PLAIN_B):$(PLAIN_BIN) --variant $(SAN_B):$(SAN_B)/bin
 
 test-plain: all
-	@tests/run.sh --plain
+	@tests/run.sh --variant $(B):$(OUT_BIN)
 
 bench: all
 	@scripts/bench.sh

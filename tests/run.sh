@@ -6,8 +6,23 @@
 # run here (a missing tool, not root); it does not fail the run.
 set -u
 cd "$(dirname "$0")/.."
-variants=("build:bin" "build-san:build-san/bin")
-[ "${1:-}" = "--plain" ] && variants=("build:bin")
+# --variant BUILD:BINDIR (repeatable) names the builds to test (make passes
+# its own: build-clang:build-clang/bin for CC=clang); --plain: build/ only.
+variants=()
+plain=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--plain) plain=1 ;;
+	--variant) [ $# -ge 2 ] || { echo "tests/run.sh: --variant needs BUILD:BINDIR" >&2; exit 2; }
+		variants+=("$2"); shift ;;
+	*) echo "tests/run.sh: unknown argument '$1' (known: --plain, --variant BUILD:BINDIR)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ ${#variants[@]} -eq 0 ]; then
+	variants=("build:bin" "build-san:build-san/bin")
+	[ "$plain" -eq 1 ] && variants=("build:bin")
+fi
 total_pass=0
 total_fail=0
 total_skip=0
