@@ -1,16 +1,17 @@
 # DIMMnet-2 toolkit: libdnet, the backends, dsh and dnetd.
 #
-#   make            build lib/libdnet.{a,so} and bin/{dsh,dnetd}
-#   make run        install missing packages, build, start dsh on the embedded emulator
-#   make test       install missing packages, build, run every test (plain and ASan+UBSan)
-#   make install    PREFIX=/usr/local (DESTDIR honoured)
-#   make bench      benchmarks (figures, not pass/fail)
-#   make fuzz       libFuzzer on each tests/fuzz target, FUZZ_TIME s each (FUZZ_TARGETS="proto dsh": some)
-#   make stress     long runs: 100k random messages, many-rank barriers and messages
-#   make clean
+# `make help` lists the targets and the variables (the text is at the end).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/dimmnet
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 CC      ?= cc
 PKGS    := libcjson libpci
 # Fallback when pkg-config is not installed yet (make deps installs it).
@@ -36,16 +37,30 @@ else
   say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-# Build variant: plain (build/) or sanitized (build-san/, make SAN=1).
+# Build variant: plain (build/) or sanitized (build-san/, make SAN=1).  A
+# compiler other than the default builds in its own directory
+# (build-clang/, build-san-clang/ for CC=clang), programs and libraries
+# under it, so objects of two compilers never mix; BUILD=DIR chooses the
+# directory outright.
+CC_TAG := $(if $(findstring clang,$(notdir $(firstword $(CC)))),-clang,)
 ifeq ($(SAN),1)
-  B := build-san
+  B := build-san$(CC_TAG)
   VCFLAGS := $(SAN_FLAGS)
   VLDFLAGS := -fsanitize=address,undefined
 else
-  B := build
+  B := build$(CC_TAG)
   VCFLAGS := $(CFLAGS)
   VLDFLAGS :=
 endif
+ifneq ($(BUILD),)
+  B := $(BUILD)
+endif
+# The compiler writes each object's header dependencies next to it (.d);
+# a change to one header rebuilds only what includes it.  clang writes the
+# .d after the object: it goes to a temporary name, then the target is
+# touched after it, so it is never older than its .d.
+DEPFLAGS = -MMD -MP -MF $@.d.tmp
+DEPDONE = mv -f $@.d.tmp $@.d && touch $@
 
 # The daemon's own files (the server loop and its rooms, grants): linked into
 # dnetd and the tests that drive the server, never into libdnet.  Every file
@@ -59,10 +74,10 @@ DNETD_SRC := $(wildcard backends/remote/dnetd/*.c) $(COMMON_SRC)
 RUN_SRC  := $(wildcard dsh/run/*.c) $(COMMON_SRC)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-HDRS     := $(wildcard libdnet/include/dnet/*.h backends/*/*.h dsh/*.h dsh/run/*.h backends/remote/dnetd/*.h common/*.h tests/unit/*.h)
 
+# libdnet's objects are compiled once, position independent, for both
+# libdnet.a and libdnet.so.
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
-LIB_PIC  := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
 DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o)
@@ -71,47 +86,52 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # Fuzz targets with the standalone driver: a bounded run is a test.
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(B)/tests/test_fuzz_%)
 
-ifeq ($(SAN),1)
-  OUT_LIB := $(B)/lib
-  OUT_BIN := $(B)/bin
-else
+ifeq ($(B),build)
   OUT_LIB := lib
   OUT_BIN := bin
+else
+  OUT_LIB := $(B)/lib
+  OUT_BIN := $(B)/bin
 endif
 
 LIBA  := $(OUT_LIB)/libdnet.a
 LIBSO := $(OUT_LIB)/libdnet.so
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
-.PHONY: all deps run test test-plain test-san unit bench install clean fuzz stress
-all: $(LIBA) $(LIBSO) $(PROGS) $(UNIT_BIN) $(FUZZ_BIN)
+.PHONY: all lib progs tests deps deps-run deps-test run test test-plain unit bench install uninstall \
+	clean fuzz stress help
+all: lib progs tests
+lib: $(LIBA) $(LIBSO)
+progs: $(PROGS)
+tests: $(UNIT_BIN) $(FUZZ_BIN)
+# The unit tests alone, built and run (make CC=clang unit: the .ci check).
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do out=$$($$t 2>&1) || { fail=1; echo "FAIL $$t"; printf '%s\n' "$$out" | tail -n 20; }; \
+	  printf '%s\n' "$$out" | tail -n 1 | sed 's/^/  /'; done; exit $$fail
 
 # libdnet's boundary: its objects hide every symbol but those the public
 # headers declare (they say so with a visibility pragma), and the version
 # script (libdnet/libdnet.ver) exports only dnet_* from libdnet.so.
 OBJ_CFLAGS = $(BASE_CFLAGS)
 $(DSH_OBJ) $(RUN_OBJ): OBJ_CFLAGS = $(PUB_CFLAGS)
-$(LIB_OBJ): OBJ_CFLAGS = $(BASE_CFLAGS) -fvisibility=hidden
+$(LIB_OBJ): OBJ_CFLAGS = $(BASE_CFLAGS) -fvisibility=hidden -fPIC
 LIBVER := libdnet/libdnet.ver
 
-$(B)/obj/%.o: %.c $(HDRS)
+# An object without its .d (a build from before -MMD) is rebuilt once.
+$(B)/obj/%.o: %.c $(B)/obj/%.o.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) -c $< -o $@
-$(B)/pic/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$< [pic])
-	$(Q)$(CC) $(BASE_CFLAGS) -fvisibility=hidden $(VCFLAGS) -fPIC -c $< -o $@
+	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) $(DEPFLAGS) -c $< -o $@ && $(DEPDONE)
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBSO): $(LIB_PIC) $(LIBVER)
+$(LIBSO): $(LIB_OBJ) $(LIBVER)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 -Wl,--version-script=$(LIBVER) $(VLDFLAGS) -o $@ \
-	  $(LIB_PIC) $(PKG_LIBS) -lm
+	  $(LIB_OBJ) $(PKG_LIBS) -lm
 
 $(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
@@ -135,17 +155,14 @@ TEST_EXTRA =
 $(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)
 $(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ)
 $(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ)
-$(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
+# (A test that includes a .c whole, as test_run_report does dsh/run/report.c,
+# has it in its .d like a header.)
+$(B)/tests/%: tests/unit/%.c $(LIBA) $(B)/tests/%.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit -o $@ $< $(TEST_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit $(DEPFLAGS) -o $@ $< $(TEST_EXTRA) $(LIBA) \
+	  $(VLDFLAGS) $(PKG_LIBS) -lm && $(DEPDONE)
 
-# test_run_report includes dsh/run/report.c whole (its static helpers).
-$(B)/tests/test_run_report: dsh/run/report.c
-# test_journal_format includes dsh/journal.c whole (its tap).
-$(B)/tests/test_journal_format: dsh/journal.c dsh/journal.h
-# test_bench_cache includes dsh/bench_cache.c whole (the bench's host cache model).
-$(B)/tests/test_bench_cache: dsh/bench_cache.c
 # test_dsh_complete links dsh's objects but main.o (completion reads the command table).
 $(B)/tests/test_dsh_complete: $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ))
 $(B)/tests/test_dsh_complete: TEST_CFLAGS = $(PUB_CFLAGS) -Idsh
@@ -162,11 +179,17 @@ $(B)/tests/test_fuzz_dsh: FUZZ_CFLAGS = $(PUB_CFLAGS)
 $(B)/tests/test_fuzz_server: $(SERVER_OBJ)
 $(B)/tests/test_fuzz_server: FUZZ_EXTRA = $(SERVER_OBJ)
 FUZZ_CFLAGS = $(BASE_CFLAGS)
-$(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(LIBA) $(HDRS)
+$(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBA) $(B)/tests/test_fuzz_%.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(FUZZ_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' -o $@ $< \
-	  tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread
+	$(Q)$(CC) $(FUZZ_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' \
+	  $(DEPFLAGS) -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread && $(DEPDONE)
+
+DEPS := $(addsuffix .d,$(sort $(LIB_OBJ) $(DSH_OBJ) $(DNETD_OBJ) $(SERVER_OBJ) $(RUN_OBJ)) $(UNIT_BIN) $(FUZZ_BIN))
+# Named as targets (not a pattern, whose files make would take as
+# intermediate), so a missing one makes its object out of date.
+$(DEPS):
+-include $(wildcard $(DEPS))
 
 # Long runs, outside make test: fuzzing (libFuzzer with clang, else the
 # standalone driver under ASan+UBSan) and stress.
@@ -179,47 +202,127 @@ stress: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/stress.sh
 
-deps:
-	@scripts/install-deps.sh
+# Packages: `make run` needs only the shell's (install-deps.sh run), `make
+# test` the rest too (install-deps.sh test: the launchers, the VM test's).
+deps-run:
+	@scripts/install-deps.sh run
+deps deps-test:
+	@scripts/install-deps.sh test
 
-run: deps
-	@$(MAKE) --no-print-directory $(OUT_BIN)/dsh
-	@./bin/dsh
+run: deps-run
+	@$(MAKE) -s --no-print-directory $(OUT_BIN)/dsh
+	@$(OUT_BIN)/dsh
 
-# Plain build first, then the same suite under AddressSanitizer + UBSan.
-test: deps
+# Plain build first, then the same suite under AddressSanitizer + UBSan
+# (the directories of this compiler: build-clang/ and build-san-clang/ for
+# CC=clang).
+PLAIN_B := build$(CC_TAG)
+PLAIN_BIN := $(if $(CC_TAG),$(PLAIN_B)/bin,bin)
+SAN_B := build-san$(CC_TAG)
+test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory SAN=1 all
-	@tests/run.sh
+	@tests/run.sh --variant $(PLAIN_B):$(PLAIN_BIN) --variant $(SAN_B):$(SAN_B)/bin
 
 test-plain: all
-	@tests/run.sh --plain
+	@tests/run.sh --variant $(B):$(OUT_BIN)
 
 bench: all
 	@scripts/bench.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dnet \
-	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
-	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 755 bin/dsh bin/dnetd bin/dsh-run $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 lib/libdnet.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 lib/libdnet.so $(DESTDIR)$(PREFIX)/lib/libdnet.so.0
-	ln -sf libdnet.so.0 $(DESTDIR)$(PREFIX)/lib/libdnet.so
-	install -m 644 libdnet/include/dnet/*.h $(DESTDIR)$(PREFIX)/include/dnet/
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: libdnet\nDescription: DIMMnet-2 host library\nVersion: %s\nRequires.private: libcjson libpci\nLibs: -L$${libdir} -ldnet\nLibs.private: -lm\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' "$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdnet.pc
-	for s in 1 3 5 8; do for f in man/*.$$s; do [ -e "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/; done; done; true
-	install -d $(DESTDIR)$(PREFIX)/share/doc/dimmnet $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas \
-	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/lib/systemd/system
-	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/dimmnet/
-	install -m 644 tests/schemas/* $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas/
-	install -m 644 scripts/service/dsh.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh
-	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh-run
-	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dnetd
-	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/service/dnetd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/dnetd.service
-	install -m 644 scripts/service/dnetd.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/dnetd.socket
+# Installed files, relative to DESTDIR (uninstall removes these).
+MAN_PAGES := $(wildcard man/*.[1358])
+DOC_FILES := $(wildcard docs/*.md)
+SCHEMAS   := $(wildcard tests/schemas/*)
+HEADERS   := $(wildcard libdnet/include/dnet/*.h)
+PROG_NAMES := dsh dnetd dsh-run
+INSTALLED := $(PROG_NAMES:%=$(BINDIR)/%) $(LIBDIR)/libdnet.a $(LIBDIR)/libdnet.so.0 $(LIBDIR)/libdnet.so \
+	$(HEADERS:libdnet/include/%=$(INCLUDEDIR)/%) $(PKGCONFIGDIR)/libdnet.pc \
+	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(DOC_FILES:docs/%=$(DOCDIR)/%) $(SCHEMAS:tests/%=$(DOCDIR)/%) \
+	$(BASHCOMPDIR)/dsh $(BASHCOMPDIR)/dsh-run $(BASHCOMPDIR)/dnetd \
+	$(UNITDIR)/dnetd.service $(UNITDIR)/dnetd.socket
+# The .pc file's paths: under ${prefix} when they are.
+pc_path = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+# Installing to the system (no DESTDIR) refreshes the loader's cache, so a
+# program linked with -ldnet runs without LD_LIBRARY_PATH; a LIBDIR the
+# loader does not search is named.
+define ldconfig_step
+	@if [ -z "$(DESTDIR)" ]; then \
+	  if [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null 2>&1; then ldconfig; \
+	  else echo "make: note: not root (or no ldconfig): the loader's cache is not refreshed" >&2; fi; \
+	  if [ "$(1)" = install ] && ! ldconfig -p 2>/dev/null | grep -q " => $(LIBDIR)/libdnet.so.0$$"; then \
+	    echo "make: note: $(LIBDIR) is not in the loader's path: add it to /etc/ld.so.conf.d/ (then ldconfig) or link with -Wl,-rpath,$(LIBDIR)" >&2; fi; \
+	fi
+endef
 
+# The library and the programs only: the tests need not compile to install.
+install: lib progs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/dnet $(DESTDIR)$(PKGCONFIGDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(DOCDIR)/schemas $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR)
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libdnet.so.0
+	ln -sf libdnet.so.0 $(DESTDIR)$(LIBDIR)/libdnet.so
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/dnet/
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: libdnet\nDescription: DIMMnet-2 host library\nVersion: %s\nRequires.private: libcjson libpci\nLibs: -L$${libdir} -ldnet\nLibs.private: -lm\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(call pc_path,$(LIBDIR))' '$(call pc_path,$(INCLUDEDIR))' \
+	  "$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)" > $(DESTDIR)$(PKGCONFIGDIR)/libdnet.pc
+	for m in $(MAN_PAGES); do s=$${m##*.}; install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man$$s/; done
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(DOCDIR)/schemas/
+	install -m 644 scripts/service/dsh.bash-completion $(DESTDIR)$(BASHCOMPDIR)/dsh
+	ln -sf dsh $(DESTDIR)$(BASHCOMPDIR)/dsh-run
+	ln -sf dsh $(DESTDIR)$(BASHCOMPDIR)/dnetd
+	sed 's|@BINDIR@|$(BINDIR)|' scripts/service/dnetd.service > $(DESTDIR)$(UNITDIR)/dnetd.service
+	install -m 644 scripts/service/dnetd.socket $(DESTDIR)$(UNITDIR)/dnetd.socket
+	$(call ldconfig_step,install)
+
+# Removes what install put there (same variables), then each directory
+# install made that is left empty (deepest first; a non-empty one stays).
+INSTALL_DIRS := $(DOCDIR)/schemas $(DOCDIR) $(INCLUDEDIR)/dnet $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3 \
+	$(MANDIR)/man5 $(MANDIR)/man8 $(MANDIR) $(BASHCOMPDIR) $(patsubst %/,%,$(dir $(BASHCOMPDIR))) \
+	$(UNITDIR) $(patsubst %/,%,$(dir $(UNITDIR))) $(BINDIR) $(INCLUDEDIR) $(LIBDIR)
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@for d in $(addprefix $(DESTDIR),$(INSTALL_DIRS)); do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
+	$(call ldconfig_step,uninstall)
+
+# Every generated directory: the builds of each variant and compiler, and
+# make fuzz's (its corpora and findings too).
 clean:
-	rm -rf build build-san bin lib
+	rm -rf build build-* bin lib
+
+help:
+	@printf '%s\n' \
+	'Targets:' \
+	'  all (default)  library, programs, unit and fuzz-driver tests' \
+	'  lib            lib/libdnet.a, lib/libdnet.so (only)' \
+	'  progs          bin/dsh, bin/dnetd, bin/dsh-run (and the library)' \
+	'  tests          the unit tests and the fuzz drivers' \
+	'  unit           build and run the unit tests (e.g. make CC=clang unit)' \
+	'  run            install the shell'"'"'s packages if missing, build dsh, start it on the emulator' \
+	'  test           install every test package if missing, build plain and SAN=1, run every test' \
+	'  test-plain     build and run every test, plain build only' \
+	'  deps-run       install the packages make run needs (scripts/install-deps.sh run)' \
+	'  deps, deps-test  install the packages make test needs (scripts/install-deps.sh test)' \
+	'  install        install under DESTDIR+PREFIX; without DESTDIR, as root, also ldconfig' \
+	'  uninstall      remove what install installed (same variables)' \
+	'  bench          benchmark figures (not pass/fail)' \
+	'  fuzz           libFuzzer on each tests/fuzz target, FUZZ_TIME s each (FUZZ_TARGETS="proto dsh": some)' \
+	'  stress         long runs: random messages, many-rank barriers, attacks' \
+	'  clean          remove every generated directory (build*, bin, lib, build-fuzz)' \
+	'  help           this list' \
+	'Variables:' \
+	'  CC=$(CC)  a compiler other than cc/gcc builds in its own directory (build-clang/ for clang)' \
+	'  BUILD=DIR      build directory (default build/, build-san/ with SAN=1, -clang appended for clang)' \
+	'  SAN=1          AddressSanitizer + UBSan build (build-san/)' \
+	'  V=1            print the full commands' \
+	'  CFLAGS=$(CFLAGS)' \
+	'  PREFIX=$(PREFIX)  DESTDIR=$(DESTDIR)' \
+	'  BINDIR=$(BINDIR)  LIBDIR=$(LIBDIR)  INCLUDEDIR=$(INCLUDEDIR)' \
+	'  PKGCONFIGDIR=$(PKGCONFIGDIR)  MANDIR=$(MANDIR)' \
+	'  DOCDIR=$(DOCDIR)  BASHCOMPDIR=$(BASHCOMPDIR)' \
+	'  UNITDIR=$(UNITDIR)  (systemd units)' \
+	'  FUZZ_TIME=$(FUZZ_TIME)  FUZZ_TARGETS  (make fuzz)'

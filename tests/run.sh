@@ -13,13 +13,27 @@
 # suites whose name matches (TESTS='test_dsh_run*'), for a quick check.
 set -u
 cd "$(dirname "$0")/.."
-variants=("build:bin" "build-san:build-san/bin")
-case "${1:-}" in
---plain) variants=("build:bin") ;;
---san) variants=("build-san:build-san/bin") ;;
-"") ;;
-*) echo "usage: tests/run.sh [--plain | --san]" >&2; exit 2 ;;
-esac
+# --variant BUILD:BINDIR (repeatable) names the builds to test (make passes
+# its own: build-clang:build-clang/bin for CC=clang); --plain: build/ only,
+# --san: build-san/ only.
+variants=()
+only=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--plain | --san) only=$1 ;;
+	--variant) [ $# -ge 2 ] || { echo "tests/run.sh: --variant needs BUILD:BINDIR" >&2; exit 2; }
+		variants+=("$2"); shift ;;
+	*) echo "tests/run.sh: unknown argument '$1' (known: --plain, --san, --variant BUILD:BINDIR)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ ${#variants[@]} -eq 0 ]; then
+	case $only in
+	--plain) variants=("build:bin") ;;
+	--san) variants=("build-san:build-san/bin") ;;
+	*) variants=("build:bin" "build-san:build-san/bin") ;;
+	esac
+fi
 jobs=${TEST_JOBS:-2}
 case $jobs in 1 | 2) ;; *) echo "tests/run.sh: TEST_JOBS must be 1 or 2, not '$jobs'" >&2; exit 2 ;; esac
 run_t0=$(date +%s)

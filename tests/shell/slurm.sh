@@ -59,7 +59,7 @@ slurm_start() {
 	SLURM_WHY=''
 	for p in munged mungekey slurmctld slurmd srun sinfo scancel squeue; do
 		if ! command -v "$p" >/dev/null 2>&1; then
-			SLURM_WHY="no $p (packages slurm-wlm and munge: scripts/install-deps.sh)"
+			SLURM_WHY="no $p (packages slurm-wlm and munge: scripts/install-deps.sh test)"
 			return 1
 		fi
 	done

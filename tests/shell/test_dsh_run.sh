@@ -141,13 +141,13 @@ if command -v mpirun >/dev/null; then
 		expect_eq "mpirun $sc: 4 ranks, no failure" "4" "$(grep -c '^\[[0-9]*,[0-3]\]<stdout>:[1-9][0-9]* passed, 0 failed$' "$T_TMP/out")"
 	done
 else
-	fail "mpirun is not installed (scripts/install-deps.sh installs openmpi-bin)"
+	fail "mpirun is not installed (scripts/install-deps.sh test installs openmpi-bin)"
 fi
 if command -v pdsh >/dev/null; then
 	expect_status "dsh-run --launcher pdsh" 0 tmo "$RUN" -n 4 -l pdsh "$S/ok.dsh" --report "$S/p.json"
 	expect_eq "pdsh: ranks 0-3" "0 1 2 3" "$(jq -r '[.results.tests[].extra.rank] | map(tostring) | join(" ")' "$S/p.json")"
 else
-	fail "pdsh is not installed (scripts/install-deps.sh installs it)"
+	fail "pdsh is not installed (scripts/install-deps.sh test installs it)"
 fi
 # srun: its variables, from a prepared environment (no Slurm here)
 out=$(SLURM_PROCID=2 SLURM_NTASKS=3 SLURM_JOB_ID=77 "$BIN/dsh" -b sim:nodes=3 -c 'echo $rank $size; info' 2>&1)

@@ -344,11 +344,11 @@ if [[ $BIN == */build-san/* ]]; then
 	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
 	if command -v mpirun >/dev/null 2>&1; then LAUNCHERS+=(mpirun)
-	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
+	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh test)"; fi
 	if command -v pdsh >/dev/null 2>&1; then
 		if pdsh -R exec -w x true >/dev/null 2>&1; then LAUNCHERS+=(pdsh)
 		else skip "pdsh cells: pdsh has no exec rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"; fi
-	else skip "pdsh cells: no pdsh (scripts/install-deps.sh)"; fi
+	else skip "pdsh cells: no pdsh (scripts/install-deps.sh test)"; fi
 	t0=$SECONDS
 	if slurm_start; then
 		echo "$T_SUITE: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"

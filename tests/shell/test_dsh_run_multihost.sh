@@ -36,7 +36,7 @@ if [[ $BIN == */build-san/* ]]; then
 fi
 for t in ip unshare; do
 	if ! command -v $t >/dev/null 2>&1; then
-		skip "multi-host cells: no $t (iproute2, util-linux: scripts/install-deps.sh)"
+		skip "multi-host cells: no $t (iproute2, util-linux: scripts/install-deps.sh test)"
 		finish
 		exit
 	fi
@@ -240,10 +240,10 @@ if command -v mpirun >/dev/null 2>&1; then
 	expect_eq "mpirun, no table: exit status (stderr: $(head -c 300 "$T_TMP/mpirun.notable.err"))" 0 "$RC"
 	expect_eq "mpirun, no table: CTRF hosts" "ctl ctl" "$(ctrf_hosts "$T_TMP/mpirun.notable.json")"
 else
-	skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"
+	skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh test)"
 fi
 if ! command -v pdsh >/dev/null 2>&1; then
-	skip "pdsh cells: no pdsh (scripts/install-deps.sh)"
+	skip "pdsh cells: no pdsh (scripts/install-deps.sh test)"
 elif ! pdsh -V 2>&1 | grep -q 'rcmd modules:.*ssh'; then
 	skip "pdsh cells: pdsh has no ssh rcmd module ($(pdsh -V 2>&1 | tr '\n' ' '))"
 else

@@ -49,4 +49,70 @@ comp=$(PATH="$stage/opt/dnet/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(dsh-run -l 
 expect_eq "bash completion of dsh-run -l" "mpirun" "$comp"
 out=$("$T_TMP/prog" 2>&1)
 expect_eq "program on the installed library" "0.1.0 sdimm_init_done=1 nodes=2" "$out"
+
+# libdnet(3)'s EXAMPLE, taken from the page (between its example markers),
+# built with the page's own command against the staged copy (pkg-config
+# with the stage as sysroot) and run dynamically; it prints what the page
+# says it prints.
+page="$stage/opt/dnet/share/man/man3/libdnet.3"
+# man_block NAME: the lines between .\" NAME-begin and .\" NAME-end, roff
+# requests dropped and the escapes of a code block (\e \- \&) undone.
+man_block() {
+	sed -n '/^\.\\" '"$1"'-begin/,/^\.\\" '"$1"'-end/p' "$page" |
+		sed '/^\./d; s/\\e/\\/g; s/\\-/-/g; s/^\\&//'
+}
+ex="$T_TMP/example"
+mkdir -p "$ex"
+man_block example >"$ex/libdnet-example.c"
+man_block example-command >"$ex/build.sh"
+man_block example-output >"$ex/expected"
+if grep -q 'int main' "$ex/libdnet-example.c" && [ -s "$ex/build.sh" ] && [ -s "$ex/expected" ]; then pass; else
+	fail "libdnet(3) has no EXAMPLE program, command and output between its markers"; fi
+pcenv=(PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_PATH="$stage/opt/dnet/lib/pkgconfig"
+	LD_LIBRARY_PATH="$stage/opt/dnet/lib")
+# the staged .pc as installed (the sed above relocated it for the static link)
+sed -i "s|^prefix=.*|prefix=/opt/dnet|" "$stage/opt/dnet/lib/pkgconfig/libdnet.pc"
+if (cd "$ex" && env "${pcenv[@]}" sh -e build.sh >"$ex/out" 2>"$ex/err"); then
+	expect_eq "libdnet(3) EXAMPLE's output (staged install)" "$(cat "$ex/expected")" "$(cat "$ex/out")"
+else
+	fail "libdnet(3) EXAMPLE as the page builds and runs it: $(head -5 "$ex/err")"
+fi
+# dynamic: the program needs libdnet.so.0 (found in the stage through
+# LD_LIBRARY_PATH; the system install below needs none)
+expect_match "EXAMPLE linked against libdnet.so" "NEEDED.*libdnet\.so\.0" \
+	"$(readelf -d "$ex/example" 2>/dev/null | grep NEEDED | tr '\n' ' ')"
+# A real system install (PREFIX=/usr/local, no DESTDIR) refreshes the
+# loader's cache: the EXAMPLE built with pkg-config runs without
+# LD_LIBRARY_PATH; make uninstall takes it all away again.
+sys_prefix=/usr/local
+# one system install at a time (tests/run.sh runs the builds' suites side by side)
+exec 9>"${TMPDIR:-/tmp}/dsh-test-system-install.lock"
+flock 9
+if [ "$(id -u)" -ne 0 ]; then
+	skip "system install: not root (make install PREFIX=$sys_prefix writes outside the tree)"
+elif [ -e "$sys_prefix/lib/libdnet.so.0" ] || [ -e "$sys_prefix/bin/dsh" ] || [ -e "$sys_prefix/include/dnet" ]; then
+	skip "system install: a libdnet is already installed in $sys_prefix (not touched)"
+elif ! make -s install PREFIX="$sys_prefix" >"$T_TMP/sys.log" 2>&1; then
+	fail "make install PREFIX=$sys_prefix: $(tail -3 "$T_TMP/sys.log")"
+	make -s uninstall PREFIX="$sys_prefix" >/dev/null 2>&1
+else
+	rm -f "$ex/example" "$ex/out"
+	if (cd "$ex" && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PKG_CONFIG_SYSROOT_DIR sh -e build.sh \
+		>"$ex/out" 2>"$ex/err"); then
+		expect_eq "libdnet(3) EXAMPLE on the system install, no LD_LIBRARY_PATH" "$(cat "$ex/expected")" "$(cat "$ex/out")"
+	else
+		fail "libdnet(3) EXAMPLE on the system install, no LD_LIBRARY_PATH: $(head -5 "$ex/err")"
+	fi
+	if make -s uninstall PREFIX="$sys_prefix" >"$T_TMP/unsys.log" 2>&1; then pass; else
+		fail "make uninstall PREFIX=$sys_prefix: $(tail -3 "$T_TMP/unsys.log")"; fi
+	left=""
+	for f in bin/dsh bin/dnetd bin/dsh-run lib/libdnet.so.0 lib/libdnet.so lib/libdnet.a include/dnet/dnet.h \
+		lib/pkgconfig/libdnet.pc share/man/man3/libdnet.3 share/doc/dimmnet lib/systemd/system/dnetd.service \
+		share/bash-completion/completions/dsh-run; do
+		[ -e "$sys_prefix/$f" ] || [ -L "$sys_prefix/$f" ] && left="$left $f"
+	done
+	expect_eq "left after make uninstall" "" "$left"
+	expect_eq "loader's cache after make uninstall" "" "$(ldconfig -p | grep "libdnet\.so\.0 .*$sys_prefix/lib")"
+fi
+flock -u 9
 finish
