@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"      --summary        always end with the summary line (or object), also when all passed\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --norc           do not read ~/.dshrc at an interactive start\n"
-		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
+		"      --gap DUR        virtual time let pass after each command (default 10us)\n"
 		"      --base ADDR      address printed for device offset 0 (default 0x4213c000)\n"
 		"      --timeout DUR    default timeout of waits (default 1s)\n"
 		"      --max-time DUR   limit on the real time of the whole run: past it the command\n"
@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"      --trace FILE     the emulator writes a Chrome trace-event / Perfetto JSON of every\n"
 		"                       host access and primitive stage in virtual time to FILE\n"
 		"  -h, --help           this help;  -V, --version  versions\n"
+		"DUR: a number and a unit, ns us ms s m (or min) h: 10us, 1s, 5m; a bare number is\n"
+		"refused (0 aside).\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
 		"pass the check, 3 backend not opened, N after 'exit N', 128+N a signal.\n");
