@@ -150,11 +150,11 @@ static int parse_dur(const char *s, uint64_t *ns, const char *what, struct dnet_
 	uint64_t x;
 	int rc = parse_digits(s, s, digits, &x, w, err);
 	if (rc) {
-		if (mult || (s[n - 1] >= '0' && s[n - 1] <= '9'))
-			return rc; /* the number itself is wrong: parse_digits said how */
-		size_t u = n; /* "10d", "5sec": name the letters that are not a unit */
+		size_t u = n; /* "10d", "5sec", "5parsecs": the letters at the end */
 		while (u > 0 && ((s[u - 1] >= 'a' && s[u - 1] <= 'z') || (s[u - 1] >= 'A' && s[u - 1] <= 'Z')))
 			u--;
+		if (u == n || u == digits || !(s[u - 1] >= '0' && s[u - 1] <= '9'))
+			return rc; /* the number itself is wrong ("1.5s", "1_s"): parse_digits said how */
 		return dnet_seterr(err, DNET_EINVAL, "%s: '%s': unknown unit '%s' (" UNITS ")", w, s, s + u);
 	}
 	if (!mult) {
