@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		"                        no line is refused (without --allow: any node and WID)\n"
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
-		"      --hello-grace DUR drop a connection that has not said HELLO within DUR\n"
+		"      --hello-grace DUR  drop a connection that has not said HELLO within DUR\n"
 		"                        (default 10s; whole seconds)\n"
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
