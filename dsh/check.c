@@ -7,7 +7,8 @@
  * words, their number; repeat ... end balanced and
  * repeat counts valid; the condition of assert, expect and wait parsed as
  * it will run (cond.c: a malformed condition, or one whose verdict could
- * never change, stops the script before its first line).  Commands whose
+ * never change, stops the script before its first line); every literal
+ * duration (D-DURATION: a bare number refused).  Commands whose
  * name comes from a variable, and conditions that use one, are checked
  * when they run.  Every error is listed with FILE:LINE.
  */
