@@ -7,7 +7,8 @@
  * words, their number; repeat ... end balanced and
  * repeat counts valid; the condition of assert, expect and wait parsed as
  * it will run (cond.c: a malformed condition, or one whose verdict could
- * never change, stops the script before its first line).  Commands whose
+ * never change, stops the script before its first line); every literal
+ * duration (D-DURATION: a bare number refused).  Commands whose
  * name comes from a variable, and conditions that use one, are checked
  * when they run.  Every error is listed with FILE:LINE.
  */
@@ -231,6 +232,51 @@ out:
 	free(path);
 }
 
+/* The durations a command's literal words give (D-DURATION: a bare number
+ * is refused), checked before the script runs: sleep DUR, set gap|timeout
+ * DUR, watch REG DUR, fault rto DUR, fault KIND ... for DUR and timeout=DUR
+ * of wait, barrier, signal, waitfor and prim.  A word with a variable is
+ * checked when it runs. */
+static void check_durations(struct checker *c, const char *cmd, const char *t)
+{
+	char w[48][64];
+	int n = words(t, w, 48), i = w[0][0] == '@';
+	if (n > 48)
+		n = 48;
+	struct dnet_err e = { 0 };
+	uint64_t ns;
+	const char *what = NULL, *val = NULL;
+	bool timeouts = false;
+	if (!strcmp(cmd, "sleep") && n == i + 2)
+		what = "duration", val = w[i + 1];
+	else if (!strcmp(cmd, "set") && n == i + 3 && (!strcmp(w[i + 1], "gap") || !strcmp(w[i + 1], "timeout")))
+		what = w[i + 1], val = w[i + 2];
+	else if (!strcmp(cmd, "watch") && n >= i + 3)
+		what = "interval", val = w[i + 2];
+	else if (!strcmp(cmd, "fault") && n == i + 3 && !strcmp(w[i + 1], "rto"))
+		what = "faults: rto", val = w[i + 2];
+	else if (!strcmp(cmd, "fault")) {
+		for (int k = i + 2; k + 1 < n; k++)
+			if (!strcmp(w[k], "for")) {
+				what = "faults: for", val = w[k + 1];
+				break;
+			}
+	} else
+		timeouts = !strcmp(cmd, "wait") || !strcmp(cmd, "barrier") || !strcmp(cmd, "signal") ||
+			   !strcmp(cmd, "waitfor") || !strcmp(cmd, "prim");
+	char m[sizeof e.msg + 80];
+	if (val && !strchr(val, '$') && dnet_parse_duration(val, &ns, what, &e) < 0) {
+		snprintf(m, sizeof m, "%s: %s", cmd, e.msg);
+		bad(c, "%s", m);
+	}
+	for (int k = i + 1; timeouts && k < n; k++)
+		if (!strncmp(w[k], "timeout=", 8) && !strchr(w[k], '$') &&
+		    dnet_parse_duration(w[k] + 8, &ns, "timeout", &e) < 0) {
+			snprintf(m, sizeof m, "%s: %s", cmd, e.msg);
+			bad(c, "%s", m);
+		}
+}
+
 static void check_command(struct checker *c, const char *t)
 {
 	char w[MAX_WORDS][64];
@@ -277,6 +323,7 @@ static void check_command(struct checker *c, const char *t)
 	}
 	if (cmd->fn == cmd_assert || cmd->fn == cmd_wait)
 		check_cond(c, t, cmd->name);
+	check_durations(c, cmd->name, t);
 	if (c->tree && strcmp(cmd->name, "source") == 0 && n == i + 2) /* by name: script.c calls us */
 		check_source(c, t);
 	if (cmd->fn == cmd_peek || cmd->fn == cmd_poke) {

@@ -166,7 +166,7 @@ int cmd_sleep(struct dsh *d, struct dsh_args *a)
 	if (a->argc != 2)
 		return dsh_error(d, "usage: sleep DURATION");
 	if (dnet_parse_duration(a->argv[1], &ns, "duration", &e) < 0)
-		return dsh_error(d, "argument 1: %s", e.msg);
+		return dsh_error(d, "%s", e.msg);
 	if (dnet_delay(d->dev, ns, &e) < 0)
 		return dsh_derr(d, &e);
 	out_u64(d, "ns", NULL, ns);

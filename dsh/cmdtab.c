@@ -330,7 +330,8 @@ static const struct dsh_cmd cmds[] = {
 	  "TEXT..." },
 	{ "sleep", { 0 }, cmd_sleep, "sleep DURATION", "Let time pass", "sleep 10us", NULL, DSH_C_ARITY,
 	  "Advances virtual time on the emulator (the device works meanwhile); sleeps on hardware.\n"
-	  "DURATION: 100 (ns), 5ns, 3us, 2ms, 1s.",
+	  "DURATION: a number and a unit: 5ns, 3us, 2ms, 1s, 5m (or 5min), 1h; a bare number is\n"
+	  "refused (0 aside).",
 	  "DURATION" },
 	{ "set", { 0 }, cmd_set,
 	  "set [NAME VALUE | -e | +e | gap DUR | base ADDR | timeout DUR | wid W | posted on|off | sync_area A]",

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"      --summary        always end with the summary line (or object), also when all passed\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --norc           do not read ~/.dshrc at an interactive start\n"
-		"      --gap DURATION   virtual time let pass after each command (default 10us)\n"
+		"      --gap DUR        virtual time let pass after each command (default 10us)\n"
 		"      --base ADDR      address printed for device offset 0 (default 0x4213c000)\n"
 		"      --timeout DUR    default timeout of waits (default 1s)\n"
 		"      --max-time DUR   limit on the real time of the whole run: past it the command\n"
@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"  -h, --help           this help;  -V, --version  versions\n"
 		"  --list-options       every option, one a line (for shell completion)\n"
 		"  --list-backends      every backend name, one a line\n"
+		"DUR: a number and a unit, ns us ms s m (or min) h: 10us, 1s, 5m; a bare number is\n"
+		"refused (0 aside).\n"
 		"NPROCS PID WID: total processes, own PID, own WID (0 or 1: selects the sub-areas).\n"
 		"Exit status: 0 ok, 1 a command or assertion failed, 2 usage error or a script that does not\n"
 		"pass the check, 3 backend not opened, N after 'exit N', 128+N a signal.\n");

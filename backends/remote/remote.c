@@ -1,10 +1,11 @@
 /* Backend `remote`: a client of dnetd (docs/protocol.md, man/dnetd.8).
  *
  *   remote:unix:PATH[,OPTIONS]   remote:tcp:HOST:PORT[,OPTIONS]
- *   OPTIONS: node=N  wid=0|1  user  privileged  token=T  timeout=MS
+ *   OPTIONS: node=N  wid=0|1  user  privileged  token=T  timeout=DUR
  *
  * The token defaults to $DNET_TOKEN.  timeout bounds each socket exchange
- * (0 = no limit); waits and delays add their own duration to it.  A frame
+ * (a duration as every program reads it, D-DURATION: 5s, 500ms; at least
+ * 1ms, kept in whole ms; 0 = no limit); waits and delays add their own duration to it.  A frame
  * that cannot be sent or received whole leaves the stream out of step, so
  * after such a failure every later call fails with DNET_EIO.
  */
@@ -47,6 +48,22 @@ static void remote_free(struct remote *r)
 	free(r);
 }
 
+/* timeout=DUR: the one duration grammar (dnet_parse_duration), at most a
+ * day, kept in whole ms (what poll takes); 0 is no limit. */
+static int parse_timeout(const char *s, uint64_t *ms, struct dnet_err *err)
+{
+	uint64_t ns;
+	int rc = dnet_parse_duration(s, &ns, "remote: timeout", err);
+	if (rc)
+		return rc;
+	if (ns && ns < 1000000u)
+		return dnet_seterr(err, DNET_EINVAL, "remote: timeout: '%s' is below 1ms", s);
+	if (ns > 86400000000000ull)
+		return dnet_seterr(err, DNET_ERANGE, "remote: timeout: '%s' out of range (max 24h)", s);
+	*ms = ns / 1000000u;
+	return 0;
+}
+
 static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
 {
 	char addr[DNET_SPEC_MAX];
@@ -82,7 +99,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		else if (strcmp(k, "wid") == 0 && !flag)
 			rc = dnet_parse_u64(kv[i].val, 1, &wid, "wid", err);
 		else if (strcmp(k, "timeout") == 0 && !flag)
-			rc = dnet_parse_u64(kv[i].val, 86400000u, &timeout_ms, "timeout (ms)", err);
+			rc = parse_timeout(kv[i].val, &timeout_ms, err);
 		else if (strcmp(k, "token") == 0 && !flag)
 			token = kv[i].val;
 		else if (strcmp(k, "user") == 0 && flag)
@@ -93,7 +110,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 			anypeer = true;
 		else
 			rc = dnet_seterr(err, DNET_EINVAL, "remote: bad option \"%s%s%s\" (node=N, wid=0|1, "
-					 "user, privileged, token=T, timeout=MS, anypeer)", k, flag ? "" : "=",
+					 "user, privileged, token=T, timeout=DUR, anypeer)", k, flag ? "" : "=",
 					 flag ? "" : kv[i].val);
 		if (rc)
 			return rc;
@@ -710,7 +727,7 @@ static int remote_param_set(struct dnet_dev *dev, const struct dnet_param *p, co
 
 const struct dnet_backend_ops dnet_backend_remote = {
 	.name = "remote",
-	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=MS][,anypeer]",
+	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=DUR][,anypeer]",
 	.help = "a dnetd daemon serving any backend over a socket (see dnetd(8))",
 	.open = remote_open,
 	.close = remote_close,

@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"                         there\n"
 		"      --rcmd NAME        pdsh's rcmd module (e.g. ssh) to reach the table's hosts\n"
 		"                         (default: pdsh's own default); only with -l pdsh --nodes\n"
-		"  -t, --timeout DUR      per script and rank (default 60s; units ms s min h); a rank\n"
+		"  -t, --timeout DUR      per script and rank (default 60s; at least 1ms); a rank\n"
 		"                         still running is killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
 		"      --report FILE      CTRF JSON report (docs/reports.md)\n"

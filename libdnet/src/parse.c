@@ -113,57 +113,80 @@ int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 	return 0;
 }
 
-/* The one duration parser (every program, and the emulator's options):
- * digits and a unit; a bare number is in units of bare ns. */
-static int parse_dur(const char *s, uint64_t bare, uint64_t *ns, const char *what, struct dnet_err *err)
+/* The one duration parser (every program, the emulator's options, the
+ * remote backend's timeout=): Decision D-DURATION.  A whole number and a
+ * unit -- ns, us, ms, s, m (or min), h -- and no space between them.  A
+ * bare number is refused, whatever it would have meant (issue 32: dsh read
+ * "sleep 5" as 5 ns, dnetd "--idle-timeout 5" as 5 s); only a bare 0, the
+ * same in every unit, is accepted. */
+#define UNITS "ns, us, ms, s, m, h"
+static int parse_dur(const char *s, uint64_t *ns, const char *what, struct dnet_err *err)
 {
+	/* longest first: "min" before "m", "ns" "us" "ms" before "s" */
 	static const struct { const char *suffix; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "min", 60000000000ull },
-		{ "s", 1000000000 }, { "h", 3600000000000ull },
+		{ "min", 60000000000ull }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ull }, { "m", 60000000000ull }, { "h", 3600000000000ull },
 	};
 	const char *w = what ? what : "duration";
-	if (!s)
-		return dnet_seterr(err, DNET_EINVAL, "%s: missing value", w);
+	if (!s || !*s)
+		return dnet_seterr(err, DNET_EINVAL, "%s: missing value (a number and a unit: " UNITS ")", w);
 	size_t n = strlen(s);
-	uint64_t mult = bare;
+	uint64_t mult = 0;
 	size_t digits = n;
 	for (unsigned i = 0; i < sizeof units / sizeof units[0]; i++) {
 		size_t l = strlen(units[i].suffix);
-		if (n > l && strcmp(s + n - l, units[i].suffix) == 0 &&
-		    !(units[i].suffix[0] == 's' && (s[n - 2] == 'n' || s[n - 2] == 'u' || s[n - 2] == 'm'))) {
+		if (n > l && strcmp(s + n - l, units[i].suffix) == 0) {
 			mult = units[i].mult;
 			digits = n - l;
 			break;
 		}
 	}
+	bool number = false; /* a digit before the unit: else "h", "ms", "abc" */
+	for (size_t i = 0; i < digits && !number; i++)
+		number = s[i] >= '0' && s[i] <= '9';
+	if (!number)
+		return dnet_seterr(err, DNET_EINVAL, "%s: '%s' is not a duration (a number and a unit: " UNITS ")",
+				   w, s);
 	uint64_t x;
 	int rc = parse_digits(s, s, digits, &x, w, err);
-	if (rc) /* "10m", "2d": say which units there are */
-		return digits == n && n && !(s[n - 1] >= '0' && s[n - 1] <= '9')
-			       ? dnet_seterr(err, DNET_EINVAL, "%s '%s': unknown unit (ns, us, ms, s, min, h)", w, s)
-			       : rc;
+	if (rc) {
+		size_t u = n; /* "10d", "5sec", "5parsecs": the letters at the end */
+		while (u > 0 && ((s[u - 1] >= 'a' && s[u - 1] <= 'z') || (s[u - 1] >= 'A' && s[u - 1] <= 'Z')))
+			u--;
+		if (u == n || u == digits || !(s[u - 1] >= '0' && s[u - 1] <= '9'))
+			return rc; /* the number itself is wrong ("1.5s", "1_s"): parse_digits said how */
+		return dnet_seterr(err, DNET_EINVAL, "%s: '%s': unknown unit '%s' (" UNITS ")", w, s, s + u);
+	}
+	if (!mult) {
+		if (x)
+			return dnet_seterr(err, DNET_EINVAL, "%s: '%s' needs a unit (" UNITS ")", w, s);
+		mult = 1; /* a bare 0 */
+	}
 	if (x > UINT64_MAX / mult)
-		return dnet_seterr(err, DNET_ERANGE, "%s '%s': too long", w, s);
+		return dnet_seterr(err, DNET_ERANGE, "%s: '%s' is too long (at most 2^64 ns)", w, s);
 	*ns = x * mult;
 	return 0;
 }
 
 int dnet_parse_duration(const char *s, uint64_t *ns, const char *what, struct dnet_err *err)
 {
-	return parse_dur(s, 1, ns, what, err);
+	return parse_dur(s, ns, what, err);
 }
 
+/* Whole seconds (dnetd's --hello-grace, --idle-timeout, --idle-evict keep
+ * their limits in seconds): the grammar of dnet_parse_duration, the value a
+ * whole number of seconds no larger than max. */
 int dnet_parse_seconds(const char *s, uint64_t max, uint64_t *sec, const char *what, struct dnet_err *err)
 {
 	uint64_t ns;
 	const char *w = what ? what : "duration";
-	int rc = parse_dur(s, 1000000000ull, &ns, w, err);
+	int rc = parse_dur(s, &ns, w, err);
 	if (rc)
 		return rc;
 	if (ns % 1000000000ull)
-		return dnet_seterr(err, DNET_EINVAL, "%s '%s': a whole number of seconds", w, s);
+		return dnet_seterr(err, DNET_EINVAL, "%s: '%s' is not a whole number of seconds", w, s);
 	if (ns / 1000000000ull > max)
-		return dnet_seterr(err, DNET_ERANGE, "%s '%s' out of range (max %llus)", w, s,
+		return dnet_seterr(err, DNET_ERANGE, "%s: '%s' out of range (max %llus)", w, s,
 				   (unsigned long long)max);
 	*sec = ns / 1000000000ull;
 	return 0;

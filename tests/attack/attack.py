@@ -353,7 +353,7 @@ def a_silent(env, addr, d):
 
 
 def a_idle(env, addr, d):
-    """4b: 70 clients say HELLO and then nothing (dnetd --idle-timeout 1):
+    """4b: 70 clients say HELLO and then nothing (dnetd --idle-timeout 1s):
     a new client is admitted once they time out; the probe stays served."""
     socks = []
     refused = 0
@@ -387,7 +387,7 @@ def a_idle(env, addr, d):
 def a_idle_hello(env, addr, d):
     """4c: 64 clients say HELLO and then nothing, with no --idle-timeout
     (the default): once the table is full, a new client replaces the one
-    idle longest (--idle-evict 1 here, 60 s by default), which is told why;
+    idle longest (--idle-evict 1s here, 60 s by default), which is told why;
     the probe, never idle, keeps its place."""
     socks = []
     for k in range(64):
@@ -805,8 +805,8 @@ ATTACKS = [
     ("delay-2^64", a_delay_max, {"loop": True}),
     ("emfile", a_emfile, {"ulimit_n": 64}),
     ("silent-sockets", a_silent, {}),
-    ("idle-clients", a_idle, {"args": ["--idle-timeout", "1"]}),
-    ("idle-hello", a_idle_hello, {"args": ["--idle-evict", "1"]}),
+    ("idle-clients", a_idle, {"args": ["--idle-timeout", "1s"]}),
+    ("idle-hello", a_idle_hello, {"args": ["--idle-evict", "1s"]}),
     ("vclock-push", a_vclock, {"tcp": True}),
     ("privilege-claim", a_privilege, {"args": ["--socket-group", "nogroup"], "other_uid": True}),
     ("wrong-tokens", a_tokens, {"tcp": True}),

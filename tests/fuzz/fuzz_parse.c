@@ -52,6 +52,8 @@ static void numbers(const char *s, uint64_t max)
 	if (dnet_parse_size(s, max, &v, NULL, &e) == 0)
 		CHECK(v <= max);
 	if (dnet_parse_duration(s, &v, "d", &e) == 0) {
+		size_t n = strlen(s); /* a unit is required but for 0 (D-DURATION) */
+		CHECK(v == 0 || (n && ((s[n - 1] >= 'a' && s[n - 1] <= 'z'))));
 		dnet_format_duration(v, buf, sizeof buf);
 		CHECK(dnet_parse_duration(buf, &w, "d", &e) == 0 && w == v);
 		dnet_format_time(v, buf, sizeof buf);

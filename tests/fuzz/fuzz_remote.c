@@ -158,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pthread_create(&t, NULL, server, &s) != 0)
 		abort();
 	char spec[128];
-	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=2000%s", sock, data[0] & 0x80 ? ",user,node=2" : "");
+	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=2s%s", sock, data[0] & 0x80 ? ",user,node=2" : "");
 	struct dnet_dev *d = NULL;
 	struct dnet_err e;
 	int rc = dnet_open(spec, &d, &e);

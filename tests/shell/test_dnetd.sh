@@ -317,7 +317,7 @@ else
 fi
 
 # ---- silent sockets cannot lock the others out; per-peer cap; idle timeout ----
-"$DNETD" --sim --listen "unix:$T_TMP/si.sock" --hello-grace 1 --max-unauth 4 >"$T_TMP/si.out" 2>&1 &
+"$DNETD" --sim --listen "unix:$T_TMP/si.sock" --hello-grace 1s --max-unauth 4 >"$T_TMP/si.out" 2>&1 &
 SIPID=$!
 T_PIDS+=("$SIPID")
 wait_for_line "$T_TMP/si.out" "serving" 50
@@ -335,7 +335,7 @@ sleep 1.6   # past the 1 s grace: the silent ones are gone
 expect_status "a real client is served beside silent sockets" 0 tmo "$BIN/dsh" -b "remote:unix:$T_TMP/si.sock" -c info
 kill "$SILENT" 2>/dev/null; wait "$SILENT" 2>/dev/null
 kill -TERM "$SIPID"; wait_gone "$SIPID" 50
-"$DNETD" --sim --listen "unix:$T_TMP/pp.sock" --max-per-peer 1 --idle-timeout 1 >"$T_TMP/pp.out" 2>&1 &
+"$DNETD" --sim --listen "unix:$T_TMP/pp.sock" --max-per-peer 1 --idle-timeout 1s >"$T_TMP/pp.out" 2>&1 &
 PPPID=$!
 T_PIDS+=("$PPPID")
 wait_for_line "$T_TMP/pp.out" "serving" 50

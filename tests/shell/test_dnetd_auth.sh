@@ -146,7 +146,7 @@ fi
 
 # ---- --idle-evict: a full table drops the client idle longest ----
 S="$T_TMP/e.sock"
-"$DNETD" --sim --listen "unix:$S" --max-clients 2 --idle-evict 1 >"$T_TMP/e.out" 2>&1 &
+"$DNETD" --sim --listen "unix:$S" --max-clients 2 --idle-evict 1s >"$T_TMP/e.out" 2>&1 &
 T_PIDS+=($!)
 if wait_for_socket "$S" 100; then pass; else fail "no daemon: $(cat "$T_TMP/e.out")"; fi
 # two clients that connect and then think (dsh reads its script from a FIFO

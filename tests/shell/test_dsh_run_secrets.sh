@@ -99,7 +99,7 @@ run_case "local failing script" 1 -b "remote:$ADDR,token=$TOK" "$T_TMP/fail.dsh"
 # says so; an unreachable daemon, named in the message
 run_case "local no token" 2 -b "remote:$ADDR" "$T_TMP/pass.dsh"
 expect_match "local no token: the refusal reaches the terminal" "requires a token" "$(cat "$LAST/err")"
-run_case "local unreachable" 2 -b "remote:tcp:127.0.0.1:1,token=$TOK,timeout=2000" "$T_TMP/pass.dsh"
+run_case "local unreachable" 2 -b "remote:tcp:127.0.0.1:1,token=$TOK,timeout=2s" "$T_TMP/pass.dsh"
 expect_match "local unreachable: named redacted" "127.0.0.1:1" "$(cat "$LAST/err")"
 # a node table with the token in its backend column, each rank its node
 printf '0 localhost remote:%s,token=%s 1 0\n1 localhost remote:%s,node=2,token=%s 2 0\n' \
@@ -122,7 +122,7 @@ leak_check "dsh info" <(printf '%s' "$out")
 json_collect "$T_TMP/info.json"
 expect_match "dsh --json info: spec redacted" '"spec":"remote:[^"]*token=\*\*\*' "$(tr -d ' ' <"$T_TMP/info.json")"
 leak_check "dsh --json info" "$T_TMP/info.json"
-out=$("$BIN/dsh" -b "remote:tcp:127.0.0.1:1,token=$TOK,timeout=1000" -c info 2>&1)
+out=$("$BIN/dsh" -b "remote:tcp:127.0.0.1:1,token=$TOK,timeout=1s" -c info 2>&1)
 expect_match "dsh: an unopened backend is named redacted" "cannot open backend '.*token=\*\*\*" "$out"
 leak_check "dsh: cannot open backend" <(printf '%s' "$out")
 "$BIN/dsh" -b "$B" --journal "$T_TMP/j" -c 'llcm_write from=0 it=1 val=1' >/dev/null 2>&1 ||

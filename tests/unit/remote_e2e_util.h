@@ -165,7 +165,7 @@ static inline int stop_server(struct server *sv)
 static inline int open_remote(const struct server *sv, const char *opts, struct dnet_dev **dev, struct dnet_err *e)
 {
 	char spec[DNET_SPEC_MAX];
-	snprintf(spec, sizeof spec, "remote:%s,timeout=5000%s%s", sv->addr, opts ? "," : "", opts ? opts : "");
+	snprintf(spec, sizeof spec, "remote:%s,timeout=5s%s%s", sv->addr, opts ? "," : "", opts ? opts : "");
 	return dnet_open(spec, dev, e);
 }
 

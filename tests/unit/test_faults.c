@@ -654,7 +654,8 @@ static void test_spec_errors(void)
 		{ "sim:faults=drop:from:0", "from 0" },
 		{ "sim:faults=drop:nth:0", "nth 0 never fires" },
 		{ "sim:faults=stall:for:0", "stall needs a duration" },
-		{ "sim:faults=rto:5", "rto 5 out of range" },
+		{ "sim:faults=rto:5", "rto: '5' needs a unit" },
+		{ "sim:faults=rto:5ns", "rto 5ns out of range" },
 		{ "sim:faults=drop:5%:6%", "a second rate '6%' in a drop rule" },
 		{ "sim:faults=drop:5%:sometimes", "'sometimes' in a drop rule is not a rate" },
 	};

@@ -332,7 +332,7 @@ static void test_client_errors_and_shutdown(void)
 	CHECK(strstr(e.msg, "bogus") != NULL);
 	CHECK(dnet_open("remote:unix:/x,wid=2", &d, &e) < 0 && d == NULL);
 	CHECK_EQ(dnet_open("remote:http://x", &d, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_open("remote:tcp:127.0.0.1:1,timeout=500", &d, &e), -DNET_EIO);
+	CHECK_EQ(dnet_open("remote:tcp:127.0.0.1:1,timeout=500ms", &d, &e), -DNET_EIO);
 	CHECK(strstr(e.msg, "refused") != NULL);
 
 	/* A node that does not exist is refused at HELLO. */

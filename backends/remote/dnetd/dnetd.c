@@ -57,17 +57,17 @@ static void usage(FILE *f)
 		"                        no line is refused (without --allow: any node and WID)\n"
 		"      --max-clients N   serve at most N clients at once (default %u)\n"
 		"      --once            exit when the first client disconnects\n"
-		"      --hello-grace S   drop a connection that has not said HELLO within S seconds\n"
-		"                        (default 10; S also 30s, 5min, 1h: one duration syntax)\n"
+		"      --hello-grace DUR  drop a connection that has not said HELLO within DUR\n"
+		"                        (default 10s; whole seconds)\n"
 		"      --max-unauth N    at most N connections waiting to say HELLO (default 16)\n"
 		"      --max-per-peer N  at most N clients per uid (UNIX) or address (TCP); 0: no cap\n"
-		"      --idle-timeout S  drop a client silent for S seconds (default 0: never)\n"
-		"      --idle-evict S    when full, a new client replaces the one idle longest if\n"
-		"                        idle more than S seconds (default 60; 0: never)\n"
-		"      --vtime-budget D  virtual time one user token, uid (UNIX) or address (TCP) may\n"
-		"                        add to the shared clock by DELAY and WAIT: D, refilled at D\n"
-		"                        a minute\n"
-		"                        (default 1h; e.g. 10min, 30s; 0: no cap)\n"
+		"      --idle-timeout DUR  drop a client silent for DUR (whole seconds; default 0:\n"
+		"                        never)\n"
+		"      --idle-evict DUR  when full, a new client replaces the one idle longest if\n"
+		"                        idle more than DUR (whole seconds; default 60s; 0: never)\n"
+		"      --vtime-budget DUR  virtual time one user token, uid (UNIX) or address (TCP)\n"
+		"                        may add to the shared clock by DELAY and WAIT: DUR, refilled\n"
+		"                        at DUR a minute (default 1h; e.g. 10m, 30s; 0: no cap)\n"
 		"      --lockstep N      once N clients said HELLO, serve device requests in virtual-\n"
 		"                        time order with a host clock per node (--sim adds timelines):\n"
 		"                        the same run gives the same virtual times (batch runs only)\n"
@@ -202,14 +202,14 @@ static int read_token_file(const char *path, char *tok, size_t len)
 	return 0;
 }
 
-/* --vtime-budget: a duration (dnet_parse_duration: "30s", "10min", "2h");
+/* --vtime-budget: a duration (dnet_parse_duration: "30s", "10m", "2h");
  * at most 2^62 ns, the end of virtual time. */
 static int parse_budget(const char *s, uint64_t *ns, struct dnet_err *err)
 {
-	if (dnet_parse_duration(s, ns, "budget", err))
+	if (dnet_parse_duration(s, ns, "--vtime-budget", err))
 		return -DNET_EINVAL;
 	if (*ns > DNET_VTIME_END)
-		return dnet_seterr(err, DNET_EINVAL, "'%s' is past the end of virtual time (2^62 ns)", s);
+		return dnet_seterr(err, DNET_EINVAL, "--vtime-budget: '%s' is past the end of virtual time (2^62 ns)", s);
 	if (*ns == 0)
 		*ns = UINT64_MAX; /* 0: no cap */
 	return 0;
@@ -219,7 +219,7 @@ static int parse_budget(const char *s, uint64_t *ns, struct dnet_err *err)
 static int do_ping(const char *addr, const char *token)
 {
 	char spec[DNET_SPEC_MAX];
-	int n = snprintf(spec, sizeof spec, "remote:%s,timeout=5000%s%s", addr, token[0] ? ",token=" : "",
+	int n = snprintf(spec, sizeof spec, "remote:%s,timeout=5s%s%s", addr, token[0] ? ",token=" : "",
 			 token);
 	if (n < 0 || (size_t)n >= sizeof spec)
 		return usage_error("--ping: address too long");
@@ -336,7 +336,8 @@ int main(int argc, char **argv)
 				     ? dnet_parse_u64(optarg, 86400, v, name, &err)
 				     : dnet_parse_seconds(optarg, 86400, v, name, &err)) ||
 			    ((c == O_HELLO_GRACE || c == O_MAX_UNAUTH) && *v == 0))
-				return err.msg[0] ? usage_error("%s", err.msg) : usage_error("%s: at least 1", name);
+				return err.msg[0] ? usage_error("%s", err.msg)
+						  : usage_error("%s: at least 1%s", name, c == O_HELLO_GRACE ? "s" : "");
 			break;
 		}
 		case O_USER_TOKENS: user_tokens_file = optarg; break;
@@ -347,7 +348,7 @@ int main(int argc, char **argv)
 			break;
 		case O_VTIME_BUDGET:
 			if (parse_budget(optarg, &vtime_budget, &err))
-				return usage_error("--vtime-budget: %s", err.msg);
+				return usage_error("%s", err.msg);
 			break;
 		case O_LOCKSTEP:
 			if (dnet_parse_u64(optarg, 65536, &lockstep, "--lockstep client count", &err) || lockstep < 1)

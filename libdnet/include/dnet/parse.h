@@ -29,13 +29,15 @@ int dnet_parse_u64(const char *s, uint64_t max, uint64_t *v, const char *what,
 /* Same, also accepting a binary size suffix K, M or G (KiB, MiB, GiB). */
 int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 		    struct dnet_err *err);
-/* A duration, the one parser of every program (D-DURATION): digits ('_'
- * groups them) and a unit: ns, us, ms, s, min or h ("100" alone is ns):
- * "5ns", "3us", "2ms", "1s", "10min", "2h". */
+/* A duration, the one parser of every program (D-DURATION): a whole number
+ * ('_' groups digits) and a unit, no space between: ns, us, ms, s, m (or
+ * min), h -- "5ns", "3us", "2ms", "1s", "10m", "2h".  A bare number is
+ * refused ("'5' needs a unit (ns, us, ms, s, m, h)"), except 0.  Messages
+ * start with what ("--timeout", "timeout"; NULL: "duration"). */
 int dnet_parse_duration(const char *s, uint64_t *ns, const char *what,
 			struct dnet_err *err);
-/* The same units, a bare number in seconds, the result in whole seconds
- * (at most max): the options that count seconds ("30", "30s", "5min"). */
+/* The same grammar, the result in whole seconds (at most max): the options
+ * that keep their limit in seconds ("30s", "5m", "1h"; "500ms" refused). */
 int dnet_parse_seconds(const char *s, uint64_t max, uint64_t *sec, const char *what,
 		       struct dnet_err *err);
 /* The exact duration in the largest unit that divides it ("10us", "1s",
