@@ -53,14 +53,30 @@ expect_match "LICENSE is the MIT licence of the toolkit's authors" \
 if grep -Eq 'MIT.*LICENSE|LICENSE.*MIT' README.md; then pass; else
 	fail "README.md does not state the licence (MIT, LICENSE)"; fi
 
-# 5. Every decision docs/device.md names is a row of docs/decisions.md.
+# 5. Every variable dsh sets itself is listed in dsh-script(5)'s BUILT-IN
+# VARIABLES (as .B $NAME or .BR $NAME ...).
+vars=$(grep -h -o -E 'dsh_var_set\(d, "[a-z_]+"' dsh/*.c | sed -E 's/.*"(.*)"/\1/' | sort -u)
+section=$(sed -n '/^\.SH BUILT-IN VARIABLES/,/^\.SH /p' man/dsh-script.5)
+missing=""
+for v in $vars; do
+	printf '%s\n' "$section" | grep -Eq "^\.BR? .*[$]$v( |\"|,|$)" || missing="$missing \$$v"
+done
+if [ -z "$vars" ]; then fail "no dsh_var_set(d, \"NAME\", ...) found in dsh/*.c"; else
+	expect_eq "dsh-script(5) lists every built-in variable" "" "$missing"; fi
+
+# The shipped scripts take their ring neighbours from those variables
+# instead of computing them (they once spent 25 lines on it each).
+own=$(grep -n -E '^[[:space:]]*(set|repeat [^ ]+) (prev|next|pclid|nclid|clid|rank|size)( |;|$)' scripts/tests/*.dsh | head -5)
+expect_eq "scripts/tests/*.dsh use the built-in neighbour variables" "" "$own"
+
+# 6. Every decision docs/device.md names is a row of docs/decisions.md.
 missing=""
 for d in $(grep -o -E '(^|[^A-Za-z0-9])D-[A-Z0-9]+(-[A-Z0-9]+)*' docs/device.md 2>/dev/null | sed -E 's/^[^D]//' | sort -u); do
 	grep -q "^| $d |" docs/decisions.md || missing="$missing $d"
 done
 expect_eq "every decision named in docs/device.md is in docs/decisions.md" "" "$missing"
 
-# 6. docs/device.md's register tables are scripts/device-tables.sh's output
+# 7. docs/device.md's register tables are scripts/device-tables.sh's output
 # (libdnet's register database as dsh lists it), byte for byte.
 if [ ! -x "$BIN/dsh" ]; then
 	skip "no $BIN/dsh: device.md's registers cannot be compared"
