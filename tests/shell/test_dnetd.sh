@@ -21,6 +21,7 @@ wait_for_line() {
 	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
 	grep -Eq -- "$2" "$1" 2>/dev/null
 }
+unset DNETD_SOCKET # the default-socket checks below set it themselves
 tmo() { timeout 20 "$@"; }
 
 if [ ! -x "$DNETD" ]; then
@@ -256,6 +257,33 @@ kill -TERM "$SPID"
 wait_gone "$SPID" 50
 expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
 unset XDG_RUNTIME_DIR
+
+# ---- one default socket (D-DNETD-SOCKET): $DNETD_SOCKET, else
+# $XDG_RUNTIME_DIR/dnetd.sock, else root's /run/dnetd/dnetd.sock (the units'),
+# else /tmp/dnetd-$UID.sock; dnetd --listen, --ping and -b remote alike ----
+mkdir -p "$T_TMP/xdg2"
+DNETD_SOCKET="$T_TMP/env.sock" XDG_RUNTIME_DIR="$T_TMP/xdg2" "$DNETD" --sim >"$T_TMP/e.out" 2>&1 &
+EPID=$!
+T_PIDS+=("$EPID")
+if wait_for_socket "$T_TMP/env.sock" 100; then pass; else fail "DNETD_SOCKET not used by dnetd: $(cat "$T_TMP/e.out")"; fi
+if [ ! -e "$T_TMP/xdg2/dnetd.sock" ]; then pass; else fail "DNETD_SOCKET set, yet dnetd listened in XDG_RUNTIME_DIR"; fi
+out=$(DNETD_SOCKET="$T_TMP/env.sock" tmo "$DNETD" --ping 2>&1)
+expect_match "--ping follows DNETD_SOCKET" "^dnetd at unix:$T_TMP/env.sock: " "$out"
+out=$(DNETD_SOCKET="unix:$T_TMP/env.sock" XDG_RUNTIME_DIR="$T_TMP/xdg2" tmo "$BIN/dsh" -b remote -c info 2>&1)
+expect_match "-b remote follows DNETD_SOCKET (unix:PATH form)" "nodes +2" "$out"
+stop_pid "$EPID"
+expect_status "a bad DNETD_SOCKET is refused by dnetd" 2 env DNETD_SOCKET="tcp:x:99999" "$DNETD" --sim --once
+expect_match "naming DNETD_SOCKET" "DNETD_SOCKET=tcp:x:99999" "$(cat "$T_TMP/err")"
+expect_status "and by -b remote" 3 env DNETD_SOCKET="tcp:x:99999" "$BIN/dsh" -b remote -c info
+expect_match "naming DNETD_SOCKET" "DNETD_SOCKET=tcp:x:99999" "$(cat "$T_TMP/err")"
+if [ "$(id -u)" = 0 ]; then want=/run/dnetd/dnetd.sock; else want=/tmp/dnetd-$(id -u).sock; fi
+out=$(env -u DNETD_SOCKET -u XDG_RUNTIME_DIR "$DNETD" --ping 2>&1)
+expect_match "without DNETD_SOCKET and XDG_RUNTIME_DIR: $want" "unix:$want" "$out"
+out=$(env -u DNETD_SOCKET -u XDG_RUNTIME_DIR "$BIN/dsh" -b remote -c info 2>&1)
+expect_match "-b remote tries the same" "unix:$want" "$out"
+ROOT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+expect_match "dnetd.service listens on root's default" "--listen unix:/run/dnetd/dnetd.sock " "$(grep '^ExecStart=' "$ROOT_DIR/scripts/service/dnetd.service")"
+expect_eq "dnetd.socket is root's default" "ListenStream=/run/dnetd/dnetd.sock" "$(grep '^ListenStream=' "$ROOT_DIR/scripts/service/dnetd.socket")"
 
 # ---- no client stalls the others: a long virtual-time wait runs in slices ----
 "$DNETD" --sim -N 3 --listen "unix:$T_TMP/st.sock" >"$T_TMP/st.out" 2>&1 &
