@@ -258,6 +258,26 @@ wait_gone "$SPID" 50
 expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
 unset XDG_RUNTIME_DIR
 
+# ---- the outputs dnetd(8) shows are the program's: the start-up line and
+# --ping's answer, each with the man page's socket replaced by this test's ----
+MAN8="$(cd "$(dirname "$0")/../.." && pwd)/man/dnetd.8"
+man_line() { grep -E "$1" "$MAN8" | head -1 | sed -e 's/\\-/-/g' -e 's/^\$ //'; }
+want_serve=$(man_line '^dnetd: serving ')
+want_ping=$(man_line '^dnetd at ')
+"$DNETD" --sim -N 4 --listen "unix:$T_TMP/m4.sock" --once >"$T_TMP/m4.out" 2>&1 &
+M4=$!
+T_PIDS+=("$M4")
+wait_for_line "$T_TMP/m4.out" "serving" 100
+expect_eq "dnetd(8)'s start-up line" "$(printf '%s' "$want_serve" | sed "s|unix:[^ ]*|unix:$T_TMP/m4.sock|")" "$(head -1 "$T_TMP/m4.out")"
+tmo "$DNETD" --ping "unix:$T_TMP/m4.sock" >/dev/null 2>&1
+wait_gone "$M4" 50
+"$DNETD" --sim -N 8 --listen "unix:$T_TMP/m8.sock" --once >"$T_TMP/m8.out" 2>&1 &
+M8=$!
+T_PIDS+=("$M8")
+wait_for_line "$T_TMP/m8.out" "serving" 100
+expect_eq "dnetd(8)'s --ping answer" "$(printf '%s' "$want_ping" | sed "s|unix:/tmp/d.sock|unix:$T_TMP/m8.sock|")" "$(tmo "$DNETD" --ping "unix:$T_TMP/m8.sock" 2>&1)"
+wait_gone "$M8" 50
+
 # ---- one default socket (D-DNETD-SOCKET): $DNETD_SOCKET, else
 # $XDG_RUNTIME_DIR/dnetd.sock, else root's /run/dnetd/dnetd.sock (the units'),
 # else /tmp/dnetd-$UID.sock; dnetd --listen, --ping and -b remote alike ----
