@@ -319,7 +319,7 @@ run_dup local
 
 # ---- mpirun, pdsh, srun: real launchers, plain build only ----
 if [[ $BIN == */build-san/* ]]; then
-	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
+	not_applicable "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
 	if command -v mpirun >/dev/null 2>&1; then run_matrix mpirun; run_nodes mpirun; run_stale mpirun; run_dup mpirun
 	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh)"; fi
