@@ -209,7 +209,7 @@ install: all
 	for s in 1 3 5 8; do for f in man/*.$$s; do [ -e "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/; done; done; true
 	install -d $(DESTDIR)$(PREFIX)/share/doc/dimmnet $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/lib/systemd/system
-	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/dimmnet/
+	install -m 644 docs/*.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/dimmnet/
 	install -m 644 tests/schemas/* $(DESTDIR)$(PREFIX)/share/doc/dimmnet/schemas/
 	install -m 644 scripts/service/dsh.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh
 	ln -sf dsh $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dsh-run

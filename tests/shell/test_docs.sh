@@ -29,6 +29,14 @@ for p in $(printf '%s\n' $files | xargs -d '\n' grep -o -h -I -E 'docs/[A-Za-z0-
 done
 expect_eq "every cited docs/*.md exists" "" "$missing"
 
+# 2b. Every "docs/device.md N.N" cited names a section device.md has.
+missing=""
+for n in $(printf '%s\n' $files | xargs -d '\n' grep -o -h -I -E 'docs/device\.md,? (section )?[0-9]+(\.[0-9]+)*' 2>/dev/null |
+	grep -o -E '[0-9]+(\.[0-9]+)*$' | sort -u); do
+	grep -Eq "^#+ ($n[ .-]|[0-9.]+-$n )" docs/device.md 2>/dev/null || missing="$missing $n"
+done
+expect_eq "every cited section of docs/device.md exists" "" "$missing"
+
 # 3. Every relative link of docs/*.md and README.md exists (anchors dropped).
 missing=""
 for md in README.md docs/*.md docs/*/*.md; do
