@@ -84,6 +84,28 @@ for d in $(grep -o -E '(^|[^A-Za-z0-9])D-[A-Z0-9]+(-[A-Z0-9]+)*' docs/device.md 
 done
 expect_eq "every decision named in docs/device.md is in docs/decisions.md" "" "$missing"
 
+# 6b. The request's and the header's bit positions in docs/device.md (4.2,
+# 6.2) are those of dnet/request.h and dnet/packet.h: each field's low bit is
+# its DNET_LO_*/DNET_H1_* shift.
+shift_of() { sed -n -E "s/^#define $1 +([0-9]+).*/\1/p" "$2"; }
+low_bit() { # TABLE-PREFIX NAME: the low bit of "| PREFIX[a:b] | NAME |"
+	grep -E "^\| $1\[[0-9:]+\] \| $2 \|" docs/device.md | head -1 | sed -E 's/^[^[]*\[([0-9]+:)?([0-9]+)\].*/\2/'
+}
+bad=""
+for f in OTYPE:OTYPE DTYPE:DTYPE Iteration:ITER DWID:DWID DCLID:DCLID eflag:EFLAG "Size / List / Stride:SIZE"; do
+	n=${f%:*} m=DNET_LO_${f##*:}_SHIFT
+	want=$(shift_of "$m" libdnet/include/dnet/request.h)
+	got=$(low_bit 'Lower \| ' "$n")
+	[ -n "$want" ] && [ "$want" = "$got" ] || bad="$bad $n($m=$want,doc=$got)"
+done
+for f in "Packet Size:SIZE" TYPE:TYPE PGID:PGID DWID:DWID SWID:SWID DLID:DLID DTYPE:DTYPE Iteration:ITER rflag:RFLAG eflag:EFLAG hflag:HFLAG lflag:LFLAG; do
+	n=${f%:*} m=DNET_H1_${f##*:}_SHIFT
+	want=$(shift_of "$m" libdnet/include/dnet/packet.h)
+	got=$(low_bit '' "$n")
+	[ -n "$want" ] && [ "$want" = "$got" ] || bad="$bad $n($m=$want,doc=$got)"
+done
+expect_eq "docs/device.md's request and header bits are the headers'" "" "$bad"
+
 # 7. docs/device.md's register tables are scripts/device-tables.sh's output
 # (libdnet's register database as dsh lists it), byte for byte.
 if [ ! -x "$BIN/dsh" ]; then
