@@ -232,14 +232,14 @@ bench: all
 
 # Installed files, relative to DESTDIR (uninstall removes these).
 MAN_PAGES := $(wildcard man/*.[1358])
-DOC_FILES := $(wildcard docs/*.md)
+DOC_FILES := $(wildcard docs/*.md) LICENSE
 SCHEMAS   := $(wildcard tests/schemas/*)
 HEADERS   := $(wildcard libdnet/include/dnet/*.h)
 PROG_NAMES := dsh dnetd dsh-run
 INSTALLED := $(PROG_NAMES:%=$(BINDIR)/%) $(LIBDIR)/libdnet.a $(LIBDIR)/libdnet.so.0 $(LIBDIR)/libdnet.so \
 	$(HEADERS:libdnet/include/%=$(INCLUDEDIR)/%) $(PKGCONFIGDIR)/libdnet.pc \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	$(DOC_FILES:docs/%=$(DOCDIR)/%) $(SCHEMAS:tests/%=$(DOCDIR)/%) \
+	$(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) $(SCHEMAS:tests/%=$(DOCDIR)/%) \
 	$(BASHCOMPDIR)/dsh $(BASHCOMPDIR)/dsh-run $(BASHCOMPDIR)/dnetd \
 	$(UNITDIR)/dnetd.service $(UNITDIR)/dnetd.socket
 # The .pc file's paths: under ${prefix} when they are.

@@ -195,7 +195,7 @@ static const struct dsh_cmd cmds[] = {
 	  "RANK" },
 	{ "bench", { 0 }, cmd_bench, "bench [E1 ... E9 | all] [quick] [json=FILE] [out=DIR] [trace=FILE] [traces=FILE|DIR] [coll=rd|binomial|none] [partners=recv|any] [ranks=N] [timing.NAME=VALUE...]",
 	  "Re-run the thesis's evaluation (E1-E9) on the emulator's timing model", "bench E1 E5 json=bench.json", "json= out= trace= traces= coll= partners= ranks= timing.", 0,
-	  "Each experiment of spec/evaluation.md runs on its own two-node emulator whose hosts have their own\n"
+	  "Each experiment (thesis ch. 6-7, docs/timing-model.md) runs on its own two-node emulator whose hosts have their own\n"
 	  "virtual clocks (sim timelines), host programs written as the thesis's host runs them. One line per\n"
 	  "headline figure: the model's value, the thesis's (calibration) or 'withheld' (a prediction), and\n"
 	  "the difference; under each prediction, its mechanism and the constants it rests on.\n"

@@ -4,7 +4,9 @@
 # Prints one summary line per suite with its time (and the reasons for any
 # skips), the slowest suites, and a final "N passed, N failed, N skipped".
 # A skip is a check that could not run here (a missing tool, not root); it
-# does not fail the run.
+# does not fail the run.  A check a build does not do by design (the heavy
+# cells on the sanitized build) is "not applicable": counted apart, never as
+# a skip.
 # The two builds run side by side (TEST_JOBS=2, the default): the plain
 # suites mostly wait (launchers, timeouts, daemons) while the sanitized ones
 # mostly compute, so two cores hold both; each build's suites run one at a
@@ -41,34 +43,35 @@ out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# A suite's last line "NAME: N passed, N failed[, N skipped]" (the skipped
-# count is optional: older suites, the fuzz driver).  No such line, a
+# A suite's last line "NAME: N passed, N failed[, N skipped[, N not
+# applicable]]" (the skipped count is optional: older suites, the fuzz driver).  No such line, a
 # non-zero exit, or a suite that checked nothing and skipped nothing,
 # counts as a failure.
-sum_re='^[A-Za-z0-9_.-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?'
+sum_re='^[A-Za-z0-9_.-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped(, ([0-9]+) not applicable)?)?'
 run_suite() { # label command...
 	local label=$1; shift
-	local out rc line p=0 f=1 sk=0 t0 secs
+	local out rc line p=0 f=1 sk=0 na=0 t0 secs
 	t0=$(date +%s.%N)
 	out=$(timeout 600 "$@" 2>&1); rc=$?
 	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	line=$(printf '%s\n' "$out" | grep -E "$sum_re" | tail -n 1)
 	if [[ $line =~ $sum_re ]]; then
-		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} sk=${BASH_REMATCH[4]:-0}
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} sk=${BASH_REMATCH[4]:-0} na=${BASH_REMATCH[6]:-0}
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; out+=$'\n'"(exit $rc)"; fi
-	if [ $((p + f + sk)) -eq 0 ]; then f=1; out+=$'\n''(no check ran and none was skipped)'; fi
+	if [ $((p + f + sk + na)) -eq 0 ]; then f=1; out+=$'\n''(no check ran and none was skipped)'; fi
 	echo "$secs $label" >>"$v_out.times"
-	v_pass=$((v_pass + p)); v_fail=$((v_fail + f)); v_skip=$((v_skip + sk))
-	printf '  %-40s %4s passed, %s failed, %s skipped  %6ss\n' "$label" "$p" "$f" "$sk" "$secs"
+	v_pass=$((v_pass + p)); v_fail=$((v_fail + f)); v_skip=$((v_skip + sk)); v_na=$((v_na + na))
+	printf '  %-40s %4s passed, %s failed, %s skipped%s  %6ss\n' "$label" "$p" "$f" "$sk" \
+		"$([ "$na" -gt 0 ] && echo ", $na not applicable")" "$secs"
 	if [ "$f" -ne 0 ]; then
 		echo "$label" >>"$v_out.failed"
 		# the failed checks first (a long suite's tail may not hold them),
 		# then how it ended
 		printf '%s\n' "$out" | grep -E '^FAIL ' | head -n 30 | sed 's/^/    | /'
 		printf '%s\n' "$out" | grep -v -E "$sum_re" | grep -v -E '^FAIL ' | tail -n 20 | sed 's/^/    | /'
-	elif [ "$sk" -ne 0 ]; then
-		printf '%s\n' "$out" | grep -E '^SKIP ' | sed 's/^/    | /'
+	elif [ $((sk + na)) -ne 0 ]; then
+		printf '%s\n' "$out" | grep -E '^(SKIP|N/A) ' | sed 's/^/    | /'
 	fi
 }
 # run_variant BUILD BINDIR [live]: every suite on one build; its lines,
@@ -76,7 +79,7 @@ run_suite() { # label command...
 # the terminal as they come when live.
 run_variant() {
 	local build=$1 bindir=$2 live=${3:-} t s
-	v_out=$out_dir/$build v_pass=0 v_fail=0 v_skip=0
+	v_out=$out_dir/$build v_pass=0 v_fail=0 v_skip=0 v_na=0
 	: >"$v_out.times"; : >"$v_out.failed"
 	{
 		echo "== $build"
@@ -90,7 +93,7 @@ run_variant() {
 			[[ $(basename "$s" .sh) == ${TESTS:-*} ]] || continue
 			BIN="$PWD/$bindir" run_suite "$build/$(basename "$s" .sh)" env BIN="$PWD/$bindir" bash "$s"
 		done
-		echo "$v_pass $v_fail $v_skip" >"$v_out.counts"
+		echo "$v_pass $v_fail $v_skip $v_na" >"$v_out.counts"
 	} | if [ -n "$live" ]; then tee "$v_out.log"; else cat >"$v_out.log"; fi
 }
 # The first build's lines as they come; with TEST_JOBS=2 the others run
@@ -113,11 +116,11 @@ for i in "${!variants[@]}"; do
 		run_variant "${v%%:*}" "${v#*:}" live
 	fi
 done
-total_pass=0 total_fail=0 total_skip=0
+total_pass=0 total_fail=0 total_skip=0 total_na=0
 for v in "${variants[@]}"; do
 	b=$out_dir/${v%%:*}
-	if read -r p f sk <"$b.counts" 2>/dev/null; then
-		total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + sk))
+	if read -r p f sk na <"$b.counts" 2>/dev/null; then
+		total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + sk)) total_na=$((total_na + na))
 	else
 		echo "${v%%:*}: the run of this build ended without its counts"
 		total_fail=$((total_fail + 1))
@@ -130,5 +133,6 @@ echo "slowest suites:"
 sort -rn "$out_dir"/*.times | head -n 8 | awk '{ printf "  %7.1fs %s\n", $1, $2 }'
 echo "run time: $(( $(date +%s) - run_t0 ))s (TEST_JOBS=$jobs)"
 [ -n "$failed_suites" ] && echo "failed suites: $failed_suites"
-echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"
+echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped$([ "$total_na" -gt 0 ] &&
+	echo ", $total_na not applicable (by design on this build, not skips)")"
 [ "$total_fail" -eq 0 ]

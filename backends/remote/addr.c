@@ -82,13 +82,38 @@ void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len)
 		snprintf(buf, len, "tcp:%s:%s", a->host, a->port);
 }
 
-void dnet_sockspec_default(char *buf, size_t len)
+/* Decision D-DNETD-SOCKET (docs/decisions.md): the one default socket of
+ * dnetd and of -b remote; the rule is in proto.h. */
+int dnet_sockspec_default(char *buf, size_t len, const char **from, struct dnet_err *err)
 {
-	const char *run = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	if (run && run[0] == '/' && strlen(run) + sizeof "/dnetd.sock" <= 108 &&
-	    stat(run, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(buf, len, "unix:%s/dnetd.sock", run);
-	else
-		snprintf(buf, len, "unix:/tmp/dnetd-%u.sock", (unsigned)getuid());
+	const char *env = getenv("DNETD_SOCKET");
+	const char *src;
+	if (env && *env) {
+		bool addr = strncmp(env, "unix:", 5) == 0 || strncmp(env, "tcp:", 4) == 0;
+		if ((size_t)snprintf(buf, len, "%s%s", addr ? "" : "unix:", env) >= len)
+			return dnet_seterr(err, DNET_EINVAL, "DNETD_SOCKET=%.40s...: too long for a socket address",
+					   env);
+		struct dnet_sockspec a;
+		struct dnet_err pe;
+		if (dnet_sockspec_parse(buf, &a, &pe))
+			return dnet_seterr(err, DNET_EINVAL, "DNETD_SOCKET=%s: %s", env, pe.msg);
+		src = "DNETD_SOCKET";
+	} else {
+		const char *run = getenv("XDG_RUNTIME_DIR");
+		struct stat st;
+		if (run && run[0] == '/' && strlen(run) + sizeof "/dnetd.sock" <= 108 &&
+		    stat(run, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(buf, len, "unix:%s/dnetd.sock", run);
+			src = "XDG_RUNTIME_DIR";
+		} else if (getuid() == 0) {
+			snprintf(buf, len, "unix:%s", DNET_SOCKET_SYSTEM);
+			src = "root";
+		} else {
+			snprintf(buf, len, "unix:/tmp/dnetd-%u.sock", (unsigned)getuid());
+			src = "uid";
+		}
+	}
+	if (from)
+		*from = src;
+	return 0;
 }

@@ -238,8 +238,19 @@ DNET_PROTO_HIDDEN int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a
 					  struct dnet_err *err);
 /* Back to text ("unix:/x", "tcp:127.0.0.1:7000", "tcp:[::1]:7000"). */
 DNET_PROTO_HIDDEN void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len);
-/* The default address of dnetd and of "remote:" without one:
- * unix:$XDG_RUNTIME_DIR/dnetd.sock if that directory exists, else
- * unix:/tmp/dnetd-$UID.sock. */
-DNET_PROTO_HIDDEN void dnet_sockspec_default(char *buf, size_t len);
+/* The default address of dnetd (--listen, --ping) and of "remote:" without
+ * one -- the one rule, decision D-DNETD-SOCKET in docs/decisions.md:
+ *   1. $DNETD_SOCKET if set and not empty: a socket path, or an address as
+ *      above (unix:PATH, tcp:HOST:PORT);
+ *   2. unix:$XDG_RUNTIME_DIR/dnetd.sock if that is an absolute directory
+ *      (a user's session: the user's own dnetd);
+ *   3. for root (uid 0), unix:/run/dnetd/dnetd.sock (DNET_SOCKET_SYSTEM:
+ *      the socket of dnetd.service / dnetd.socket; services and sudo have
+ *      no XDG_RUNTIME_DIR);
+ *   4. unix:/tmp/dnetd-$UID.sock.
+ * Returns 0, or -DNET_EINVAL naming DNETD_SOCKET when its value is not an
+ * address.  *from (may be NULL) says which rule gave it. */
+#define DNET_SOCKET_SYSTEM "/run/dnetd/dnetd.sock"
+DNET_PROTO_HIDDEN int dnet_sockspec_default(char *buf, size_t len, const char **from,
+					    struct dnet_err *err);
 #endif

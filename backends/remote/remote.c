@@ -76,8 +76,9 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	addr[alen] = 0;
 	if (comma)
 		opts = comma + 1;
-	if (!*addr)
-		dnet_sockspec_default(addr, sizeof addr); /* where a plain `dnetd` listens */
+	int rc0;
+	if (!*addr && (rc0 = dnet_sockspec_default(addr, sizeof addr, NULL, err)))
+		return rc0; /* where a plain `dnetd` listens (D-DNETD-SOCKET) */
 
 	struct dnet_sockspec sa;
 	int rc = dnet_sockspec_parse(addr, &sa, err);

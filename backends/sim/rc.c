@@ -1,5 +1,5 @@
-/* sim: the Receive Controller and the Status Write Unit (thesis App. A, ch. 4-5,
- * 7.3.7; thesis §4.2.2, §4.5.5.2, §5.4, Tab. 4.9, 4.15, 7.4, App. A).
+/* sim: the Receive Controller and the Status Write Unit (docs/device.md,
+ * 7.3, 6.3-6.5; thesis §4.2.2, §4.5.5.2, §5.4, Tab. 4.9, 4.15, 7.4, App. A).
  *
  * Packets arriving from SWIF queue in order; the RC handles one at a time:
  * header analysis, PGID check, the data write (Write Unit for SO-DIMM, the

@@ -1,4 +1,4 @@
-/* sim: access patterns of the vector primitives (thesis App. A, ch. 4-5;
+/* sim: access patterns of the vector primitives (docs/device.md;
  * thesis §4.6.3-§4.6.6, Fig. 4.17-4.22).
  *
  * A pattern maps a byte position p of a transfer's contiguous data stream

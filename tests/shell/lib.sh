@@ -6,6 +6,7 @@ DNETD="$BIN/dnetd"
 T_PASS=0
 T_FAIL=0
 T_SKIP=0
+T_NA=0
 T_SUITE=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dshtest.XXXXXX")
 T_SHELL=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,6 +49,12 @@ fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL [$T_SUITE] $*" >&2; }
 # skip REASON...: checks that cannot run here (a tool, root or a build
 # missing), counted as one skip, never as passed; say what and why.
 skip() { T_SKIP=$((T_SKIP + 1)); echo "SKIP [$T_SUITE] $*" >&2; }
+# not_applicable REASON...: checks this build does not do by design (the
+# heavy launcher cells and the benchmarks on the sanitized build: they run
+# on the plain one).  Neither passed nor skipped, so that a skip means only
+# "cannot run here"; counted apart ("N not applicable" after the skips) and
+# printed as "N/A [suite] REASON".
+not_applicable() { T_NA=$((T_NA + 1)); echo "N/A [$T_SUITE] $*" >&2; }
 
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
@@ -152,6 +159,10 @@ json_validate() {
 }
 finish() {
 	json_validate
-	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	if [ "$T_NA" -gt 0 ]; then
+		echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped, $T_NA not applicable"
+	else
+		echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	fi
 	[ "$T_FAIL" -eq 0 ]
 }

@@ -21,6 +21,7 @@ wait_for_line() {
 	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $i -lt "$max" ]; do sleep 0.1; i=$((i + 1)); done
 	grep -Eq -- "$2" "$1" 2>/dev/null
 }
+unset DNETD_SOCKET # the default-socket checks below set it themselves
 tmo() { timeout 20 "$@"; }
 
 if [ ! -x "$DNETD" ]; then
@@ -256,6 +257,53 @@ kill -TERM "$SPID"
 wait_gone "$SPID" 50
 expect_eq "pid file removed at exit" "no" "$([ -e "$T_TMP/d.pid" ] && echo yes || echo no)"
 unset XDG_RUNTIME_DIR
+
+# ---- the outputs dnetd(8) shows are the program's: the start-up line and
+# --ping's answer, each with the man page's socket replaced by this test's ----
+MAN8="$(cd "$(dirname "$0")/../.." && pwd)/man/dnetd.8"
+man_line() { grep -E "$1" "$MAN8" | head -1 | sed -e 's/\\-/-/g' -e 's/^\$ //'; }
+want_serve=$(man_line '^dnetd: serving ')
+want_ping=$(man_line '^dnetd at ')
+"$DNETD" --sim -N 4 --listen "unix:$T_TMP/m4.sock" --once >"$T_TMP/m4.out" 2>&1 &
+M4=$!
+T_PIDS+=("$M4")
+wait_for_line "$T_TMP/m4.out" "serving" 100
+expect_eq "dnetd(8)'s start-up line" "$(printf '%s' "$want_serve" | sed "s|unix:[^ ]*|unix:$T_TMP/m4.sock|")" "$(head -1 "$T_TMP/m4.out")"
+tmo "$DNETD" --ping "unix:$T_TMP/m4.sock" >/dev/null 2>&1
+wait_gone "$M4" 50
+"$DNETD" --sim -N 8 --listen "unix:$T_TMP/m8.sock" --once >"$T_TMP/m8.out" 2>&1 &
+M8=$!
+T_PIDS+=("$M8")
+wait_for_line "$T_TMP/m8.out" "serving" 100
+expect_eq "dnetd(8)'s --ping answer" "$(printf '%s' "$want_ping" | sed "s|unix:/tmp/d.sock|unix:$T_TMP/m8.sock|")" "$(tmo "$DNETD" --ping "unix:$T_TMP/m8.sock" 2>&1)"
+wait_gone "$M8" 50
+
+# ---- one default socket (D-DNETD-SOCKET): $DNETD_SOCKET, else
+# $XDG_RUNTIME_DIR/dnetd.sock, else root's /run/dnetd/dnetd.sock (the units'),
+# else /tmp/dnetd-$UID.sock; dnetd --listen, --ping and -b remote alike ----
+mkdir -p "$T_TMP/xdg2"
+DNETD_SOCKET="$T_TMP/env.sock" XDG_RUNTIME_DIR="$T_TMP/xdg2" "$DNETD" --sim >"$T_TMP/e.out" 2>&1 &
+EPID=$!
+T_PIDS+=("$EPID")
+if wait_for_socket "$T_TMP/env.sock" 100; then pass; else fail "DNETD_SOCKET not used by dnetd: $(cat "$T_TMP/e.out")"; fi
+if [ ! -e "$T_TMP/xdg2/dnetd.sock" ]; then pass; else fail "DNETD_SOCKET set, yet dnetd listened in XDG_RUNTIME_DIR"; fi
+out=$(DNETD_SOCKET="$T_TMP/env.sock" tmo "$DNETD" --ping 2>&1)
+expect_match "--ping follows DNETD_SOCKET" "^dnetd at unix:$T_TMP/env.sock: " "$out"
+out=$(DNETD_SOCKET="unix:$T_TMP/env.sock" XDG_RUNTIME_DIR="$T_TMP/xdg2" tmo "$BIN/dsh" -b remote -c info 2>&1)
+expect_match "-b remote follows DNETD_SOCKET (unix:PATH form)" "nodes +2" "$out"
+stop_pid "$EPID"
+expect_status "a bad DNETD_SOCKET is refused by dnetd" 2 env DNETD_SOCKET="tcp:x:99999" "$DNETD" --sim --once
+expect_match "naming DNETD_SOCKET" "DNETD_SOCKET=tcp:x:99999" "$(cat "$T_TMP/err")"
+expect_status "and by -b remote" 3 env DNETD_SOCKET="tcp:x:99999" "$BIN/dsh" -b remote -c info
+expect_match "naming DNETD_SOCKET" "DNETD_SOCKET=tcp:x:99999" "$(cat "$T_TMP/err")"
+if [ "$(id -u)" = 0 ]; then want=/run/dnetd/dnetd.sock; else want=/tmp/dnetd-$(id -u).sock; fi
+out=$(env -u DNETD_SOCKET -u XDG_RUNTIME_DIR "$DNETD" --ping 2>&1)
+expect_match "without DNETD_SOCKET and XDG_RUNTIME_DIR: $want" "unix:$want" "$out"
+out=$(env -u DNETD_SOCKET -u XDG_RUNTIME_DIR "$BIN/dsh" -b remote -c info 2>&1)
+expect_match "-b remote tries the same" "unix:$want" "$out"
+ROOT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+expect_match "dnetd.service listens on root's default" "--listen unix:/run/dnetd/dnetd.sock " "$(grep '^ExecStart=' "$ROOT_DIR/scripts/service/dnetd.service")"
+expect_eq "dnetd.socket is root's default" "ListenStream=/run/dnetd/dnetd.sock" "$(grep '^ListenStream=' "$ROOT_DIR/scripts/service/dnetd.socket")"
 
 # ---- no client stalls the others: a long virtual-time wait runs in slices ----
 "$DNETD" --sim -N 3 --listen "unix:$T_TMP/st.sock" >"$T_TMP/st.out" 2>&1 &

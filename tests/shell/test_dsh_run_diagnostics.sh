@@ -25,7 +25,7 @@ printf '0 localhost - 1 0\n1 localhost - 2 0\n' >"$D/dash.nodes"
 
 LAUNCHERS=(local)
 if [[ $BIN == */build-san/* ]]; then
-	skip "pdsh and mpirun cases: run on the plain build only"
+	not_applicable "pdsh and mpirun cases: run on the plain build only"
 else
 	if command -v pdsh >/dev/null 2>&1 && pdsh -R exec -w x true >/dev/null 2>&1; then LAUNCHERS+=(pdsh)
 	else skip "pdsh cases: no pdsh with the exec rcmd"; fi

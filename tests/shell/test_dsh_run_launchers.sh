@@ -341,7 +341,7 @@ matrix_wait() {
 # right); mpirun, pdsh, srun: real launchers, plain build only.
 LAUNCHERS=(local)
 if [[ $BIN == */build-san/* ]]; then
-	skip "mpirun, pdsh and srun cells: heavy, run on the plain build only"
+	not_applicable "mpirun, pdsh and srun cells: heavy, run on the plain build only"
 else
 	if command -v mpirun >/dev/null 2>&1; then LAUNCHERS+=(mpirun)
 	else skip "mpirun cells: no mpirun (openmpi-bin: scripts/install-deps.sh test)"; fi

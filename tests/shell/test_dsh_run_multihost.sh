@@ -30,7 +30,7 @@
 . "$(dirname "$0")/reports.sh"
 
 if [[ $BIN == */build-san/* ]]; then
-	skip "multi-host cells: heavy, run on the plain build only"
+	not_applicable "multi-host cells: heavy, run on the plain build only"
 	finish
 	exit
 fi

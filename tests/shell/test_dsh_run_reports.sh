@@ -190,7 +190,7 @@ EOF
 # ---- report size (D-REPORT-SIZE): 64 ranks x 10 scripts, every rank failing
 # 200 assertions in one of them, under 1 MB and valid; plain build only
 if [[ $BIN == */build-san/* ]]; then
-	skip "64-rank report size: heavy, run on the plain build only"
+	not_applicable "64-rank report size: heavy, run on the plain build only"
 else
 	printf 'repeat 30\nllcm_write from=0x10 it=1 val=5\nassert llcm 0x10 == 5\nend\nbarrier\n' >"$S/size-pass.dsh"
 	printf 'repeat 200\nassert llcm 0x18 == 7\nend\nbarrier\n' >"$S/size-fail.dsh"

@@ -20,7 +20,7 @@ expect_match "-n 481: names the limit and its cause" "^dsh-run: -n 481: at most 
 # limit below what the dnetd needs is raised by dnetd up to the hard limit:
 # run under a soft limit of 256 to show it.
 if [[ $BIN == */build-san/* ]]; then
-	skip "dsh-run -n 256 and -n 480: heavy (hundreds of sanitized processes), run on the plain build only"
+	not_applicable "dsh-run -n 256 and -n 480: heavy (hundreds of sanitized processes), run on the plain build only"
 else
 	for n in 256 480; do
 		t0=$(date +%s%N)

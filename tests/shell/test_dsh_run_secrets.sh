@@ -72,7 +72,7 @@ run_case() {
 
 LAUNCHERS=(local)
 if [[ $BIN == */build-san/* ]]; then
-	skip "mpirun, pdsh and srun cases: heavy, run on the plain build only"
+	not_applicable "mpirun, pdsh and srun cases: heavy, run on the plain build only"
 else
 	if command -v mpirun >/dev/null 2>&1; then LAUNCHERS+=(mpirun)
 	else skip "mpirun cases: no mpirun (scripts/install-deps.sh)"; fi

@@ -6,7 +6,7 @@
 # once, for the plain variant.
 . "$(dirname "$0")/lib.sh"
 case "$BIN" in
-*san*) skip "the benchmarks use the plain build: run for it, not here"; finish; exit ;;
+*san*) not_applicable "the benchmarks use the plain build: run for it, not here"; finish; exit ;;
 esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 out=$T_TMP/bench.txt

@@ -187,7 +187,7 @@ done
 
 # under pdsh the ranks' own check before the first script (run_script)
 if [[ $BIN == */build-san/* ]]; then
-	skip "pdsh case: the plain build only"
+	not_applicable "pdsh case: the plain build only"
 elif [ -n "$PDSH_OK" ]; then
 	start_dnetd "$T_TMP/f.sock" --sim -N 2
 	printf '0 localhost remote:unix:%s 1 0\n1 localhost remote:unix:%s 2 0\n' "$T_TMP/d.sock" "$T_TMP/f.sock" >"$S/twod.nodes"

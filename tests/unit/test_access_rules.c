@@ -1,6 +1,6 @@
 /* The per-region access rules of libdnet (access.h) on a file standing in
  * for the board, checked against the spec's tables written out here
- * independently of libdnet's (thesis App. A, ch. 4-5): each refused
+ * independently of libdnet's (docs/device.md): each refused
  * access names its rule and leaves the file untouched; the tap sees every
  * operation once with its result; a dry-run handle reaches no backend. */
 #include <fcntl.h>
@@ -34,7 +34,7 @@ static struct dnet_dev *open_dev(bool privileged)
 	return d;
 }
 
-/* thesis App. A, ch. 4-5: offset, host may read, host may write. */
+/* docs/device.md: offset, host may read, host may write. */
 static const struct { uint32_t off; bool r, w; } ureg_tab[] = {
 	{ 0x000, 0, 1 }, { 0x010, 0, 1 }, { 0x020, 0, 1 }, { 0x100, 0, 1 }, { 0x110, 0, 1 },
 	{ 0x200, 1, 0 }, { 0x300, 1, 1 }, { 0x400, 1, 0 }, { 0x500, 1, 1 }, { 0x600, 0, 1 },

@@ -1,6 +1,6 @@
 /* Packet header codec, receive status and LH entry decoders
  * (libdnet/src/packet.c).  Expected words are assembled here from the
- * positions of thesis App. A, ch. 4-5 */
+ * positions of docs/device.md */
 #include "dnet/dnet.h"
 #include "harness.h"
 

@@ -2,6 +2,8 @@
  * frames computed by hand, encode/decode round trips, rejection of
  * malformed frames, and a mutation fuzz of every valid frame. */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "remote/proto.h"
@@ -688,8 +690,50 @@ static void test_addresses(void)
 	memcpy(buf, "unix:/", 6);
 	buf[200] = 0;
 	CHECK_EQ(dnet_sockspec_parse(buf, &a, &e), -DNET_EINVAL); /* longer than sun_path */
-	dnet_sockspec_default(buf, sizeof buf);
+	dnet_sockspec_default(buf, sizeof buf, NULL, &e);
 	CHECK(strncmp(buf, "unix:/", 6) == 0);
+}
+
+/* D-DNETD-SOCKET: the one default socket of dnetd and -b remote. */
+static void test_default_socket(void)
+{
+	char buf[160], want[160];
+	const char *from = NULL;
+	struct dnet_err e;
+	char *old_s = getenv("DNETD_SOCKET") ? strdup(getenv("DNETD_SOCKET")) : NULL;
+	char *old_x = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+	/* 1. DNETD_SOCKET: a path, or an address as given */
+	setenv("DNETD_SOCKET", "/srv/d.sock", 1);
+	setenv("XDG_RUNTIME_DIR", "/tmp", 1);
+	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	CHECK_STR(buf, "unix:/srv/d.sock");
+	CHECK_STR(from, "DNETD_SOCKET");
+	setenv("DNETD_SOCKET", "tcp:127.0.0.1:7000", 1);
+	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, NULL, &e), 0);
+	CHECK_STR(buf, "tcp:127.0.0.1:7000");
+	setenv("DNETD_SOCKET", "tcp:host:99999", 1);
+	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, NULL, &e), -DNET_EINVAL);
+	CHECK(strstr(e.msg, "DNETD_SOCKET=tcp:host:99999") != NULL);
+	/* 2. an empty DNETD_SOCKET is unset: XDG_RUNTIME_DIR */
+	setenv("DNETD_SOCKET", "", 1);
+	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	CHECK_STR(buf, "unix:/tmp/dnetd.sock");
+	CHECK_STR(from, "XDG_RUNTIME_DIR");
+	/* 3./4. no (usable) XDG_RUNTIME_DIR: root's is the units' socket */
+	unsetenv("DNETD_SOCKET");
+	setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
+	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	if (getuid() == 0)
+		snprintf(want, sizeof want, "unix:" DNET_SOCKET_SYSTEM);
+	else
+		snprintf(want, sizeof want, "unix:/tmp/dnetd-%u.sock", (unsigned)getuid());
+	CHECK_STR(buf, want);
+	CHECK_STR(from, getuid() == 0 ? "root" : "uid");
+	CHECK_STR(DNET_SOCKET_SYSTEM, "/run/dnetd/dnetd.sock");
+	if (old_s) setenv("DNETD_SOCKET", old_s, 1); else unsetenv("DNETD_SOCKET");
+	if (old_x) setenv("XDG_RUNTIME_DIR", old_x, 1); else unsetenv("XDG_RUNTIME_DIR");
+	free(old_s);
+	free(old_x);
 }
 
 int main(void)
@@ -698,6 +742,7 @@ int main(void)
 	RUN(test_hand_hello);
 	RUN(test_hand_error);
 	RUN(test_round_trips);
+	RUN(test_default_socket);
 	RUN(test_encode_rejects);
 	RUN(test_decode_rejects);
 	RUN(test_posted);

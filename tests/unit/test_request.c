@@ -1,7 +1,7 @@
 /* Request encoder/decoder (libdnet/src/request.c): the thesis example,
  * every layout round-tripped over random field values, and rejection of
  * out-of-range fields.  Expected words are built here from the bit
- * positions of thesis App. A, ch. 4-5 */
+ * positions of docs/device.md */
 #include "dnet/dnet.h"
 #include "harness.h"
 

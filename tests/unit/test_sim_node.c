@@ -39,7 +39,7 @@ static void test_cold_init(void)
 	sd_get(d, 0x100, &got, 8);
 	CHECK_EQ(got, 0);
 	CHECK(stat(d, "sdimm_uninit_accesses") >= 1);
-	/* thesis App. A, ch. 4-5: capacity, init, poll bit 1; MTU; SMA LID; LID; PGID. */
+	/* docs/device.md: capacity, init, poll bit 1; MTU; SMA LID; LID; PGID. */
 	sreg_w(d, DNET_SR_SDIMM_CAPACITY, 0x02); /* 512 MB */
 	sreg_w(d, DNET_SR_SDIMM_INIT, 1);
 	CHECK_EQ(ureg(d, 0, DNET_UR_CTL_STATUS) & 2, 0); /* takes time */

@@ -2,7 +2,7 @@
  * abandons in wc.c and rc.c): what returns to its reset value (counters,
  * Controller Status, PW flags, Ex flag, ring pointers), what survives
  * (SO-DIMM, LLCM, PW contents, System Register configuration), and a reset
- * receiver releasing a blocked sender (thesis App. A, ch. 4-5,
+ * receiver releasing a blocked sender (docs/device.md,
  * 7.5; Decision D-SIM-RESET).  The audit's pinned case (a reset by read):
  * test_sim_corrections.c. */
 #include "test_spec_enc.h"

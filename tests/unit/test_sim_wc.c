@@ -1,7 +1,7 @@
 /* Tests of backends/sim/wc.c, the Window Controller: command registers,
  * Request FIFO, Acceptor and the one-primitive-at-a-time Executor; the local
  * VL/VS families, SO-DIMM copy, Command Ex, and the sender's packetisation
- * at each MTU (thesis App. A, ch. 4-5,
+ * at each MTU (docs/device.md,
  * 7.1-7.3; thesis §4.6, §5.2.2, §5.3; App. C's worked example).
  *
  * Requests, flags, statuses and every expected byte are written out here

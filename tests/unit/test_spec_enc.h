@@ -1,5 +1,5 @@
-/* Encoders written from the spec tables (thesis App. A, ch. 4-5,
- * 4.4, 6.2, 6.5), bit by bit, not with libdnet's codecs, and small drivers
+/* Encoders written from the spec tables (docs/device.md,
+ * 4.3, 6.2, 6.5), bit by bit, not with libdnet's codecs, and small drivers
  * of the host interface, shared by the emulator tests (test_sim*.c). */
 #ifndef TEST_SPEC_ENC_H_
 #define TEST_SPEC_ENC_H_

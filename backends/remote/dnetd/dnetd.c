@@ -42,9 +42,10 @@ static void usage(FILE *f)
 		"      --capacity MB     SO-DIMM capacity per module of the emulated nodes\n"
 		"      --sim-args ARGS   further sim arguments, appended as given\n"
 		"  -b, --backend SPEC    serve any backend, e.g. devmem:0xfe000000\n"
-		"  -l, --listen ADDR     unix:PATH or tcp:HOST:PORT (default: unix socket in\n"
-		"                        $XDG_RUNTIME_DIR, else /tmp/dnetd-$UID.sock); tcp:PORT\n"
-		"                        binds 127.0.0.1; TCP requires a token\n"
+		"  -l, --listen ADDR     unix:PATH or tcp:HOST:PORT; tcp:PORT binds 127.0.0.1;\n"
+		"                        TCP requires a token.  Default: $DNETD_SOCKET, else\n"
+		"                        $XDG_RUNTIME_DIR/dnetd.sock, else for root\n"
+		"                        /run/dnetd/dnetd.sock, else /tmp/dnetd-$UID.sock\n"
 		"  -t, --token T         the admin token: clients presenting T may be privileged\n"
 		"                        (visible in ps: prefer --token-file)\n"
 		"      --token-file F    read the admin token from the first line of F (not\n"
@@ -377,7 +378,8 @@ int main(int argc, char **argv)
 		/* Without an address: the socket `-b remote` and a plain dnetd use. */
 		char defping[160];
 		if (!*ping) {
-			dnet_sockspec_default(defping, sizeof defping);
+			if (dnet_sockspec_default(defping, sizeof defping, NULL, &err))
+				return usage_error("--ping: %s", err.msg);
 			ping = defping;
 		}
 		return do_ping(ping, tok);
@@ -413,8 +415,16 @@ int main(int argc, char **argv)
 	}
 	char defaddr[160];
 	if (!listen_addr) {
-		dnet_sockspec_default(defaddr, sizeof defaddr);
+		const char *from;
+		if (dnet_sockspec_default(defaddr, sizeof defaddr, &from, &err))
+			return usage_error("--listen: %s", err.msg);
 		listen_addr = defaddr;
+		/* root's default is the units' socket (D-DNETD-SOCKET); without
+		 * systemd's RuntimeDirectory= its directory may not exist yet */
+		if (activated_fd < 0 && strcmp(from, "root") == 0 && mkdir("/run/dnetd", 0755) < 0 &&
+		    errno != EEXIST)
+			return usage_error("--listen: cannot create /run/dnetd for %s: %s", DNET_SOCKET_SYSTEM,
+					   strerror(errno));
 	}
 	struct dnet_sockspec sa;
 	if (dnet_sockspec_parse(listen_addr, &sa, &err))

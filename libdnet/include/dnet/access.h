@@ -1,4 +1,5 @@
-/* libdnet: the per-region access rules every raw access obeys (thesis App. A, ch. 4-5
+/* SPDX-License-Identifier: MIT */
+/* libdnet: the per-region access rules every raw access obeys (docs/device.md
  * 1.1, 1.3, 3.1, 3.2; thesis Tab. 4.1, Tab. 4.3, §4.2.1, §4.5, App. A/B).
  *
  * dnet_read/dnet_write, the block transfers and dnet_wait check them before

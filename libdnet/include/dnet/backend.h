@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: the backend interface, for backend implementers.
  *
  * Like pciutils' struct pci_methods: each backend is one table of functions

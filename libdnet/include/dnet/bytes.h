@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: little-endian loads and stores of 16/32/64-bit values and of
  * the first n bytes of a 64-bit value (the device's and the wire's byte
  * order), on <endian.h>: correct on any host, one move on x86. */

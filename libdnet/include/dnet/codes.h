@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: code tables of DIMMnet-2.
  *
  * One-hot configuration codes: DTYPE (Tab. 4.5), SO-DIMM Capacity (Tab. 4.10),

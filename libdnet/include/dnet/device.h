@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: opening a DIMMnet-2 and accessing its host interface.
  *
  * A struct dnet_dev is one open backend ("devmem:0x...", "sim:nodes=4",

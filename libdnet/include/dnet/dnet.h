@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: the DIMMnet-2 host library.  Include this one header.
  *
  *   map.h      memory map (regions, windows, attributes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: errors as values.
  *
  * Every fallible libdnet call returns 0 on success or a negative DNET_E*

@@ -1,4 +1,5 @@
-/* libdnet: the host memory map of DIMMnet-2 (thesis App. A, ch. 4-5;
+/* SPDX-License-Identifier: MIT */
+/* libdnet: the host memory map of DIMMnet-2 (docs/device.md;
  * thesis Tab. 4.1, Tab. 4.3, Fig. 4.8-4.12).
  *
  * All addresses are byte offsets from the base of the physical range that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: Module State (User Register 0x800) sub-fields and state names
  * (thesis Tab. A.4, Fig. C.13; decision D-MODSTATE).
  *

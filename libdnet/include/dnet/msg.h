@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: a reference messaging layer on IPUSH and LHS, as an MPI-like
  * library would build it on the hardware (thesis chapter 7).
  *

@@ -1,4 +1,5 @@
-/* libdnet: the packet format and the receive-side records (thesis App. A, ch. 4-5
+/* SPDX-License-Identifier: MIT */
+/* libdnet: the packet format and the receive-side records (docs/device.md
  * section 6; thesis Fig. 4.23, Tab. 4.9, 4.14, 4.15, Fig. 7.6, 7.7).
  *
  * A packet is a sequence of 64-bit lines (DW) with a 2-bit line identifier:

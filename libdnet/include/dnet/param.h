@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: backend parameters -- named, typed settings and readings a
  * backend defines and a caller lists, reads and sets by name (pciutils'
  * pci_define_param / pci_get_param / pci_set_param are the model).

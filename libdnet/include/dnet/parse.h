@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: strict number parsing, shared by the programs and the backends.
  *
  * The thesis's debug shell (App. C) used strtoul and read "55ff" as 55.  These parsers accept

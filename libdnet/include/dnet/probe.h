@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: the board probe -- what libpci can tell about where a
  * DIMMnet-2 might be.  Host bridges and memory controllers with their names
  * from the PCI ID database; for chipsets whose DRAM decode registers are

@@ -1,4 +1,5 @@
-/* libdnet: the register and bit-field database (thesis App. A, ch. 4-5;
+/* SPDX-License-Identifier: MIT */
+/* libdnet: the register and bit-field database (docs/device.md;
  * thesis Tab. 4.8, Tab. 4.12, App. A, App. B).
  *
  * One table describes every User and System Register: offset, direction,

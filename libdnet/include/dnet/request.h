@@ -1,4 +1,5 @@
-/* libdnet: the request (primitive) format (thesis App. A, ch. 4-5;
+/* SPDX-License-Identifier: MIT */
+/* libdnet: the request (primitive) format (docs/device.md;
  * thesis Fig. 4.13, 4.14, 7.8, Tab. 4.4, 4.7, 4.13).
  *
  * A request is 128 bits: Upper (written first) and Lower (writing it kicks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: ranks synchronising through the device itself -- a barrier and
  * signals between ranks -- one implementation for scripts and C programs
  * (docs/architecture.md).

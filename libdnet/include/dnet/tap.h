@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: watching every access a device handle makes -- for a journal of a
  * session, a dry run (dnet_open_dry), and the replay of a journal on the
  * emulator.
