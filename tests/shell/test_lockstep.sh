@@ -74,6 +74,15 @@ B=$(all_host_ns "$(kept)")
 expect_eq "a virtual time for every rank of every script" "$((8 * NSHIP))" "$(grep -c ' [0-9][0-9]*$' <<<"$A")"
 expect_eq "the same virtual times per rank and script" "$A" "$B"
 
+# ---- the capability: a lockstep dnetd says so in its HELLO reply (libdnet's barrier and
+# ---- signals then wait in dnetd instead of polling); a free one does not ----
+start_dnetd "$S/ls1.sock" --sim -N 2 --lockstep 1
+expect_match "lockstep dnetd: caps name lockstep" "^caps .* lockstep" \
+	"$(timeout 60 "$BIN/dsh" -b "remote:unix:$S/ls1.sock" -c info 2>&1 | grep '^caps')"
+start_dnetd "$S/free.sock" --sim -N 2
+out=$(timeout 60 "$BIN/dsh" -b "remote:unix:$S/free.sock" -c info 2>&1 | grep '^caps')
+if [ -n "$out" ] && ! grep -q lockstep <<<"$out"; then pass; else fail "free dnetd: caps [$out] name lockstep"; fi
+
 # ---- refusals ----
 expect_status "--lockstep with -b" 2 "$RUN" -n 2 --lockstep -b sim "$S/sleep.dsh"
 expect_match "names why" "--lockstep goes with the private emulated cluster" "$(cat "$T_TMP/err")"
