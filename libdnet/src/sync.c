@@ -46,7 +46,7 @@ struct dnet_sync {
 	uint32_t barriers;           /* barriers begun after joining */
 	uint32_t *sent, *got;        /* [size]: signals per peer */
 	uint64_t fresh_calls;
-	struct {                     /* the one word the last step loaded (default hooks) */
+	struct {                     /* the one word the last load read (a lockstep pause waits on it) */
 		bool valid;
 		uint32_t off;            /* LLCM offset */
 		uint64_t value;
@@ -555,6 +555,9 @@ int dnet_sync_test(struct dnet_sync *s, bool *done, uint32_t *count, struct dnet
 	return rc;
 }
 
+/* The longest a lockstep pause waits for its word (virtual time). */
+#define LOCKSTEP_WATCH_NS 100000ull /* 100 us */
+
 /* Between two polls of a blocking call: the device keeps working (a
  * little virtual time on the emulator), then a real-time sleep once
  * polling has gone on.  Every rank polls at once and they may share one
@@ -563,8 +566,6 @@ int dnet_sync_test(struct dnet_sync *s, bool *done, uint32_t *count, struct dnet
  * with work to do (rank 0 admitting the others one by one; the stores of
  * a barrier round) -- without it 480 ranks could not even join a run
  * within 30 s. */
-#define LOCKSTEP_WATCH_NS 100000ull /* 100 us of virtual time */
-
 static int poll_pause(struct dnet_sync *s, unsigned spin, struct dnet_err *err)
 {
 	unsigned caps = dnet_dev_caps(s->dev);
