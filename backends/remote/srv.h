@@ -119,6 +119,7 @@ struct dnet_srv {
 	unsigned served, serial;
 	bool virt;
 	bool ls_started, ls_more;   /* lockstep: N clients arrived; more work than one turn's budget */
+	uint64_t ls_served, ls_held; /* lockstep, this run: hand-overs; passes held for a client on its way */
 	int spare_fd;           /* /dev/null, given up to accept-and-refuse at EMFILE */
 	unsigned fails, fails_unlogged;   /* failed tokens (recent, not yet logged) */
 	uint64_t hello_grace_ns, idle_ns;

@@ -303,7 +303,7 @@ void srv_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg
 	c->auth.node = node;
 	c->auth.wid = m->wid;
 	c->auth.privileged = m->privileged && c->auth.may_privilege; /* a HELLO can only ask for less */
-	unsigned caps = dnet_dev_caps(s->cfg.dev) | DNET_CAP_REMOTE;
+	unsigned caps = dnet_dev_caps(s->cfg.dev) | DNET_CAP_REMOTE | (s->cfg.lockstep ? DNET_CAP_LOCKSTEP : 0);
 	if (!c->auth.privileged)
 		caps &= ~(DNET_CAP_PRIVILEGED | DNET_CAP_BACKDOOR);
 

@@ -3,6 +3,7 @@
  * per-host clocks gives the same virtual times every time. */
 #include "remote/srv.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 #include "dnet/backend.h"
@@ -46,11 +47,32 @@ static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e
 	return rc;
 }
 
-/* Lockstep (D-SIM-TIMELINES): once every client is either waiting on the
- * device or has its next device request here, serve the one with the least
- * virtual time (its host's clock, or for a wait the device's next event),
- * ties to the lower node; repeat for at most one slice of real time.
- * A client with nothing to do yet holds the others (batch runs only). */
+/* Lockstep (D-SIM-TIMELINES, D-LOCKSTEP-BOUND): serve the client with the
+ * least virtual time (its host's clock, or for a wait the device's next
+ * event), ties to the lower node, as long as no other client could still
+ * ask for something earlier; repeat for at most one slice of real time.
+ *
+ * The bound (a conservative discrete-event scheduler's): a client whose
+ * next request has not come yet will make it at its host's clock or later
+ * (its clock moves only by its own device requests, and a wait is keyed at
+ * its clock or later), so the request it has not sent yet cannot come
+ * before (clock, node).  A client waiting here whose key is below that of
+ * every client still on its way goes at once: the order is the one the
+ * scheduler would have chosen had it waited for everybody (the same
+ * virtual times), without a round trip of each client per access.  The
+ * lookahead is 0: every node's host shares one emulated device, whose
+ * event queue cannot run one node ahead of another, so a host may not run
+ * past the clock of the earliest other one. */
+static unsigned ls_home(const struct client *c)
+{
+	return c->ls.home ? c->ls.home : c->auth.node;
+}
+
+static bool ls_before(uint64_t key, unsigned home, uint64_t key2, unsigned home2)
+{
+	return key < key2 || (key == key2 && home < home2);
+}
+
 void srv_lockstep_run(struct dnet_srv *s)
 {
 	struct dnet_dev *dev = s->cfg.dev;
@@ -59,8 +81,14 @@ void srv_lockstep_run(struct dnet_srv *s)
 	unsigned members = 0;
 	for (unsigned i = 0; i < s->ncl; i++)
 		members += s->cl[i]->auth.hello && !s->cl[i]->io.dead && !s->cl[i]->io.closing;
-	if (!members)
-		s->ls_started = false; /* the run is over: the next one waits for N again */
+	if (!members && s->ls_started) {
+		/* the run is over: the next one waits for N again */
+		srv_log(s, DNET_SRV_LOG_INFO, "lockstep: run over: %llu hand-overs in virtual-time order, %llu "
+			"passes held for a client whose next request was on its way",
+			(unsigned long long)s->ls_served, (unsigned long long)s->ls_held);
+		s->ls_started = false;
+		s->ls_served = s->ls_held = 0;
+	}
 	if (!s->ls_started) {
 		unsigned n = members;
 		if (n < s->cfg.lockstep)
@@ -70,14 +98,21 @@ void srv_lockstep_run(struct dnet_srv *s)
 	}
 	for (;;) {
 		struct client *best = NULL;
-		uint64_t ev = 0, dev_now = 0;
+		uint64_t ev = 0, dev_now = 0, bound = UINT64_MAX;
+		unsigned bound_home = UINT_MAX;
 		bool have_ev = false;
 		for (unsigned i = 0; i < s->ncl; i++) {
 			struct client *c = s->cl[i];
 			if (!c->auth.hello || c->io.dead || c->io.closing)
 				continue;
-			if (c->wait.kind != P_VWAIT && !c->ls.ready)
-				return; /* its next request has not come yet */
+			if (c->wait.kind != P_VWAIT && !c->ls.ready) {
+				/* its next request has not come yet: not before its clock */
+				if (ls_before(c->ls.clock, ls_home(c), bound, bound_home)) {
+					bound = c->ls.clock;
+					bound_home = ls_home(c);
+				}
+				continue;
+			}
 			uint64_t key = c->ls.clock;
 			if (c->wait.kind == P_VWAIT && c->ls.looked) {
 				if (!have_ev) {
@@ -93,11 +128,16 @@ void srv_lockstep_run(struct dnet_srv *s)
 			c->ls.key = key;
 			/* Ties go to the lower node, then WID: never to whoever
 			 * connected first (real time). */
-			if (!best || key < best->ls.key || (key == best->ls.key && c->ls.home < best->ls.home))
+			if (!best || ls_before(key, ls_home(c), best->ls.key, ls_home(best)))
 				best = c;
 		}
 		if (!best)
 			return;
+		if (!ls_before(best->ls.key, ls_home(best), bound, bound_home)) {
+			s->ls_held++;
+			return; /* one on its way could still come first */
+		}
+		s->ls_served++;
 		if (best->wait.kind == P_VWAIT) {
 			struct dnet_err e;
 			dnet_clearerr(&e);

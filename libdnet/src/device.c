@@ -912,6 +912,7 @@ static const struct { unsigned bit; const char *name; } cap_names[] = {
 	{ DNET_CAP_MULTINODE, "multinode" }, { DNET_CAP_VIRTUAL_TIME, "virtual_time" },
 	{ DNET_CAP_BACKDOOR, "backdoor" }, { DNET_CAP_PRIVILEGED, "privileged" },
 	{ DNET_CAP_REAL_HW, "real_hw" }, { DNET_CAP_REMOTE, "remote" },
+	{ DNET_CAP_LOCKSTEP, "lockstep" },
 };
 
 const char *dnet_cap_name(unsigned bit)

@@ -51,6 +51,38 @@ B=$(host_ns "$(kept)")
 expect_match "four clocks" "^1 [0-9]+ 2 [0-9]+ 3 [0-9]+ 4 [0-9]+$" "$A"
 expect_eq "same virtual times" "$A" "$B"
 
+# ---- every shipped script on 8 ranks, twice (the README's example): every rank passes within
+# ---- dsh-run's default timeout, and every rank ends every script at the same virtual time ----
+# (status_ring_wrap.dsh timed out on every rank: each rank polling for its token's signal took a
+# round trip through dnetd per microsecond of virtual time, and a real-time pause that held all the
+# others; D-LOCKSTEP-BOUND)
+SUITE=$(cd "$(dirname "$0")/../.." && pwd)/scripts/tests
+mkdir -p "$S/shipped"
+for f in "$SUITE"/*.dsh; do { cat "$f"; echo "stat host_ns"; } >"$S/shipped/$(basename "$f")"; done
+all_host_ns() { # DIR -> "sI.rankR ns" per line, sorted
+	for j in "$1"/s*.rank*.json; do
+		printf '%s %s\n' "$(basename "$j" .json)" "$(grep -h '"host_ns"' "$j" | tail -n 1 |
+			sed 's/.*"host_ns":\([0-9]*\).*/\1/')"
+	done | sort
+}
+NSHIP=$(ls "$S/shipped"/*.dsh | wc -l)
+expect_status "8 ranks x $NSHIP shipped scripts, lockstep, run 1" 0 tmo "$RUN" -n 8 --lockstep --keep "$S/shipped"/*.dsh
+expect_match "every rank of every script passed" "^$((8 * NSHIP)) passed, 0 failed" "$(tail -n 2 "$T_TMP/err" "$T_TMP/out" | grep passed)"
+A=$(all_host_ns "$(kept)")
+expect_status "8 ranks x $NSHIP shipped scripts, lockstep, run 2" 0 tmo "$RUN" -n 8 --lockstep --keep "$S/shipped"/*.dsh
+B=$(all_host_ns "$(kept)")
+expect_eq "a virtual time for every rank of every script" "$((8 * NSHIP))" "$(grep -c ' [0-9][0-9]*$' <<<"$A")"
+expect_eq "the same virtual times per rank and script" "$A" "$B"
+
+# ---- the capability: a lockstep dnetd says so in its HELLO reply (libdnet's barrier and
+# ---- signals then wait in dnetd instead of polling); a free one does not ----
+start_dnetd "$S/ls1.sock" --sim -N 2 --lockstep 1
+expect_match "lockstep dnetd: caps name lockstep" "^caps .* lockstep" \
+	"$(timeout 60 "$BIN/dsh" -b "remote:unix:$S/ls1.sock" -c info 2>&1 | grep '^caps')"
+start_dnetd "$S/free.sock" --sim -N 2
+out=$(timeout 60 "$BIN/dsh" -b "remote:unix:$S/free.sock" -c info 2>&1 | grep '^caps')
+if [ -n "$out" ] && ! grep -q lockstep <<<"$out"; then pass; else fail "free dnetd: caps [$out] name lockstep"; fi
+
 # ---- refusals ----
 expect_status "--lockstep with -b" 2 "$RUN" -n 2 --lockstep -b sim "$S/sleep.dsh"
 expect_match "names why" "--lockstep goes with the private emulated cluster" "$(cat "$T_TMP/err")"

@@ -11,9 +11,9 @@ esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 out=$T_TMP/bench.txt
 # one run per rank count: the figures are not judged here, only that each is made
-BARRIER_RUNS=1 bash "$ROOT/scripts/bench.sh" >"$out" 2>&1
+BARRIER_RUNS=1 LOCKSTEP_RUNS=1 bash "$ROOT/scripts/bench.sh" >"$out" 2>&1
 expect_eq "scripts/bench.sh exit status" 0 "$?"
-for b in bench-barrier bench-sim-rss bench-sim-speed bench-thesis bench-toolkit; do
+for b in bench-barrier bench-lockstep bench-sim-rss bench-sim-speed bench-thesis bench-toolkit; do
 	expect_match "section $b" "== $b" "$(cat "$out")"
 done
 # bench-barrier: a row per rank count up to the limit, and the limit said
@@ -21,6 +21,12 @@ bar=$(sed -n '/^== bench-barrier/,/^== /p' "$out")
 expect_match "barrier bench: 16 ranks" "^ +16 +4 +[0-9.]+ +[0-9.]+ " "$bar"
 expect_match "barrier bench: 480 ranks (the limit)" "^ +480 +9 +[0-9.]+ +[0-9.]+ " "$bar"
 expect_match "barrier bench: its limit" "limit: at most 480 ranks" "$bar"
+# bench-lockstep: free and lockstep wall times per rank count, the ratio at 8 ranks with its verdict
+ls=$(sed -n '/^== bench-lockstep/,/^== /p' "$out")
+for n in 2 4 8; do
+	expect_match "lockstep bench: $n ranks" "^ +$n +[0-9.]+ +[0-9.]+ +[0-9.]+x$" "$ls"
+done
+expect_match "lockstep bench: the ratio at 8 ranks judged" "lockstep / free at 8 ranks: [0-9.]+x \(goal <= 3x: (met|NOT MET)\)" "$ls"
 expect_eq "no script needs an argument" "" "$(grep -E 'unbound variable|usage:' "$out")"
 # bench-toolkit: every figure line ends in a verdict
 figs=$(sed -n '/^== bench-toolkit/,/^== /p' "$out" | grep -E '^(remote|sim RVS|sim SO-DIMM|dsh|QEMU)' | grep -v 'not installed')

@@ -38,10 +38,12 @@ struct dnet_dev;
 #define DNET_CAP_PRIVILEGED   0x08u /* the System Register may be accessed */
 #define DNET_CAP_REAL_HW      0x10u /* real hardware behind it */
 #define DNET_CAP_REMOTE       0x20u /* through a socket */
+#define DNET_CAP_LOCKSTEP     0x40u /* served in virtual-time order across clients (dnetd --lockstep):
+                                     * a client that polls need not pause in real time */
 
 /* The capability names, one spelling everywhere (the programs' info,
  * dnetd --ping, JSON): "multinode", "virtual_time", "backdoor", "privileged", "real_hw",
- * "remote".  dnet_cap_name of one bit, NULL for an unknown bit;
+ * "remote", "lockstep".  dnet_cap_name of one bit, NULL for an unknown bit;
  * dnet_caps_format writes the names of caps separated by sep. */
 const char *dnet_cap_name(unsigned bit);
 const char *dnet_caps_format(unsigned caps, const char *sep, char *buf, size_t n);
