@@ -428,7 +428,7 @@ class Runner:
         t = self.table.get(k)
         if k in self.inline:
             self.used.add(k)
-        elif not t or not set(t) & {'not_here', 'pending'}:
+        elif not t or not set(t) & {'not_here', 'pending', 'elsewhere', 'in_root'}:
             out('FAIL', ex.loc(), f"inline command `{span}` in no table of tests/shell/test_doc_examples.sh: "
                 "inline_run it, not_here it (with the reason) or call it a fragment (with the reason)")
             return
@@ -459,8 +459,16 @@ class Runner:
             if 'not_here' in t:
                 out('SKIP', loc, f"{what}: {t['not_here']}")
                 return
+            if 'elsewhere' in t:
+                out('NA', loc, f"{what}: run by {t['elsewhere']}")
+                return
             if 'plain_only' in t and self.san:
-                out('SKIP', loc, f"{what}: on the plain build only ({t['plain_only']})")
+                out('NA', loc, f"{what}: on the plain build only ({t['plain_only']})")
+                return
+            if 'in_root' in t:
+                # a make target of the repository itself (cheap, changes nothing)
+                rc, o = self.run(cmd, self.root)
+                self.check(loc, what, rc, o, shown, d)
                 return
             if 'plain_only' in t:
                 # a slow command shown twice (bin/dsh-run in README,

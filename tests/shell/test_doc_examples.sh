@@ -37,8 +37,16 @@ TABLES=$T_TMP/tables
 : >"$TABLES"
 # not_here FILE COMMAND REASON: a shown command that cannot run here; a skip.
 not_here() { printf 'not_here\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
-# plain_only FILE COMMAND REASON: run on the plain build only (slow under ASan).
+# plain_only FILE COMMAND REASON: run on the plain build only (slow under ASan;
+# not applicable on the sanitized build, counted apart from skips).
 plain_only() { printf 'plain_only\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
+# elsewhere FILE COMMAND TEST: a shown command another test runs as it is
+# shown (make test is CI itself, make install is test_install.sh...): not
+# run twice here; not applicable, counted apart from skips, with the test named.
+elsewhere() { printf 'elsewhere\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
+# in_root FILE COMMAND: run in the repository's root, not a private
+# directory (a cheap make target that changes nothing: make help).
+in_root() { printf 'in_root\t%s\t%s\t\n' "$@" >>"$TABLES"; }
 # pending FILE COMMAND REASON: fails until another branch of issue 32 is
 # merged; a skip marked PENDING.  Empty this list after those merges.
 pending() { printf 'pending\t%s\t%s\t%s\n' "$@" >>"$TABLES"; }
@@ -68,8 +76,6 @@ subst devmem:0xBASE 'devmem:0x0@{dir}/board.mem'
 provide test.dsh tests/golden/rvs_two_nodes.dsh
 
 # ---- pending: behaviour other branches of issue 32 change --------------------
-pending README.md 'bin/dsh-run -n 8 --lockstep scripts/tests/*.dsh' \
-	'lockstep made fast by the lockstep branch (status_ring_wrap.dsh times out today)'
 
 pending README.md 'dsh probe' 'a subcommand on the probe branch (today: cannot open script probe)'
 pending man/dsh.1 'dsh probe' 'a subcommand on the probe branch'
@@ -91,8 +97,13 @@ not_here README.md 'dmesg | grep BIOS-e820' 'the kernel log of a board machine'
 not_here README.md 'echo "base=0xBASE size=0x10000 type=write-combining" >/proc/mtrr' \
 	'sets an MTRR of this machine; tests/shell/test_vm.sh runs it in a VM'
 not_here README.md 'dsh replay board.j' 'board.j is a journal recorded on a board; tests/shell/test_board.sh replays one of a stand-in'
-not_here README.md 'mpirun -np 4 dsh -b remote:unix:/run/dnetd.sock -f t.dsh' \
-	'Open MPI ranks on a cluster node'"'"'s dnetd; dsh under mpirun: tests/shell/test_dsh_run_launchers.sh'
+elsewhere README.md 'mpirun -np 4 dsh -b remote -f t.dsh' \
+	'tests/shell/test_dsh_run_launchers.sh (dsh under a real mpirun, each rank from Open MPI'"'"'s environment)'
+inline_run README.md 'scripts/install-deps.sh run'
+elsewhere README.md 'scripts/install-deps.sh test' 'make test (which calls it; as a user without sudo: tests/shell/test_make_run.sh)'
+fragment man/dnetd.8 'dsh-run --lockstep' 'an option named'
+fragment man/dnetd.8 'dsh -b remote' 'the form of the remote backend'
+fragment man/libdnet.3 'make install' 'the target named; tests/shell/test_install.sh runs it'
 
 # ---- the man pages' inline commands --------------------------------------------
 inline_run man/dsh.1 'dsh probe'
@@ -102,8 +113,8 @@ inline_run man/dsh.1 "dsh -b devmem:0xBASE -c 'reg ctl_status'"
 inline_run man/dsh.1 "dsh -c 'exit 0' -f test.dsh"
 exit_status man/dsh.1 "dsh -c 'exit 0' -f test.dsh" 1
 inline_run man/dsh-run.1 'dsh -c params'
-not_here man/dsh.1 'make test' 'the whole test run, this test included'
-not_here man/dsh-run.1 'make bench' 'minutes of benchmarks; tests/shell/test_make_bench.sh'
+elsewhere man/dsh.1 'make test' '.ci/run (CI is make test)'
+elsewhere man/dsh-run.1 'make bench' 'tests/shell/test_make_bench.sh (scripts/bench.sh, what make bench runs)'
 not_here man/dsh.1 'dsh replay board.journal' 'a journal recorded on a board; tests/shell/test_board.sh replays one of a stand-in'
 not_here man/dsh.1 'echo "base=0xBASE size=0x10000 type=write-combining" >/proc/mtrr' \
 	'sets an MTRR of this machine; tests/shell/test_vm.sh runs it in a VM'
@@ -121,11 +132,11 @@ fragment man/libdnet.3 'dnetd --lockstep' 'an option named'
 fragment man/libdnet.3 'dsh --journal' 'an option named'
 
 # ---- not here ---------------------------------------------------------------
-not_here README.md 'make run' 'installs packages and starts an interactive dsh on the whole build'
-not_here README.md 'make test' 'the whole test run, this test included'
-not_here README.md 'make' 'the build this test runs on'
-not_here README.md 'make install PREFIX=/usr/local' 'installs into the system; tests/shell/test_install.sh installs under DESTDIR'
-not_here README.md 'make bench' 'minutes of benchmarks; tests/shell/test_make_bench.sh'
+elsewhere README.md 'make run' 'tests/shell/test_dsh_interactive.sh (in tmux) and tests/shell/test_make_run.sh (as a user)'
+elsewhere README.md 'make test' '.ci/run (CI is make test)'
+elsewhere README.md 'make' 'make test (the build every test runs on)'
+elsewhere README.md 'make install PREFIX=/usr/local' 'tests/shell/test_install.sh (as root: the system install, then make uninstall)'
+elsewhere README.md 'make bench' 'tests/shell/test_make_bench.sh (scripts/bench.sh, what make bench runs)'
 not_here README.md 'make fuzz FUZZ_TIME=600' 'ten minutes per fuzz target'
 not_here README.md 'make stress' 'long runs by design'
 not_here README.md 'make clean' 'would remove the build under test'
@@ -154,6 +165,11 @@ plain_only man/dsh-run.1 'dsh-run -n 8 scripts/tests/*.dsh --report r.json --jun
 plain_only README.md "bin/dsh -c 'bench json=b.json out=figs'" 'every curve of E1-E9'
 plain_only README.md 'bin/dsh-run -n 8 --lockstep scripts/tests/*.dsh' '8 ranks x 10 scripts in lockstep'
 
+in_root README.md 'make help'
+in_root README.md 'make lib'
+elsewhere README.md 'make CC=clang' '.ci/run (make CC=clang unit)'
+elsewhere README.md 'make uninstall PREFIX=/usr/local' 'tests/shell/test_install.sh (as root, after the system install)'
+
 SAN=''
 ldd "$BIN/dsh" 2>/dev/null | grep -q libasan && SAN=--san
 
@@ -166,6 +182,7 @@ relay() {
 		FAIL) fail "$loc: $text" ;;
 		SKIP) skip "$loc: $text" ;;
 		NOTE) echo "note $loc: $text" ;;
+		NA) not_applicable "$loc: $text" ;;
 		*) echo "$kind${loc:+ $loc}${text:+ $text}" >&2 ;;
 		esac
 	done
