@@ -1,6 +1,8 @@
 /* dsh: the DIMMnet Shell — options, backend, modes, exit status.
  *
  *   dsh [options] [NPROCS PID WID] [FILE.dsh]
+ *   dsh [options] replay JOURNAL
+ *   dsh [options] probe [sysfs=PATH] [dump=FILE] [id=VVVV:DDDD,...]
  *
  * Exit status: 0 every command and assertion succeeded; 1 a command or an
  * assertion failed; 2 usage error; 3 the backend could not be opened.
@@ -21,6 +23,8 @@ static void usage(FILE *f)
 		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
 		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence,\n"
 		"                                      and the recorded session's verdict)\n"
+		"       dsh [options] probe [ARGS]     (where a board can be: chipset, DIMM decode, PCI BARs;\n"
+		"                                      ARGS as the command probe: sysfs= dump= id=)\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -284,19 +288,30 @@ int main(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	/* dsh [options] replay JOURNAL: the command 'replay JOURNAL'. */
-	static char replay_cmd[4200];
-	if (argc - optind >= 1 && strcmp(argv[optind], "replay") == 0) {
-		if (argc - optind != 2)
+	/* dsh [options] replay JOURNAL, dsh [options] probe [ARGS]: the command
+	 * of that name with the arguments, each quoted as one word. */
+	static char sub_cmd[4200];
+	if (argc - optind >= 1 && (strcmp(argv[optind], "replay") == 0 || strcmp(argv[optind], "probe") == 0)) {
+		const char *sub = argv[optind];
+		bool replay = sub[0] == 'r';
+		if (replay && argc - optind != 2)
 			return usage_error("%s", "replay takes one journal file: dsh replay FILE");
-		if (strlen(argv[optind + 1]) > 4096 || strpbrk(argv[optind + 1], "'\n;"))
-			return usage_error("replay: unusable file name '%s'", argv[optind + 1]);
+		size_t n = (size_t)snprintf(sub_cmd, sizeof sub_cmd, "%s", sub);
+		for (int i = optind + 1; i < argc; i++) {
+			if (strlen(argv[i]) > 4096 || strpbrk(argv[i], "'\n;") ||
+			    n + strlen(argv[i]) + 4 >= sizeof sub_cmd) {
+				fprintf(stderr, "dsh: %s: unusable argument '%s' (no ', ; or line end)\n"
+					"(dsh --help for usage)\n", sub, argv[i]);
+				return DSH_EXIT_USAGE;
+			}
+			n += (size_t)snprintf(sub_cmd + n, sizeof sub_cmd - n, " '%s'", argv[i]);
+		}
 		if (nsrc == DSH_MAX_SOURCES)
 			return usage_error("more than %s -c and -f options", "64");
-		snprintf(replay_cmd, sizeof replay_cmd, "replay '%s'", argv[optind + 1]);
-		d->replay_file = argv[optind + 1];
+		if (replay)
+			d->replay_file = argv[optind + 1];
 		src[nsrc].file = false;
-		src[nsrc++].arg = replay_cmd;
+		src[nsrc++].arg = sub_cmd;
 		optind = argc;
 	}
 	/* positional: [NPROCS PID WID] [FILE|-] */
