@@ -143,7 +143,7 @@ $(B)/tests/%: tests/unit/%.c $(LIBA) $(HDRS)
 # test_run_report includes dsh/run/report.c whole (its static helpers).
 $(B)/tests/test_run_report: dsh/run/report.c
 # test_journal_format includes dsh/journal.c whole (its tap).
-$(B)/tests/test_journal_format: dsh/journal.c dsh/journal.h
+$(B)/tests/test_journal_format: dsh/journal.c dsh/journal.h common/outfile.c common/outfile.h
 # test_bench_cache includes dsh/bench_cache.c whole (the bench's host cache model).
 $(B)/tests/test_bench_cache: dsh/bench_cache.c
 

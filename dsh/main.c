@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "dsh.h"
 #include "journal.h"
+#include "../common/outfile.h"
 #include "sigtime.h"
 
 static void usage(FILE *f)
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"      --pretty         with --json: indented objects\n"
 		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
+		"                       (FILE - is standard output, for -o, --journal and --trace; a journal\n"
+		"                       or trace there moves dsh's own output to standard error)\n"
 		"      --summary        always end with the summary line (or object), also when all passed\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --norc           do not read ~/.dshrc at an interactive start\n"
@@ -368,6 +371,22 @@ int main(int argc, char **argv)
 	} else if (is_sim && nodes) {
 		return usage_error("%s", "-N and nodes= in the backend spec are both given");
 	}
+	/* D-OUT-STDOUT: "-" (or the file standard output is) for -o, --journal,
+	 * --trace is standard output; a journal or a trace there takes it whole
+	 * and dsh's own output goes to standard error, so one of them only. */
+	bool journal_out = out_is_stdout(journal), trace_out = out_is_stdout(trace);
+	if (journal_out && trace_out)
+		return usage_error("%s", "--journal and --trace both name standard output: give one a file");
+	if (outfile && out_is_stdout(outfile)) {
+		if (journal_out || trace_out)
+			return usage_error("-o names standard output, which %s takes: give -o a file",
+					   journal_out ? "--journal" : "--trace");
+		outfile = NULL; /* it is there already */
+	}
+	if (journal_out)
+		journal = "-"; /* decided now: descriptor 1 may move before the journal opens */
+	if (trace_out)
+		trace = "-"; /* the emulator's trace=-: a stream of its own on descriptor 1 */
 	if (trace) {
 		/* The emulator writes it (sim option trace=, backends/sim/trace.c). */
 		static char tracebuf[1024];
@@ -393,6 +412,12 @@ int main(int argc, char **argv)
 		json_setup_failure(d, "backend", redacted);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
+	}
+	if (trace_out && !out_stdout_take()) { /* the trace has descriptor 1; dsh's output to stderr */
+		fprintf(stderr, "dsh: --trace -: %s\n", strerror(errno));
+		free_sources(src, nsrc);
+		dsh_release(d);
+		return DSH_EXIT_USAGE;
 	}
 	d->spec = spec;
 	d->dry = dry;

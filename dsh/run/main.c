@@ -25,6 +25,7 @@
 #include "dnet/device.h"
 #include "dnet/parse.h"
 #include "run.h"
+#include "../../common/outfile.h"
 
 static void usage(FILE *f)
 {
@@ -50,7 +51,8 @@ static void usage(FILE *f)
 		"  -t, --timeout DUR      per script and rank (default 60s; units ms s min h); a rank\n"
 		"                         still running is killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
-		"      --report FILE      CTRF JSON report (docs/reports.md)\n"
+		"      --report FILE      CTRF JSON report (docs/reports.md); - (or /dev/stdout): standard\n"
+		"                         output, the summary then goes to standard error (also --junit)\n"
 		"      --junit FILE       JUnit XML report (not the --report file); a run that cannot\n"
 		"                         start writes its tests as errors, a refused command line\n"
 		"                         removes an earlier run's reports\n"
@@ -429,6 +431,19 @@ static int run_main(struct run *r, int argc, char **argv)
 		fprintf(stderr, "dsh-run: --report '%s' and --junit '%s' are the same file: give each report its own\n",
 			r->report, r->junit);
 		return 2;
+	}
+	/* D-OUT-STDOUT: a report on standard output ("-", /dev/stdout, the file
+	 * or pipe it is) is written through one stream, a duplicate of it
+	 * taken now; the summary, the messages and the ranks' stray output go
+	 * to standard error from here on, so the report stays valid */
+	bool report_stdout = out_is_stdout(r->report); /* before descriptor 1 moves */
+	if (report_stdout || out_is_stdout(r->junit)) {
+		FILE *f = out_stdout_take();
+		if (!f) {
+			fprintf(stderr, "dsh-run: cannot take standard output for a report: %s\n", strerror(errno));
+			return 2;
+		}
+		*(report_stdout ? &r->report_out : &r->junit_out) = f;
 	}
 	r->res = calloc((size_t)r->nscripts * r->n, sizeof *r->res);
 	if (!r->res) {

@@ -90,6 +90,7 @@ struct run {
 	uint64_t timeout_ms;            /* per script */
 	uint64_t total_timeout_ms;      /* 0 = none */
 	const char *report, *junit;
+	FILE *report_out, *junit_out;   /* the report that goes to standard output (D-OUT-STDOUT) */
 	const char *dsh, *dnetd;        /* programs */
 	const char *self;               /* dsh-run itself, for --exec-rank */
 	char tmp[4096];                 /* private directory */
