@@ -291,6 +291,13 @@ int dsh_kv_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct d
 				if (j + 1 < n)
 					strncat(keys, " ", sizeof(keys) - strlen(keys) - 1);
 			}
+			struct dnet_suggest sg;
+			dnet_suggest_init(&sg, key);
+			for (unsigned j = 0; j < n; j++)
+				dnet_suggest_add(&sg, kv[j].key);
+			if (dnet_suggest_best(&sg))
+				return dsh_error(d, "argument %d: unknown key '%s' (did you mean '%s='? known: %s)", i, key,
+						 dnet_suggest_best(&sg), keys);
 			return dsh_error(d, "argument %d: unknown key '%s' (known: %s)", i, key, keys);
 		}
 		if (k->given)

@@ -65,6 +65,7 @@ struct dsh_cmd {
 };
 
 const struct dsh_cmd *dsh_cmds(unsigned *n);
+const char *dsh_cmd_suggest(const char *name); /* "did you mean", NULL none */
 const struct dsh_cmd *dsh_cmd_find(const char *name);
 
 /* A named variable. */

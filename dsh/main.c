@@ -16,6 +16,7 @@
 #include "dsh.h"
 #include "journal.h"
 #include "../common/outfile.h"
+#include "../common/optsuggest.h"
 #include "sigtime.h"
 
 static void usage(FILE *f)
@@ -235,7 +236,7 @@ int main(int argc, char **argv)
 	bool dry = false;
 	static struct source src[DSH_MAX_SOURCES];
 	unsigned nsrc = 0;
-	while ((o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1) {
+	for (int before = optind; (o = getopt_long(argc, argv, "b:N:c:f:eijno:xhV", lo, NULL)) != -1; before = optind) {
 		switch (o) {
 		case 'b': d->spec = optarg; break;
 		case O_TRACE: trace = optarg; break;
@@ -288,7 +289,10 @@ int main(int argc, char **argv)
 		default:
 			if (optopt && optopt < 256 && strchr("bNcfo", optopt))
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			{
+				char m[256];
+				return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), lo, m, sizeof m));
+			}
 		}
 	}
 	/* dsh [options] replay JOURNAL, dsh [options] probe [ARGS]: the command

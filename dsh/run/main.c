@@ -26,6 +26,7 @@
 #include "dnet/parse.h"
 #include "run.h"
 #include "../../common/outfile.h"
+#include "../../common/optsuggest.h"
 
 static void usage(FILE *f)
 {
@@ -339,7 +340,7 @@ static int run_main(struct run *r, int argc, char **argv)
 	uint64_t v;
 	int o;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
+	for (int before = optind; (o = getopt_long(argc, argv, optstring, lo, NULL)) != -1; before = optind) {
 		switch (o) {
 		case 'n':
 			if (dnet_parse_u64(optarg, UINT32_MAX, &v, "-n", &e) < 0 || v == 0)
@@ -396,7 +397,10 @@ static int run_main(struct run *r, int argc, char **argv)
 		default:
 			if (optopt && strchr("nblt", optopt))
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			{
+				char m[256];
+				return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), lo, m, sizeof m));
+			}
 		}
 	}
 	r->scripts = (const char **)argv + optind;

@@ -23,6 +23,7 @@
 #include "dnet/parse.h"
 #include "remote/server.h"
 #include "../../../common/termsig.h" /* the programs' one signal set-up */
+#include "../../../common/optsuggest.h"
 
 #define EXIT_USAGE   2
 #define EXIT_BACKEND 3
@@ -287,7 +288,7 @@ int main(int argc, char **argv)
 	dnet_clearerr(&err);
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":N:b:l:t:vhV", opts, NULL)) != -1) {
+	for (int before = optind; (c = getopt_long(argc, argv, ":N:b:l:t:vhV", opts, NULL)) != -1; before = optind) {
 		switch (c) {
 		case O_SIM: sim = true; break;
 		case 'N':
@@ -355,7 +356,10 @@ int main(int argc, char **argv)
 			       DNET_PROTO_VERSION_MAJOR, DNET_PROTO_VERSION_MINOR);
 			return 0;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option %s", argv[optind - 1]);
+		default: {
+			char m[256];
+			return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), opts, m, sizeof m));
+		}
 		}
 	}
 	if (optind < argc)
