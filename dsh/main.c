@@ -330,8 +330,27 @@ int main(int argc, char **argv)
 		file = argv[argc - 1];
 		np--;
 	}
-	if (np != 0 && np != 3)
-		return usage_error("expected NPROCS PID WID (three numbers), got '%s'", argv[optind]);
+	if (np != 0 && np != 3) {
+		/* a word that is no number before the script: a second script
+		 * (dsh a.dsh b.dsh), not a bad NPROCS */
+		for (int i = optind; file && i < argc - 1; i++) {
+			uint64_t v;
+			struct dnet_err ne = { 0 };
+			if (dnet_parse_u64(argv[i], UINT64_MAX, &v, NULL, &ne) < 0) {
+				fprintf(stderr, "dsh: more than one script: '%s' and '%s'; dsh runs one FILE argument: "
+						"give each with -f (dsh -f %s -f %s runs them in order), or run them "
+						"on every rank with dsh-run\n(dsh --help for usage)\n",
+					argv[i], file, argv[i], file);
+				return DSH_EXIT_USAGE;
+			}
+		}
+		if (file)
+			return usage_error("expected NPROCS PID WID (three numbers) before the script, got %s",
+					   np == 1 ? "one" : np == 2 ? "two" : "more than three");
+		fprintf(stderr, "dsh: expected [NPROCS PID WID] [FILE] (three numbers, then one script), got %d "
+				"arguments from '%s'\n(dsh --help for usage)\n", argc - optind, argv[optind]);
+		return DSH_EXIT_USAGE;
+	}
 	if (np == 3) {
 		uint64_t v[3];
 		static const char *const what[3] = { "NPROCS", "PID", "WID" };

@@ -60,7 +60,8 @@ static void usage(FILE *f)
 		"      --dsh PATH         the dsh to run (default: next to dsh-run, else $PATH)\n"
 		"      --dnetd PATH       the dnetd to start (same default)\n"
 		"      --keep             keep the private directory of outputs (its path is printed)\n"
-		"  -v, --verbose          print every failure, not only the first of each rank\n"
+		"  -v, --verbose          print every failure (without it: every failure of every rank up\n"
+		"                         to 20 lines, then how many more)\n"
 		"  -h, --help             this help;  -V, --version\n"
 		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage or a report could\n"
 		"not be written, 128+N signal N.\n",
@@ -224,12 +225,16 @@ static int private_rows_check(const struct run *r)
 	return 0;
 }
 
-/* One line per failed test; a cause shared by many (the private dnetd
+/* Every failure of every failed test (capped without -v); a cause shared by many (the private dnetd
  * died, the preflight stopped the run) once, with the ranks it hit. */
+/* D-RUN-FAILURES: without -v every failure of every rank, up to this many
+ * lines, then "... and N more"; -v lists them all. */
+#define FAIL_LINES_MAX 20
+
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
-	unsigned notrun = 0;
+	unsigned notrun = 0, shown = 0, more = 0;
 	for (size_t i = 0; i < nt; i++) {
 		const struct result *t = &r->res[i];
 		if (t->status == ST_PASSED)
@@ -252,11 +257,23 @@ static void print_failures(const struct run *r)
 					cause ? cause : "");
 			continue;
 		}
-		fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
-		for (unsigned k = 1; r->verbose && k < t->nfail; k++)
+		if (r->verbose || shown < FAIL_LINES_MAX) {
+			fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
+			shown++;
+		} else
+			more++;
+		for (unsigned k = 1; k < t->nfail; k++) {
+			if (!r->verbose && shown >= FAIL_LINES_MAX) {
+				more++;
+				continue;
+			}
 			fprintf(stderr, "dsh-run:      rank %u: %s:%d: %s: %s\n", t->rank, t->fail[k].file,
 				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
+			shown++;
+		}
 	}
+	if (more)
+		fprintf(stderr, "dsh-run: ... and %u more failure%s (-v lists them all)\n", more, more == 1 ? "" : "s");
 	if (notrun)
 		fprintf(stderr, "dsh-run: %s%u test%s not run: %s\n", r->signal ? "" : "ERROR: ", notrun,
 			notrun == 1 ? "" : "s", r->abort_why);
@@ -482,6 +499,13 @@ static int run_main(struct run *r, int argc, char **argv)
 	r->run_base = (uint32_t)((uint64_t)getpid() << 16 ^ now_ms()) & 0x7fff0000u;
 	run_signals_install();
 	r->private_dnetd = need_dnetd;
+	if (!rc) { /* D-RUN-CHECK: a script that cannot pass fails once, here */
+		char why[4400];
+		if (run_scripts_check(r, why, sizeof why) < 0) {
+			run_abort(r, why);
+			rc = 2;
+		}
+	}
 	if (!rc && need_dnetd && dnetd_start(r) < 0) {
 		run_abort(r, "the private dnetd could not be started (dsh-run's messages say why)");
 		rc = 2;
