@@ -110,7 +110,7 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 
 int cmd_bench(struct dsh *d, struct dsh_args *a)
 {
-	struct bench_opts o = { 0 };
+	struct bench_opts o = { .stop = dsh_stop_hook, .stop_ctx = d };
 	const char *json = NULL, *dir = NULL, *e8opt = NULL;
 	const char *want[16];
 	unsigned nwant = 0;
