@@ -68,6 +68,11 @@ expect_match "--journal - --trace -: message" "both name standard output" "$(cat
 expect_status "-o - --journal -: refused" 2 "$DSH" -o - --journal - -c v
 expect_match "-o - --journal -: message" "-o names standard output, which --journal takes" "$(cat "$T_TMP/err")"
 no_dash_file "refused"
+# bench's files: its table is on standard output, so - is refused, naming --json
+expect_status "bench json=-: refused" 1 "$DSH" -c 'bench E1 quick json=-'
+expect_match "bench json=-: message" "json=-: standard output carries the bench's table: give a file \(dsh --json" "$(cat "$T_TMP/err")"
+expect_status "bench trace=/dev/stdout: refused" 1 "$DSH" -c 'bench E1 quick trace=/dev/stdout'
+no_dash_file "bench json=-"
 
 # ---- dsh-run --report, --junit -----------------------------------------------------------
 printf 'assert ctl_status == 0x12\n' >"$W/pass.dsh"
