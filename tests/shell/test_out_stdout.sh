@@ -31,36 +31,34 @@ expect_match "-o /dev/stdout >f: what came before kept" "^before" "$(head -1 "$W
 expect_match "-o /dev/stdout >f: the output" "DIMMnet-2 Shell" "$(cat "$W/o")"
 
 # ---- dsh --journal ---------------------------------------------------------------------
+# three_ways OPTION CHECK: OPTION -, OPTION - | cat, OPTION /dev/stdout >f, each
+# result checked by CHECK NAME FILE; dsh's own output went to stderr
+three_ways() {
+	local o=$1 check=$2
+	tmo "$DSH" "$o" - -c "$CMDS" >"$W/d1" 2>"$W/e"
+	expect_eq "$o -: exit" 0 $?
+	$check "$o -" "$W/d1"
+	expect_match "$o -: dsh's output went to stderr" "0000000000000005" "$(cat "$W/e")"
+	no_dash_file "$o -"
+	tmo "$DSH" "$o" - -c "$CMDS" 2>/dev/null | cat >"$W/d2"
+	$check "$o - | cat" "$W/d2"
+	tmo "$DSH" "$o" /dev/stdout -c "$CMDS" >"$W/d3" 2>/dev/null
+	$check "$o /dev/stdout >f" "$W/d3"
+}
 journal_check() { # NAME FILE
 	expect_eq "$1: starts with the journal's magic" "# dsh journal 1" "$(head -1 "$2")"
 	expect_status "$1: replays" 0 "$DSH" replay "$2"
 	expect_match "$1: replay finds no divergence" "no divergence" "$(cat "$T_TMP/out")"
 }
-tmo "$DSH" --journal - -c "$CMDS" >"$W/j1" 2>"$W/e"
-expect_eq "--journal -: exit" 0 $?
-journal_check "--journal -" "$W/j1"
-expect_match "--journal -: dsh's output went to stderr" "0000000000000005" "$(cat "$W/e")"
-no_dash_file "--journal -"
-tmo "$DSH" --journal - -c "$CMDS" 2>/dev/null | cat >"$W/j2"
-journal_check "--journal - | cat" "$W/j2"
-tmo "$DSH" --journal /dev/stdout -c "$CMDS" >"$W/j3" 2>/dev/null
-journal_check "--journal /dev/stdout >f" "$W/j3"
-expect_eq "--journal /dev/stdout >f: no dsh output inside" "" "$(grep -v '^#\|^[a-z]' "$W/j3")"
+three_ways --journal journal_check
+expect_eq "--journal /dev/stdout >f: no dsh output inside" "" "$(grep -v '^#\|^[a-z]' "$W/d3")"
 
 # ---- dsh --trace -----------------------------------------------------------------------
 trace_check() { # NAME FILE
 	expect_eq "$1: valid JSON" "" "$(json_ok "$2")"
 	expect_match "$1: trace events" '"ph"' "$(head -c 4000 "$2")"
 }
-tmo "$DSH" --trace - -c "$CMDS" >"$W/t1" 2>"$W/e"
-expect_eq "--trace -: exit" 0 $?
-trace_check "--trace -" "$W/t1"
-expect_match "--trace -: dsh's output went to stderr" "0000000000000005" "$(cat "$W/e")"
-no_dash_file "--trace -"
-tmo "$DSH" --trace - -c "$CMDS" 2>/dev/null | cat >"$W/t2"
-trace_check "--trace - | cat" "$W/t2"
-tmo "$DSH" --trace /dev/stdout -c "$CMDS" >"$W/t3" 2>/dev/null
-trace_check "--trace /dev/stdout >f" "$W/t3"
+three_ways --trace trace_check
 
 # standard output takes one of them
 expect_status "--journal - --trace -: refused" 2 "$DSH" --journal - --trace - -c v
