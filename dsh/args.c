@@ -332,3 +332,20 @@ bool dsh_take_word(struct dsh_args *a, int start, const char *w)
 		}
 	return false;
 }
+
+const char *dsh_did_you_mean(const char *word, const char *list, char *buf, size_t n)
+{
+	char names[512];
+	snprintf(names, sizeof names, "%s", list);
+	struct dnet_suggest s;
+	dnet_suggest_init(&s, word);
+	char *save = NULL;
+	for (char *t = strtok_r(names, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		dnet_suggest_add(&s, t);
+	const char *best = dnet_suggest_best(&s);
+	if (best)
+		snprintf(buf, n, "did you mean '%s'? ", best);
+	else if (n)
+		buf[0] = 0;
+	return buf;
+}

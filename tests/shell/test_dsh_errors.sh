@@ -162,6 +162,9 @@ check2 "no suggestion when nothing is near" 'frobnicate' "unknown command 'frobn
 check "did you mean: register" 'reg ctl_stauts' "unknown register 'ctl_stauts' \(did you mean 'ctl_status'\?\)"
 check "did you mean: field" 'reg ctl_status.rc_stat' "register 'ctl_status' has no field 'rc_stat' \(did you mean 'ctl_status.rc_state'\?\)"
 check "did you mean: key" 'llcm_write from=0 it=1 vale=3' "unknown key 'vale' \(did you mean 'val='\? known: from it val inc\)"
+check "did you mean: region" 'peek llmc 0' "unknown region 'llmc' \(did you mean 'llcm'\? ww pw llcm"
+check "did you mean: primitive" 'prim VX size=8' "unknown primitive 'VX' \(did you mean 'VL'\? one of: NOP"
+check "did you mean: help" 'help llcm_raed' "no command 'llcm_raed' \(did you mean 'llcm_read'\?"
 expect_status "did you mean: option" 2 "$DSH" --jsno -c v
 expect_match "did you mean: option message" "unknown option '--jsno' \(did you mean '--json'\?\)" "$(cat "$T_TMP/err")"
 expect_status "one-dash long option" 2 "$DSH" -json -c v
