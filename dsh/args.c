@@ -291,6 +291,13 @@ int dsh_kv_parse(struct dsh *d, struct dsh_args *a, int start, int end, struct d
 				if (j + 1 < n)
 					strncat(keys, " ", sizeof(keys) - strlen(keys) - 1);
 			}
+			struct dnet_suggest sg;
+			dnet_suggest_init(&sg, key);
+			for (unsigned j = 0; j < n; j++)
+				dnet_suggest_add(&sg, kv[j].key);
+			if (dnet_suggest_best(&sg))
+				return dsh_error(d, "argument %d: unknown key '%s' (did you mean '%s='? known: %s)", i, key,
+						 dnet_suggest_best(&sg), keys);
 			return dsh_error(d, "argument %d: unknown key '%s' (known: %s)", i, key, keys);
 		}
 		if (k->given)
@@ -324,4 +331,21 @@ bool dsh_take_word(struct dsh_args *a, int start, const char *w)
 			return true;
 		}
 	return false;
+}
+
+const char *dsh_did_you_mean(const char *word, const char *list, char *buf, size_t n)
+{
+	char names[512];
+	snprintf(names, sizeof names, "%s", list);
+	struct dnet_suggest s;
+	dnet_suggest_init(&s, word);
+	char *save = NULL;
+	for (char *t = strtok_r(names, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		dnet_suggest_add(&s, t);
+	const char *best = dnet_suggest_best(&s);
+	if (best)
+		snprintf(buf, n, "did you mean '%s'? ", best);
+	else if (n)
+		buf[0] = 0;
+	return buf;
 }

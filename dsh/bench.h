@@ -81,7 +81,14 @@ struct bench_opts {
 	 * experiments open (a what-if: the sensitivity table) */
 	const char *timing[16];
 	unsigned ntiming;
+	/* Ctrl-C, SIGTERM/SIGHUP, --max-time: the shell's stop hook (dsh_stop_hook),
+	 * asked before every measurement and set on every emulator opened */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
+
+/* The stop hook says stop: err gets "interrupted" (bench_prog.c). */
+bool bench_stopped(const struct bench_opts *o, char *err, size_t errlen);
 
 /* Run experiment "E1".."E9" (case-insensitive), appending to out.
  * Returns 0, or -1 with a message in err. */

@@ -668,7 +668,7 @@ static int from_files(const struct bench_opts *o, struct bench_out *out, struct 
 		nf++;
 	}
 	int rc = 0;
-	for (unsigned i = 0; i < nf && !rc; i++) {
+	for (unsigned i = 0; i < nf && !rc && !(rc = -bench_stopped(o, err, errlen)); i++) {
 		struct e8_trace t = { .ranks = o->e8_ranks ? o->e8_ranks : 64, .coll = o->e8_coll };
 		rc = parse(files[i], t.ranks, &t, err, errlen);
 		if (!rc) {
@@ -703,6 +703,8 @@ int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+		if (bench_stopped(o, err, errlen))
+			return -1;
 		struct e8_trace t = { .ranks = ranks, .coll = o->e8_coll };
 		int rc = builtin[i].gen(&t, err, errlen);
 		if (!rc && t.oom) {

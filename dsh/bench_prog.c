@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dnet/codes.h"
+#include "dnet/device.h"
 #include "dnet/param.h"
 #include "dnet/map.h"
 #include "dnet/regs.h"
@@ -11,8 +12,18 @@
 const char *bp_trace_next;
 const struct bench_opts *bp_opts;
 
+bool bench_stopped(const struct bench_opts *o, char *err, size_t errlen)
+{
+	if (!o || !o->stop || !o->stop(o->stop_ctx))
+		return false;
+	snprintf(err, errlen, "interrupted");
+	return true;
+}
+
 int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen)
 {
+	if (bench_stopped(bp_opts, err, errlen)) /* every measurement opens one: Ctrl-C stops the bench */
+		return -1;
 	char spec[512] = "sim:nodes=2,timelines";
 	if (bp_trace_next) {
 		snprintf(spec, sizeof spec, "sim:nodes=2,timelines,trace=%s", bp_trace_next);
@@ -23,6 +34,8 @@ int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", e.msg);
 		return -1;
 	}
+	if (bp_opts && bp_opts->stop)
+		dnet_set_stop(*dev, bp_opts->stop, bp_opts->stop_ctx);
 	for (unsigned i = 0; bp_opts && i < bp_opts->ntiming; i++) {
 		char name[96];
 		const char *eq = strchr(bp_opts->timing[i], '=');

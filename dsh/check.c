@@ -318,7 +318,13 @@ static void check_command(struct checker *c, const char *t)
 	}
 	const struct dsh_cmd *cmd = dsh_cmd_find(w[i]);
 	if (!cmd) {
-		bad(c, "unknown command '%s'", w[i]);
+		const char *near = dsh_cmd_suggest(w[i]);
+		char msg[160];
+		if (near && strlen(near) < 64) {
+			snprintf(msg, sizeof msg, "unknown command '%%s' (did you mean '%s'?)", near);
+			bad(c, msg, w[i]);
+		} else
+			bad(c, "unknown command '%s'", w[i]);
 		return;
 	}
 	if (cmd->fn == cmd_assert || cmd->fn == cmd_wait)

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "dsh.h"
+#include "../common/outfile.h"
 #include "bench.h"
 #include "sigtime.h"
 
@@ -110,7 +111,7 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 
 int cmd_bench(struct dsh *d, struct dsh_args *a)
 {
-	struct bench_opts o = { 0 };
+	struct bench_opts o = { .stop = dsh_stop_hook, .stop_ctx = d };
 	const char *json = NULL, *dir = NULL, *e8opt = NULL;
 	const char *want[16];
 	unsigned nwant = 0;
@@ -169,6 +170,13 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 	if (!nwant)
 		for (unsigned k = 0; bench_experiments[k]; k++)
 			want[nwant++] = bench_experiments[k];
+	/* D-OUT-STDOUT: standard output carries the bench's table (or, with
+	 * --json, its result object): a trace or JSON file there would be cut
+	 * into it */
+	if ((o.trace && out_is_stdout(o.trace)) || (json && out_is_stdout(json)))
+		return dsh_error(d, "%s=%s: standard output carries the bench's table: give a file (dsh --json "
+				 "gives the results as JSON on standard output)", o.trace && out_is_stdout(o.trace) ?
+				 "trace" : "json", o.trace && out_is_stdout(o.trace) ? o.trace : json);
 	if (o.trace && nwant != 1)
 		return dsh_error(d, "trace=%s: name one experiment (its first run is traced)", o.trace);
 	bool e8 = false;

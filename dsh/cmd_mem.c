@@ -310,7 +310,11 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 	}
 	const struct dnet_region_info *ri = dnet_region_by_name(rn);
 	if (!ri)
-		return dsh_error(d, "argument 1: unknown region '%s' (ww pw llcm lhb ureg sreg sodimm)", rn);
+	{
+		char near[96];
+		return dsh_error(d, "argument 1: unknown region '%s' (%sww pw llcm lhb ureg sreg sodimm)", rn,
+				 dsh_did_you_mean(rn, "ww pw llcm lhb ureg sreg sodimm", near, sizeof near));
+	}
 	if (off_size_al(d, a, 2, ri->size, ri->size < 64 ? ri->size : 64, 4, &off, &size) < 0)
 		return -1;
 	if (off % 8 || size % 8)

@@ -123,7 +123,9 @@ static int prim_names_error(struct dsh *d, const char *name)
 		if (i + 1 < n)
 			strncat(list, " ", sizeof(list) - strlen(list) - 1);
 	}
-	return dsh_error(d, "argument 1: unknown primitive '%s' (one of: %s)", name, list);
+	char near[96];
+	return dsh_error(d, "argument 1: unknown primitive '%s' (%sone of: %s)", name,
+			 dsh_did_you_mean(name, list, near, sizeof near), list);
 }
 
 static void json_cmd(struct dsh *d, const struct dnet_cmd *c, enum dnet_cmdsel sel)

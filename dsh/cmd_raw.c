@@ -26,7 +26,11 @@ static int raw_args(struct dsh *d, struct dsh_args *a, uint64_t w, bool write, s
 	memset(r, 0, sizeof *r);
 	r->ri = dnet_region_by_name(a->argv[1]);
 	if (!r->ri)
-		return dsh_error(d, "argument 1: unknown region '%s' (ww pw llcm lhb ureg sreg)", a->argv[1]);
+	{
+		char near[96];
+		return dsh_error(d, "argument 1: unknown region '%s' (%sww pw llcm lhb ureg sreg)", a->argv[1],
+				 dsh_did_you_mean(a->argv[1], "ww pw llcm lhb ureg sreg", near, sizeof near));
+	}
 	r->region = r->ri->id;
 	uint64_t off;
 	if (dsh_num(d, a, 2, UINT32_MAX, "offset", &off) < 0)

@@ -390,3 +390,19 @@ const struct dsh_cmd *dsh_cmd_find(const char *name)
 	}
 	return NULL;
 }
+
+/* The command nearest to an unknown name, for "did you mean" (NULL: none
+ * close enough); names and aliases, libdnet's dnet_suggest. */
+const char *dsh_cmd_suggest(const char *name)
+{
+	unsigned n;
+	const struct dsh_cmd *c = dsh_cmds(&n);
+	struct dnet_suggest s;
+	dnet_suggest_init(&s, name);
+	for (unsigned i = 0; i < n; i++) {
+		dnet_suggest_add(&s, c[i].name);
+		for (unsigned j = 0; j < 3 && c[i].alias[j]; j++)
+			dnet_suggest_add(&s, c[i].alias[j]);
+	}
+	return dnet_suggest_best(&s);
+}

@@ -60,6 +60,10 @@ struct dsh_cmd {
 };
 
 const struct dsh_cmd *dsh_cmds(unsigned *n);
+const char *dsh_cmd_suggest(const char *name); /* "did you mean", NULL none */
+/* "did you mean 'X'? " for the name of the blank-separated list nearest to
+ * word (libdnet's dnet_suggest), "" when none is near; in buf. */
+const char *dsh_did_you_mean(const char *word, const char *list, char *buf, size_t n);
 const struct dsh_cmd *dsh_cmd_find(const char *name);
 
 /* A named variable. */

@@ -32,7 +32,12 @@ int dsh_help_cmd(struct dsh *d, const char *name)
 {
 	const struct dsh_cmd *c = dsh_cmd_find(name);
 	if (!c)
+	{
+		const char *near = dsh_cmd_suggest(name);
+		if (near)
+			return dsh_error(d, "no command '%s' (did you mean '%s'? 'help' lists them)", name, near);
 		return dsh_error(d, "no command '%s' (type 'help' for the list)", name);
+	}
 	char al[64];
 	aliases(c, al, sizeof(al));
 	out_str(d, "name", "%s", c->name);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "journal.h"
+#include "../common/outfile.h"
 
 static struct {
 	FILE *journal;
@@ -118,7 +119,9 @@ static void tap(void *ctx, const struct dnet_tap_rec *r)
 
 int dsh_journal_start(struct dsh *d, const char *path, char *msg, size_t n)
 {
-	J.journal = fopen(path, "w");
+	/* "-" or the file standard output is: one stream, dsh's own output
+	 * moves to standard error (D-OUT-STDOUT) */
+	J.journal = out_is_stdout(path) ? out_stdout_take() : fopen(path, "w");
 	if (!J.journal) {
 		snprintf(msg, n, "--journal: cannot write '%s': %s", path, strerror(errno));
 		return -1;

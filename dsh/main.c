@@ -1,6 +1,8 @@
 /* dsh: the DIMMnet Shell — options, backend, modes, exit status.
  *
  *   dsh [options] [NPROCS PID WID] [FILE.dsh]
+ *   dsh [options] replay JOURNAL
+ *   dsh [options] probe [sysfs=PATH] [dump=FILE] [id=VVVV:DDDD,...]
  *
  * Exit status: 0 every command and assertion succeeded; 1 a command or an
  * assertion failed; 2 usage error; 3 the backend could not be opened.
@@ -13,6 +15,8 @@
 #include <unistd.h>
 #include "dsh.h"
 #include "journal.h"
+#include "../common/outfile.h"
+#include "../common/optsuggest.h"
 #include "sigtime.h"
 #include "../common/optlist.h" /* --list-options */
 
@@ -22,6 +26,8 @@ static void usage(FILE *f)
 		"usage: dsh [options] [NPROCS PID WID] [FILE|-]\n"
 		"       dsh [options] replay JOURNAL   (run a --journal on the emulator: the first divergence,\n"
 		"                                      and the recorded session's verdict)\n"
+		"       dsh [options] probe [ARGS]     (where a board can be: chipset, DIMM decode, PCI BARs;\n"
+		"                                      ARGS as the command probe: sysfs= dump= id=)\n"
 		"  -b, --backend SPEC   backend (default: $DSH_BACKEND, else sim):\n");
 	unsigned n = 0;
 	const struct dnet_backend_desc *b = dnet_backends(&n);
@@ -39,6 +45,8 @@ static void usage(FILE *f)
 		"  -j, --json           one JSON object per command on stdout (schema dsh/1)\n"
 		"      --pretty         with --json: indented objects\n"
 		"  -o, --output FILE    write standard output to FILE (%%r: the rank, %%%%: a %%)\n"
+		"                       (FILE - is standard output, for -o, --journal and --trace; a journal\n"
+		"                       or trace there moves dsh's own output to standard error)\n"
 		"      --summary        always end with the summary line (or object), also when all passed\n"
 		"  -x, --echo           print each command after the prompt, as in a session transcript\n"
 		"      --norc           do not read ~/.dshrc at an interactive start\n"
@@ -236,7 +244,7 @@ int main(int argc, char **argv)
 	static struct source src[DSH_MAX_SOURCES];
 	unsigned nsrc = 0;
 	static const char optstring[] = "b:N:c:f:eijno:xhV";
-	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
+	for (int before = optind; (o = getopt_long(argc, argv, optstring, lo, NULL)) != -1; before = optind) {
 		switch (o) {
 		case O_LIST: opt_list(stdout, optstring, lo); return 0;
 		case O_LIST_BACKENDS: {
@@ -297,22 +305,36 @@ int main(int argc, char **argv)
 		default:
 			if (optopt && optopt < 256 && strchr("bNcfo", optopt))
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			{
+				char m[256];
+				return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), lo, m, sizeof m));
+			}
 		}
 	}
-	/* dsh [options] replay JOURNAL: the command 'replay JOURNAL'. */
-	static char replay_cmd[4200];
-	if (argc - optind >= 1 && strcmp(argv[optind], "replay") == 0) {
-		if (argc - optind != 2)
+	/* dsh [options] replay JOURNAL, dsh [options] probe [ARGS]: the command
+	 * of that name with the arguments, each quoted as one word. */
+	static char sub_cmd[4200];
+	if (argc - optind >= 1 && (strcmp(argv[optind], "replay") == 0 || strcmp(argv[optind], "probe") == 0)) {
+		const char *sub = argv[optind];
+		bool replay = sub[0] == 'r';
+		if (replay && argc - optind != 2)
 			return usage_error("%s", "replay takes one journal file: dsh replay FILE");
-		if (strlen(argv[optind + 1]) > 4096 || strpbrk(argv[optind + 1], "'\n;"))
-			return usage_error("replay: unusable file name '%s'", argv[optind + 1]);
+		size_t n = (size_t)snprintf(sub_cmd, sizeof sub_cmd, "%s", sub);
+		for (int i = optind + 1; i < argc; i++) {
+			if (strlen(argv[i]) > 4096 || strpbrk(argv[i], "'\n;") ||
+			    n + strlen(argv[i]) + 4 >= sizeof sub_cmd) {
+				fprintf(stderr, "dsh: %s: unusable argument '%s' (no ', ; or line end)\n"
+					"(dsh --help for usage)\n", sub, argv[i]);
+				return DSH_EXIT_USAGE;
+			}
+			n += (size_t)snprintf(sub_cmd + n, sizeof sub_cmd - n, " '%s'", argv[i]);
+		}
 		if (nsrc == DSH_MAX_SOURCES)
 			return usage_error("more than %s -c and -f options", "64");
-		snprintf(replay_cmd, sizeof replay_cmd, "replay '%s'", argv[optind + 1]);
-		d->replay_file = argv[optind + 1];
+		if (replay)
+			d->replay_file = argv[optind + 1];
 		src[nsrc].file = false;
-		src[nsrc++].arg = replay_cmd;
+		src[nsrc++].arg = sub_cmd;
 		optind = argc;
 	}
 	/* positional: [NPROCS PID WID] [FILE|-] */
@@ -324,8 +346,27 @@ int main(int argc, char **argv)
 		file = argv[argc - 1];
 		np--;
 	}
-	if (np != 0 && np != 3)
-		return usage_error("expected NPROCS PID WID (three numbers), got '%s'", argv[optind]);
+	if (np != 0 && np != 3) {
+		/* a word that is no number before the script: a second script
+		 * (dsh a.dsh b.dsh), not a bad NPROCS */
+		for (int i = optind; file && i < argc - 1; i++) {
+			uint64_t v;
+			struct dnet_err ne = { 0 };
+			if (dnet_parse_u64(argv[i], UINT64_MAX, &v, NULL, &ne) < 0) {
+				fprintf(stderr, "dsh: more than one script: '%s' and '%s'; dsh runs one FILE argument: "
+						"give each with -f (dsh -f %s -f %s runs them in order), or run them "
+						"on every rank with dsh-run\n(dsh --help for usage)\n",
+					argv[i], file, argv[i], file);
+				return DSH_EXIT_USAGE;
+			}
+		}
+		if (file)
+			return usage_error("expected NPROCS PID WID (three numbers) before the script, got %s",
+					   np == 1 ? "one" : np == 2 ? "two" : "more than three");
+		fprintf(stderr, "dsh: expected [NPROCS PID WID] [FILE] (three numbers, then one script), got %d "
+				"arguments from '%s'\n(dsh --help for usage)\n", argc - optind, argv[optind]);
+		return DSH_EXIT_USAGE;
+	}
 	if (np == 3) {
 		uint64_t v[3];
 		static const char *const what[3] = { "NPROCS", "PID", "WID" };
@@ -369,6 +410,22 @@ int main(int argc, char **argv)
 	} else if (is_sim && nodes) {
 		return usage_error("%s", "-N and nodes= in the backend spec are both given");
 	}
+	/* D-OUT-STDOUT: "-" (or the file standard output is) for -o, --journal,
+	 * --trace is standard output; a journal or a trace there takes it whole
+	 * and dsh's own output goes to standard error, so one of them only. */
+	bool journal_out = out_is_stdout(journal), trace_out = out_is_stdout(trace);
+	if (journal_out && trace_out)
+		return usage_error("%s", "--journal and --trace both name standard output: give one a file");
+	if (outfile && out_is_stdout(outfile)) {
+		if (journal_out || trace_out)
+			return usage_error("-o names standard output, which %s takes: give -o a file",
+					   journal_out ? "--journal" : "--trace");
+		outfile = NULL; /* it is there already */
+	}
+	if (journal_out)
+		journal = "-"; /* decided now: descriptor 1 may move before the journal opens */
+	if (trace_out)
+		trace = "-"; /* the emulator's trace=-: a stream of its own on descriptor 1 */
 	if (trace) {
 		/* The emulator writes it (sim option trace=, backends/sim/trace.c). */
 		static char tracebuf[1024];
@@ -394,6 +451,12 @@ int main(int argc, char **argv)
 		json_setup_failure(d, "backend", redacted);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
+	}
+	if (trace_out && !out_stdout_take()) { /* the trace has descriptor 1; dsh's output to stderr */
+		fprintf(stderr, "dsh: --trace -: %s\n", strerror(errno));
+		free_sources(src, nsrc);
+		dsh_release(d);
+		return DSH_EXIT_USAGE;
 	}
 	d->spec = spec;
 	d->dry = dry;

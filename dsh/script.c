@@ -355,7 +355,10 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	if (rc == 0) {
 		cmdname = a->argv[0];
 		c = dsh_cmd_find(a->argv[0]);
-		if (!c)
+		const char *near = c ? NULL : dsh_cmd_suggest(a->argv[0]);
+		if (!c && near)
+			rc = dsh_error(d, "unknown command '%s' (did you mean '%s'? 'help' lists them)", a->argv[0], near);
+		else if (!c)
 			rc = dsh_error(d, "unknown command '%s' (type 'help' for the list)", a->argv[0]);
 		else if (!(c->flags & DSH_C_NODEV) && !d->dev)
 			rc = dsh_error(d, "no device open");

@@ -2,6 +2,9 @@
  * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
  * wait (script.c, flags.c, sync.c, ...) through dsh_interrupted, and by
  * the run's summary (jsonl.c). */
+#include <errno.h>
+#include <termios.h>
+#include <unistd.h>
 #include "dsh.h"
 #include "sigtime.h"
 
@@ -12,6 +15,18 @@ void dsh_on_sigint(int sig)
 {
 	(void)sig;
 	g_sigint = 1;
+	/* A command running: the terminal echoed "^C" (ECHOCTL) where the
+	 * cursor was, and the command's "interrupted" message would follow on
+	 * that line (^Cdsh: ...).  A line end first.  At the prompt readline
+	 * has echo off and prints "^C" itself (interactive.c).  tcgetattr and
+	 * write are async-signal-safe. */
+	struct termios t;
+	int e = errno;
+	if (tcgetattr(STDERR_FILENO, &t) == 0 && (t.c_lflag & ECHO) && (t.c_lflag & ECHOCTL)) {
+		ssize_t w = write(STDERR_FILENO, "\n", 1);
+		(void)w;
+	}
+	errno = e;
 }
 
 bool dsh_sigint_pending(void)

@@ -12,7 +12,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include "sim/sim.h"
 
 static const char *const track_name[SIM_TR_COUNT] = {
@@ -23,6 +25,19 @@ static const char *const track_name[SIM_TR_COUNT] = {
 
 int sim_trace_open(struct sim *s, const char *path, struct dnet_err *err)
 {
+	/* trace=- is standard output (D-OUT-STDOUT), one stream of its own: a
+	 * duplicate of descriptor 1, not a second open of the file it is */
+	if (strcmp(path, "-") == 0) {
+		int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		s->trace = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!s->trace && fd >= 0)
+			close(fd);
+		if (!s->trace)
+			return dnet_seterr(err, DNET_EIO, "sim: trace=-: cannot write standard output");
+		fputs("[\n", s->trace);
+		s->trace_first = true;
+		return 0;
+	}
 	s->trace = fopen(path, "w");
 	if (!s->trace)
 		return dnet_seterr(err, DNET_EIO, "sim: trace=%s: cannot create the file", path);

@@ -26,6 +26,8 @@
 #include "dnet/parse.h"
 #include "run.h"
 #include "../../common/optlist.h" /* --list-options */
+#include "../../common/outfile.h"
+#include "../../common/optsuggest.h"
 
 static void usage(FILE *f)
 {
@@ -51,14 +53,16 @@ static void usage(FILE *f)
 		"  -t, --timeout DUR      per script and rank (default 60s; at least 1ms); a rank\n"
 		"                         still running is killed and named\n"
 		"      --total-timeout DUR  for the whole run (default none)\n"
-		"      --report FILE      CTRF JSON report (docs/reports.md)\n"
+		"      --report FILE      CTRF JSON report (docs/reports.md); - (or /dev/stdout): standard\n"
+		"                         output, the summary then goes to standard error (also --junit)\n"
 		"      --junit FILE       JUnit XML report (not the --report file); a run that cannot\n"
 		"                         start writes its tests as errors, a refused command line\n"
 		"                         removes an earlier run's reports\n"
 		"      --dsh PATH         the dsh to run (default: next to dsh-run, else $PATH)\n"
 		"      --dnetd PATH       the dnetd to start (same default)\n"
 		"      --keep             keep the private directory of outputs (its path is printed)\n"
-		"  -v, --verbose          print every failure, not only the first of each rank\n"
+		"  -v, --verbose          print every failure (without it: every failure of every rank up\n"
+		"                         to 20 lines, then how many more)\n"
 		"  -h, --help             this help;  -V, --version\n"
 		"  --list-options         every option, one a line (for shell completion)\n"
 		"Exit status: 0 all passed, 1 a rank failed or timed out, 2 usage or a report could\n"
@@ -223,12 +227,16 @@ static int private_rows_check(const struct run *r)
 	return 0;
 }
 
-/* One line per failed test; a cause shared by many (the private dnetd
+/* Every failure of every failed test (capped without -v); a cause shared by many (the private dnetd
  * died, the preflight stopped the run) once, with the ranks it hit. */
+/* D-RUN-FAILURES: without -v every failure of every rank, up to this many
+ * lines, then "... and N more"; -v lists them all. */
+#define FAIL_LINES_MAX 20
+
 static void print_failures(const struct run *r)
 {
 	size_t nt = (size_t)r->nscripts * r->n;
-	unsigned notrun = 0;
+	unsigned notrun = 0, shown = 0, more = 0;
 	for (size_t i = 0; i < nt; i++) {
 		const struct result *t = &r->res[i];
 		if (t->status == ST_PASSED)
@@ -251,11 +259,23 @@ static void print_failures(const struct run *r)
 					cause ? cause : "");
 			continue;
 		}
-		fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
-		for (unsigned k = 1; r->verbose && k < t->nfail; k++)
+		if (r->verbose || shown < FAIL_LINES_MAX) {
+			fprintf(stderr, "dsh-run: FAIL %s\n", t->message);
+			shown++;
+		} else
+			more++;
+		for (unsigned k = 1; k < t->nfail; k++) {
+			if (!r->verbose && shown >= FAIL_LINES_MAX) {
+				more++;
+				continue;
+			}
 			fprintf(stderr, "dsh-run:      rank %u: %s:%d: %s: %s\n", t->rank, t->fail[k].file,
 				t->fail[k].line, t->fail[k].cmd, t->fail[k].message);
+			shown++;
+		}
 	}
+	if (more)
+		fprintf(stderr, "dsh-run: ... and %u more failure%s (-v lists them all)\n", more, more == 1 ? "" : "s");
 	if (notrun)
 		fprintf(stderr, "dsh-run: %s%u test%s not run: %s\n", r->signal ? "" : "ERROR: ", notrun,
 			notrun == 1 ? "" : "s", r->abort_why);
@@ -340,7 +360,7 @@ static int run_main(struct run *r, int argc, char **argv)
 	uint64_t v;
 	int o;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
+	for (int before = optind; (o = getopt_long(argc, argv, optstring, lo, NULL)) != -1; before = optind) {
 		switch (o) {
 		case O_LIST: opt_list(stdout, optstring, lo); return 0;
 		case 'n':
@@ -398,7 +418,10 @@ static int run_main(struct run *r, int argc, char **argv)
 		default:
 			if (optopt && strchr("nblt", optopt))
 				return usage_error("option -%s needs an argument", (char[]){ (char)optopt, 0 });
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			{
+				char m[256];
+				return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), lo, m, sizeof m));
+			}
 		}
 	}
 	r->scripts = (const char **)argv + optind;
@@ -434,6 +457,19 @@ static int run_main(struct run *r, int argc, char **argv)
 			r->report, r->junit);
 		return 2;
 	}
+	/* D-OUT-STDOUT: a report on standard output ("-", /dev/stdout, the file
+	 * or pipe it is) is written through one stream, a duplicate of it
+	 * taken now; the summary, the messages and the ranks' stray output go
+	 * to standard error from here on, so the report stays valid */
+	bool report_stdout = out_is_stdout(r->report); /* before descriptor 1 moves */
+	if (report_stdout || out_is_stdout(r->junit)) {
+		FILE *f = out_stdout_take();
+		if (!f) {
+			fprintf(stderr, "dsh-run: cannot take standard output for a report: %s\n", strerror(errno));
+			return 2;
+		}
+		*(report_stdout ? &r->report_out : &r->junit_out) = f;
+	}
 	r->res = calloc((size_t)r->nscripts * r->n, sizeof *r->res);
 	if (!r->res) {
 		fprintf(stderr, "dsh-run: out of memory\n");
@@ -467,6 +503,13 @@ static int run_main(struct run *r, int argc, char **argv)
 	r->run_base = (uint32_t)((uint64_t)getpid() << 16 ^ now_ms()) & 0x7fff0000u;
 	run_signals_install();
 	r->private_dnetd = need_dnetd;
+	if (!rc) { /* D-RUN-CHECK: a script that cannot pass fails once, here */
+		char why[4400];
+		if (run_scripts_check(r, why, sizeof why) < 0) {
+			run_abort(r, why);
+			rc = 2;
+		}
+	}
 	if (!rc && need_dnetd && dnetd_start(r) < 0) {
 		run_abort(r, "the private dnetd could not be started (dsh-run's messages say why)");
 		rc = 2;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "run.h"
+#include "../../common/outfile.h"
 
 /* p's directory resolved (symbolic links followed) with p's last name on
  * it; the lexically normal absolute path when the directory does not
@@ -37,6 +38,8 @@ static char *where(const char *p)
 
 bool report_paths_same(const char *a, const char *b)
 {
+	if (out_is_stdout(a) && out_is_stdout(b)) /* "-" and /dev/stdout: one stream */
+		return true;
 	struct stat sa, sb;
 	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
 	if (ea && eb) /* a character device (/dev/null) takes both without loss */
@@ -55,7 +58,7 @@ bool report_paths_same(const char *a, const char *b)
 static void stale_remove(const char *kind, const char *path)
 {
 	struct stat st;
-	if (!path || lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+	if (!path || out_is_stdout(path) || lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 		return;
 	if (unlink(path) == 0)
 		fprintf(stderr, "dsh-run: removed the %s report '%s' of an earlier run: this run did not start\n",

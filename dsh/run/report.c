@@ -290,15 +290,16 @@ static char *mem_close(struct mem *m)
 	return m->buf;
 }
 
-/* Write a report (text NULL: building it ran out of memory).  Any failure is
- * named with the file and the error; the caller goes on with the other report
- * and main makes the exit status 2. */
-static int write_report(const char *kind, const char *path, const char *text)
+/* Write a report (text NULL: building it ran out of memory) to path, or to
+ * the stream to (standard output taken whole, D-OUT-STDOUT) if not NULL.
+ * Any failure is named with the file and the error; the caller goes on with
+ * the other report and main makes the exit status 2. */
+static int write_report(const char *kind, const char *path, const char *text, FILE *to)
 {
 	size_t len = 0;
 	char *clean = text ? utf8_valid(text, &len) : NULL;
 	int err = clean ? 0 : ENOMEM;
-	FILE *f = clean ? fopen(path, "w") : NULL;
+	FILE *f = clean ? (to ? to : fopen(path, "w")) : NULL;
 	if (clean && !f)
 		err = errno;
 	if (f) {
@@ -310,7 +311,8 @@ static int write_report(const char *kind, const char *path, const char *text)
 	}
 	free(clean);
 	if (err) {
-		fprintf(stderr, "dsh-run: cannot write the %s report '%s': %s\n", kind, path, strerror(err));
+		fprintf(stderr, "dsh-run: cannot write the %s report '%s'%s: %s\n", kind, path,
+			to ? " (standard output)" : "", strerror(err));
 		return -1;
 	}
 	return 0;
@@ -513,7 +515,7 @@ int report_ctrf(const struct run *r, const char *path)
 	char **names = script_names(r);
 	char *text = names ? ctrf_text(r, names) : NULL;
 	names_free(names, r->nscripts);
-	int rc = write_report("CTRF", path, text);
+	int rc = write_report("CTRF", path, text, path == r->report ? r->report_out : NULL);
 	free(text);
 	return rc;
 }
@@ -715,7 +717,7 @@ int report_junit(const struct run *r, const char *path)
 	char **names = script_names(r);
 	char *text = names ? junit_text(r, names) : NULL;
 	names_free(names, r->nscripts);
-	int rc = write_report("JUnit", path, text);
+	int rc = write_report("JUnit", path, text, path == r->junit ? r->junit_out : NULL);
 	free(text);
 	return rc;
 }

@@ -90,6 +90,7 @@ struct run {
 	uint64_t timeout_ms;            /* per script */
 	uint64_t total_timeout_ms;      /* 0 = none */
 	const char *report, *junit;
+	FILE *report_out, *junit_out;   /* the report that goes to standard output (D-OUT-STDOUT) */
 	const char *dsh, *dnetd;        /* programs */
 	const char *self;               /* dsh-run itself, for --exec-rank */
 	char tmp[4096];                 /* private directory */
@@ -176,6 +177,9 @@ const char *run_isolation(const struct run *r);
  * ("ok CLUSTER NODES CAPS HOST" or "error MESSAGE"); the judgement of every
  * rank's line (NULL: not yet known), -1 with the reason in why; the probe of
  * every local rank from here before the first script (-1: said). */
+/* scriptcheck.c: every script through `dsh -n` once, before any rank
+ * (D-RUN-CHECK); -1 with why when one does not pass (its messages shown). */
+int run_scripts_check(struct run *r, char *why, size_t wn);
 void preflight_probe(const char *spec, const char *token, char *line, size_t n);
 int preflight_judge(const struct run *r, char *const *lines, char *why, size_t wn);
 int preflight_local(struct run *r);

@@ -10,6 +10,7 @@
 #include "dnet/access.h"
 #include "dnet/backend.h"
 #include "dnet/map.h"
+#include "dnet/suggest.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -48,13 +49,30 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 		if (strlen(backends[i]->name) == nlen && strncmp(backends[i]->name, spec, nlen) == 0)
 			ops = backends[i];
 	if (!ops) {
+		/* "remote,node=3": a known name with its options after ',' not ':' */
+		size_t base = strcspn(spec, ",=");
+		for (unsigned i = 0; base < nlen && i < N(backends); i++)
+			if (strlen(backends[i]->name) == base && strncmp(backends[i]->name, spec, base) == 0)
+				return dnet_seterr(err, DNET_ENOENT, "unknown backend '%.*s': backend '%s' takes its "
+						   "options after a ':' (%s)", (int)nlen, spec, backends[i]->name,
+						   backends[i]->synopsis);
+		char word[64];
+		snprintf(word, sizeof word, "%.*s", (int)(nlen < sizeof word ? nlen : sizeof word - 1), spec);
+		struct dnet_suggest sg;
+		dnet_suggest_init(&sg, word);
+		for (unsigned i = 0; i < N(backends); i++)
+			dnet_suggest_add(&sg, backends[i]->name);
 		char names[128] = "";
 		for (unsigned i = 0; i < N(backends); i++) {
 			strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
 			strncat(names, backends[i]->name, sizeof names - strlen(names) - 1);
 		}
-		return dnet_seterr(err, DNET_ENOENT, "unknown backend '%.*s' (known: %s)",
-				   (int)nlen, spec, names);
+		if (dnet_suggest_best(&sg))
+			return dnet_seterr(err, DNET_ENOENT, "unknown backend '%.*s' (did you mean '%s'? known: %s; "
+					   "options after a ':', e.g. sim:nodes=4)", (int)nlen, spec,
+					   dnet_suggest_best(&sg), names);
+		return dnet_seterr(err, DNET_ENOENT, "unknown backend '%.*s' (known: %s; options after a ':', "
+				   "e.g. sim:nodes=4)", (int)nlen, spec, names);
 	}
 	struct dnet_dev *dev = calloc(1, sizeof *dev);
 	if (!dev)

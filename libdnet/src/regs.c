@@ -7,6 +7,7 @@
 
 #include "dnet/map.h"
 #include "dnet/regs.h"
+#include "dnet/suggest.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define F(name, lsb, width, desc) { name, lsb, width, desc, NULL, NULL, 0 }
@@ -271,14 +272,30 @@ int dnet_reg_parse(const char *spec, const struct dnet_reg **reg,
 	memcpy(name, spec, n);
 	name[n] = '\0';
 	const struct dnet_reg *r = dnet_reg_by_name(name);
-	if (!r)
+	struct dnet_suggest sg;
+	if (!r) {
+		dnet_suggest_init(&sg, name);
+		for (unsigned i = 0; i < sizeof regs / sizeof regs[0]; i++)
+			dnet_suggest_add(&sg, regs[i].name);
+		const char *best = dnet_suggest_best(&sg);
+		if (best)
+			return dnet_seterr(err, DNET_ENOENT, "unknown register '%s' (did you mean '%s'?)", name, best);
 		return dnet_seterr(err, DNET_ENOENT, "unknown register '%s'", name);
+	}
 	const struct dnet_field *f = NULL;
 	if (dot) {
 		f = dnet_field_by_name(r, dot + 1);
-		if (!f)
+		if (!f) {
+			dnet_suggest_init(&sg, dot + 1);
+			for (unsigned i = 0; i < r->nfields; i++)
+				dnet_suggest_add(&sg, r->fields[i].name);
+			const char *best = dnet_suggest_best(&sg);
+			if (best)
+				return dnet_seterr(err, DNET_ENOENT, "register '%s' has no field '%s' (did you mean '%s.%s'?)",
+						   r->name, dot + 1, r->name, best);
 			return dnet_seterr(err, DNET_ENOENT, "register '%s' has no field '%s'",
 					   r->name, dot + 1);
+		}
 	}
 	*reg = r;
 	if (field)

@@ -210,4 +210,14 @@ expect_status "timing override: unknown constant" 1 "$DSH" -c 'bench E1 quick ti
 expect_match "timing override: names it" "timing.nope=3: no parameter 'timing.nope'" "$(cat "$T_TMP/err")"
 expect_status "timing override: too large" 1 "$DSH" -c 'bench E1 quick timing.clk_ns=99999999999'
 expect_match "timing override: says the limit" "does not fit \(at most 4294967295\)" "$(cat "$T_TMP/err")"
+# SIGINT stops a batch bench all (issue 32: it ran on to E9): it stops at the
+# next measurement, says interrupted, and the exit status is 128+2.
+"$DSH" -c 'bench all' >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+bp=$!
+for i in $(seq 600); do grep -q 'bench E1: ' "$T_TMP/int.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$bp"
+wait "$bp"
+expect_eq "bench all: SIGINT exit" 130 $?
+expect_match "bench all: SIGINT says interrupted" "bench: bench E[0-9]: interrupted" "$(cat "$T_TMP/int.err")"
+if grep -q 'bench E9: ' "$T_TMP/int.err"; then fail "bench all ran on to E9 after SIGINT"; else pass; fi
 finish

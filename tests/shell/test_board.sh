@@ -218,6 +218,15 @@ expect_match "probe decodes DRB row 1" "row 1 \(DIMM socket 0, side 1\): 0x02000
 expect_match "probe decodes DRB row 4" "row 4 \(DIMM socket 2, side 0\): 0x040000000-0x05fffffff \(512 MB\)" "$out"
 expect_match "probe: empty row" "row 2 \(DIMM socket 1, side 0\): empty" "$out"
 expect_match "probe lists the BAR with its spec" "memory BAR0 at 0xf0000000, size unknown \(dump\): -b pci:0000:03:00.0,bar=0" "$out"
+# dsh probe [ARGS] is a subcommand (README "Running on a board", step 1), as dsh replay.
+expect_status "dsh probe subcommand exit" 0 "$DSH" probe "dump=$FIX/i875p.dump"
+expect_eq "dsh probe = the command probe" "$out" "$("$DSH" probe "dump=$FIX/i875p.dump" 2>&1)"
+expect_status "dsh probe without arguments" 0 "$DSH" probe
+"$DSH" probe frob=1 >/dev/null 2>"$T_TMP/err"
+expect_eq "dsh probe bad argument exit" 1 $?
+expect_match "dsh probe bad argument message" "'frob=1' is not sysfs=PATH, dump=FILE or id=" "$(cat "$T_TMP/err")"
+expect_status "dsh probe unusable argument" 2 "$DSH" probe "dump=a'b"
+expect_match "dsh --help names probe" "dsh \[options\] probe \[ARGS\]" "$("$DSH" --help)"
 out=$("$DSH" -c "probe dump=$FIX/decoding-off.dump id=1234:5678" 2>&1)
 expect_match "probe: decoding off asks for enable" "memory decoding off: -b pci:0000:03:00.0,bar=0,enable" "$out"
 # libpci's fatal error (it must not return) comes back as a message.

@@ -77,9 +77,6 @@ provide test.dsh tests/golden/rvs_two_nodes.dsh
 
 # ---- pending: behaviour other branches of issue 32 change --------------------
 
-pending README.md 'dsh probe' 'a subcommand on the probe branch (today: cannot open script probe)'
-pending man/dsh.1 'dsh probe' 'a subcommand on the probe branch'
-pending man/libdnet.3 'dsh probe' 'a subcommand on the probe branch'
 
 # ---- README's inline commands ------------------------------------------------
 inline_run README.md 'dsh probe'

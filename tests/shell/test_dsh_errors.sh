@@ -158,6 +158,32 @@ if command -v script >/dev/null; then
 else
 	skip "script(1) missing: no terminal for the banner check"
 fi
+# ---- issue 32 item 7: messages that say what is wrong, "did you mean" ----
+check2 "did you mean: command" 'llcm_raed 0 8' "unknown command 'llcm_raed' \(did you mean 'llcm_read'\?\)"
+check2 "no suggestion when nothing is near" 'frobnicate' "unknown command 'frobnicate'$"
+check "did you mean: register" 'reg ctl_stauts' "unknown register 'ctl_stauts' \(did you mean 'ctl_status'\?\)"
+check "did you mean: field" 'reg ctl_status.rc_stat' "register 'ctl_status' has no field 'rc_stat' \(did you mean 'ctl_status.rc_state'\?\)"
+check "did you mean: key" 'llcm_write from=0 it=1 vale=3' "unknown key 'vale' \(did you mean 'val='\? known: from it val inc\)"
+check "did you mean: region" 'peek llmc 0' "unknown region 'llmc' \(did you mean 'llcm'\? ww pw llcm"
+check "did you mean: primitive" 'prim VX size=8' "unknown primitive 'VX' \(did you mean 'VL'\? one of: NOP"
+check "did you mean: help" 'help llcm_raed' "no command 'llcm_raed' \(did you mean 'llcm_read'\?"
+expect_status "did you mean: option" 2 "$DSH" --jsno -c v
+expect_match "did you mean: option message" "unknown option '--jsno' \(did you mean '--json'\?\)" "$(cat "$T_TMP/err")"
+expect_status "one-dash long option" 2 "$DSH" -json -c v
+expect_match "one-dash long option message" "unknown option '-json' \(did you mean '--json'\?\)" "$(cat "$T_TMP/err")"
+expect_status "did you mean: dsh-run option" 2 "$DSH_RUN" --reprot r.json -n 1 x.dsh
+expect_match "did you mean: dsh-run option message" "unknown option '--reprot' \(did you mean '--report'\?\)" "$(cat "$T_TMP/err")"
+expect_status "did you mean: dnetd option" 2 "$BIN/dnetd" --listne=unix:/nonexistent/x --sim
+expect_match "did you mean: dnetd option message" "unknown option '--listne=unix:/nonexistent/x' \(did you mean '--listen'\?\)" "$(cat "$T_TMP/err")"
+expect_status "backend options after ','" 3 "$DSH" -b remote,node=3 -c v
+expect_match "backend options after ',': message" "unknown backend 'remote,node=3': backend 'remote' takes its options after a ':' \(remote:unix:PATH" "$(cat "$T_TMP/err")"
+expect_status "backend near a known name" 3 "$DSH" -b remot:unix:/x -c v
+expect_match "backend near a known name: message" "unknown backend 'remot' \(did you mean 'remote'\? known: sim, remote, .*options after a ':'" "$(cat "$T_TMP/err")"
+printf 'v\n' >"$T_TMP/a.dsh"; cp "$T_TMP/a.dsh" "$T_TMP/b.dsh"
+expect_status "two scripts" 2 "$DSH" "$T_TMP/a.dsh" "$T_TMP/b.dsh"
+expect_match "two scripts: message" "more than one script: '.*a.dsh' and '.*b.dsh'; dsh runs one FILE argument: give each with -f .* or run them on every rank with dsh-run" "$(cat "$T_TMP/err")"
+expect_status "NPROCS PID without WID" 2 "$DSH" 2 1 "$T_TMP/a.dsh"
+expect_match "NPROCS PID without WID: message" "expected NPROCS PID WID \(three numbers\) before the script, got two" "$(cat "$T_TMP/err")"
 expect_status "ok" 0 "$DSH" -c v
 expect_status "help" 0 "$DSH" --help
 finish

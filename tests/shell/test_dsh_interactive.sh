@@ -87,6 +87,18 @@ tm send-keys -t dsh C-c
 wait_screen "watch interrupted" 'watch: interrupted after [0-9]+ of 1000000 samples'
 tm send-keys -t dsh 'echo still-here' Enter
 wait_screen "shell alive after interrupt" '^still-here$'
+# the terminal's echoed ^C ends its line: the message starts a line of its own
+if screen | grep -q '\^C.'; then fail "^C shares a line: $(screen | grep '\^C.')"; else pass; fi
+# Ctrl-C stops bench all (between measurements), as other long commands
+tm send-keys -t dsh C-l   # readline's clear-screen: the bench's lines alone on the pane
+tm send-keys -t dsh 'bench all' Enter
+wait_screen "bench runs" 'bench E1: [0-9.]+ s'
+tm send-keys -t dsh C-c
+wait_screen "bench interrupted" 'bench: bench E[0-9]: interrupted'
+tm send-keys -t dsh 'echo after-bench' Enter
+wait_screen "shell alive after the bench" '^after-bench$'
+if screen | grep -q 'bench E9: [0-9.]* s'; then fail "bench all ran on to E9 after Ctrl-C"; else pass; fi
+if screen | grep -q '\^C.'; then fail "^C shares a line after bench: $(screen | grep '\^C.')"; else pass; fi
 # Ctrl-D: exit status 0 (failed commands do not change it interactively)
 tm send-keys -t dsh 'frobnicate' Enter
 wait_screen "error shown" "unknown command 'frobnicate'"

@@ -70,7 +70,7 @@ printf 'source lib/n1.dsh\nsource lib/n1.dsh\n' >nest.dsh
 printf 'source lib/n2.dsh\n' >lib/n1.dsh
 printf 'info\nnope\n' >lib/n2.dsh
 expect_status "-n: nested two deep: exit 2" 2 "$DSH" -n nest.dsh
-expect_eq "-n: nested: the error once, at its line" "dsh: lib/n2.dsh:2: check: unknown command 'nope'" "$(grep -v 'nothing was run' "$T_TMP/err")"
+expect_eq "-n: nested: the error once, at its line" "dsh: lib/n2.dsh:2: check: unknown command 'nope' (did you mean 'node'?)" "$(grep -v 'nothing was run' "$T_TMP/err")"
 # a cycle, and a script that sources itself
 printf 'source lib/cy2.dsh\n' >lib/cy1.dsh
 printf 'info\nsource lib/cy1.dsh\n' >lib/cy2.dsh

@@ -140,4 +140,28 @@ expect_eq "dnetd dies: one FAIL line, naming the death and its signal" 1 \
 expect_eq "dnetd dies: no per-rank FAIL lines" 0 "$(grep -c "FAIL rank" "$ERR")"
 expect_eq "dnetd dies: every failed CTRF test names it" 5 \
 	"$(jq '[.results.tests[] | select(.status == "failed") | select(.message | test("private dnetd .* killed by signal 9"))] | length' "$R")"
+# ---- D-RUN-CHECK: a script that fails dsh's check, once, before any rank -------------------
+printf 'assert ctl_status == 0x12\nllcm_raed 0 8\n' >"$D/typo.dsh"
+printf 'assert ctl_status == 0x12\n' >"$D/ok.dsh"
+expect_status "check: exit 2" 2 timeout 120 "$DSH_RUN" -n 16 "$D/ok.dsh" "$D/typo.dsh" --report "$D/chk.json"
+expect_eq "check: the error said once (not once per rank)" 1 "$(grep -c "typo.dsh:2: check: unknown command 'llcm_raed'" "$T_TMP/err")"
+expect_match "check: did you mean" "did you mean 'llcm_read'" "$(cat "$T_TMP/err")"
+expect_match "check: no rank was started" "typo.dsh does not pass dsh's check \(dsh -n\): no rank was started" "$(cat "$T_TMP/err")"
+expect_eq "check: no FAIL rank lines" 0 "$(grep -c "FAIL rank" "$T_TMP/err")"
+expect_eq "check: nothing ran, not even ok.dsh (its tests errors)" "32 0 0 0 0 32" "$(ctrf_summary "$D/chk.json")"
+expect_eq "check: CTRF validates" "" "$(ctrf_valid "$D/chk.json" 2>&1 | tail -n 3)"
+printf 'source %s\n' "$D/typo.dsh" >"$D/outer.dsh"
+expect_status "check: a sourced file too" 2 timeout 120 "$DSH_RUN" -n 2 "$D/outer.dsh"
+expect_eq "check: the sourced file's error once" 1 "$(grep -c "typo.dsh:2: check: unknown command" "$T_TMP/err")"
+
+# ---- D-RUN-FAILURES: every failure of every rank, capped without -v ---------------------------
+printf 'assert ctl_status == 1\nassert ctl_status == 2\nassert ctl_status == 3\n' >"$D/three.dsh"
+expect_status "failures: exit 1" 1 timeout 120 "$DSH_RUN" -n 2 "$D/three.dsh"
+expect_eq "failures: all 6 of 2 ranks listed" 6 "$(grep -c "rank [01]: .*three.dsh:[123]: assert" "$T_TMP/err")"
+expect_match "failures: rank 1's third" "rank 1: .*three.dsh:3: assert: assertion failed: ctl_status == 0x3" "$(cat "$T_TMP/err")"
+expect_status "failures capped: exit 1" 1 timeout 120 "$DSH_RUN" -n 8 "$D/three.dsh"
+expect_eq "failures capped: 20 lines" 20 "$(grep -c "rank [0-7]: .*three.dsh:[123]: assert" "$T_TMP/err")"
+expect_match "failures capped: the rest counted" "\.\.\. and 4 more failures \(-v lists them all\)" "$(cat "$T_TMP/err")"
+expect_status "failures -v: exit 1" 1 timeout 120 "$DSH_RUN" -v -n 8 "$D/three.dsh"
+expect_eq "failures -v: all 24" 24 "$(grep -c "rank [0-7]: .*three.dsh:[123]: assert" "$T_TMP/err")"
 finish

@@ -3,6 +3,7 @@
  * characters without a marker), a line end in it cannot start a record of
  * its own, and a line that does not fit a caller's buffer says so. */
 #include "../../dsh/journal.c"
+#include "../../common/outfile.c"
 #include "harness.h"
 
 void dsh_flush_for_stderr(void) {}

@@ -24,6 +24,7 @@
 #include "remote/server.h"
 #include "../../../common/termsig.h" /* the programs' one signal set-up */
 #include "../../../common/optlist.h" /* --list-options */
+#include "../../../common/optsuggest.h"
 
 #define EXIT_USAGE   2
 #define EXIT_BACKEND 3
@@ -292,7 +293,7 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	static const char optstring[] = ":N:b:l:t:vhV";
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+	for (int before = optind; (c = getopt_long(argc, argv, optstring, opts, NULL)) != -1; before = optind) {
 		switch (c) {
 		case O_LIST: opt_list(stdout, optstring, opts); return 0;
 		case O_SIM: sim = true; break;
@@ -362,7 +363,10 @@ int main(int argc, char **argv)
 			       DNET_PROTO_VERSION_MAJOR, DNET_PROTO_VERSION_MINOR);
 			return 0;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option %s", argv[optind - 1]);
+		default: {
+			char m[256];
+			return usage_error("%s", opt_unknown_msg(opt_seen(argc, argv, before), opts, m, sizeof m));
+		}
 		}
 	}
 	if (optind < argc)

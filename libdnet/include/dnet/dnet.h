@@ -32,6 +32,7 @@
 #include "dnet/param.h"
 #include "dnet/probe.h"
 #include "dnet/sync.h"
+#include "dnet/suggest.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1
