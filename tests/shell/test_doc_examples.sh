@@ -74,6 +74,7 @@ provide() { printf 'provide\t%s\t%s\n' "$@" >>"$TABLES"; }
 subst /tmp/d.sock '{dir}/d.sock'
 subst devmem:0xBASE 'devmem:0x0@{dir}/board.mem'
 provide test.dsh tests/golden/rvs_two_nodes.dsh
+provide s.dsh tests/golden/thesis_counter.dsh
 
 # ---- pending: behaviour other branches of issue 32 change --------------------
 
@@ -102,7 +103,16 @@ fragment man/dnetd.8 'dsh-run --lockstep' 'an option named'
 fragment man/dnetd.8 'dsh -b remote' 'the form of the remote backend'
 fragment man/libdnet.3 'make install' 'the target named; tests/shell/test_install.sh runs it'
 
+fragment README.md 'dsh -n' 'an option named'
+inline_run README.md 'bin/dsh-run -n 8 scripts/tests/*.dsh --report - | jq .results.summary'
+plain_only README.md 'bin/dsh-run -n 8 scripts/tests/*.dsh --report - | jq .results.summary' '8 ranks x 10 scripts'
+
 # ---- the man pages' inline commands --------------------------------------------
+fragment man/dsh-run.1 'dsh -n' 'an option named'
+fragment man/dsh-run.1 'dsh-run -n 8 --report - s.dsh | jq' 'the form of --report - (the README runs it on the shipped scripts)'
+inline_run man/dsh.1 'dsh --journal - -f s.dsh >s.journal'
+fragment man/dsh.1 "dsh -c 'probe" "the text of dsh -c 'probe ARGS' (the subcommand form runs above)"
+fragment man/dsh.1 'dsh --json -c bench' 'the form (bench runs minutes; make bench runs it)'
 inline_run man/dsh.1 'dsh probe'
 inline_run man/libdnet.3 'dsh probe'
 inline_run man/dsh.1 'dsh --help'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdnet: "did you mean" -- the nearest of a set of names to a word that
  * is none of them, shared by the programs (command, register, field, key,
  * backend and option names) so that every message suggests alike.
