@@ -64,6 +64,11 @@ remote:" "$(offered _dsh "$BIN/dsh" --backend re)"
 expect_eq "dsh --list-backends" "sim remote devmem pci" "$("$BIN/dsh" --list-backends | paste -sd' ')"
 expect_eq "dsh-run -l: the launchers" "mpirun" "$(offered _dsh_run "$BIN/dsh-run" -l mp)"
 mkdir -p "$T_TMP/d" && touch "$T_TMP/d/script.dsh"
+expect_eq "dsh: the subcommands" "probe" "$(cd "$T_TMP/d" && offered _dsh "$BIN/dsh" pr)"
+expect_eq "dsh: the subcommands and files" "probe
+replay
+script.dsh" "$(cd "$T_TMP/d" && offered _dsh "$BIN/dsh" '')"
+expect_eq "dsh replay: its file" "script.dsh" "$(cd "$T_TMP/d" && offered _dsh "$BIN/dsh" replay s)"
 expect_eq "dsh -f: files" "$T_TMP/d/script.dsh" "$(offered _dsh "$BIN/dsh" -f "$T_TMP/d/scr")"
 expect_eq "dsh-run: a script argument is a file" "$T_TMP/d/script.dsh" "$(offered _dsh_run "$BIN/dsh-run" -n 2 "$T_TMP/d/s")"
 expect_eq "dnetd --pidfile: files" "$T_TMP/d/script.dsh" "$(offered _dnetd "$BIN/dnetd" --pidfile "$T_TMP/d/s")"

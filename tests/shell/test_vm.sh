@@ -18,15 +18,18 @@ CACHE=${DSH_VM_CACHE:-/var/cache/dsh-vm}
 KERNEL=$CACHE/vmlinuz
 why=
 case $BIN in
-*build-san*) why="the SAN build: the VM test runs on the plain build only" ;;
+*build-san*)
+	not_applicable "the VM test runs on the plain build only (a sanitized dsh in a minimal guest)"
+	finish
+	exit ;;
 esac
 if [ -z "$why" ]; then
 	if [ "$(uname -m)" != x86_64 ]; then why="not x86-64 ($(uname -m))"
-	elif ! command -v qemu-system-x86_64 >/dev/null; then why="no qemu-system-x86_64 (make deps)"
-	elif [ ! -s "$KERNEL" ]; then why="no cached kernel $KERNEL (make deps)"
+	elif ! command -v qemu-system-x86_64 >/dev/null; then why="no qemu-system-x86_64 (make deps-test)"
+	elif [ ! -s "$KERNEL" ]; then why="no cached kernel $KERNEL (make deps-test)"
 	elif [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
 		why="no static /bin/busybox (busybox-static)"
-	elif ! command -v cpio >/dev/null || ! command -v lspci >/dev/null; then why="no cpio or pciutils (make deps)"
+	elif ! command -v cpio >/dev/null || ! command -v lspci >/dev/null; then why="no cpio or pciutils (make deps-test)"
 	fi
 fi
 if [ -n "$why" ]; then
