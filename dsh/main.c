@@ -443,6 +443,18 @@ int main(int argc, char **argv)
 			return DSH_EXIT_USAGE;
 	if ((dry ? dnet_open_dry(spec, &d->dev, &e) : dnet_open(spec, &d->dev, &e)) < 0 || !d->dev) {
 		d->dev = NULL;
+		/* A script that fails the check would not run on any backend: that
+		 * is its verdict (exit 2), as where the backend opens (the check
+		 * needs no device). */
+		int nerr = 0;
+		for (unsigned i = 0; i < nsrc; i++)
+			nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name)
+					   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+		if (nerr) {
+			dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
+			free_sources(src, nsrc);
+			return DSH_EXIT_USAGE;
+		}
 		d->have_err = true;
 		snprintf(d->errmsg, sizeof d->errmsg, "cannot open backend '%s': %s",
 			 dnet_spec_redact(spec, redacted, sizeof redacted), e.msg);

@@ -184,6 +184,15 @@ expect_status "two scripts" 2 "$DSH" "$T_TMP/a.dsh" "$T_TMP/b.dsh"
 expect_match "two scripts: message" "more than one script: '.*a.dsh' and '.*b.dsh'; dsh runs one FILE argument: give each with -f .* or run them on every rank with dsh-run" "$(cat "$T_TMP/err")"
 expect_status "NPROCS PID without WID" 2 "$DSH" 2 1 "$T_TMP/a.dsh"
 expect_match "NPROCS PID without WID: message" "expected NPROCS PID WID \(three numbers\) before the script, got two" "$(cat "$T_TMP/err")"
+# A script that fails the check fails as such (exit 2) also where the
+# backend cannot open; one that passes it meets the backend's error (exit 3).
+printf 'llcm_write from=0 it=1 val=1\npoke llcm 0 64 32\n' >"$T_TMP/badcheck.dsh"
+printf 'llcm_write from=0 it=1 val=1\n' >"$T_TMP/goodcheck.dsh"
+"$DSH" -b "remote:unix:$T_TMP/no.sock" -f "$T_TMP/badcheck.dsh" >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "no backend, a script failing the check: exit 2" 2 $?
+expect_match "no backend, a script failing the check: the check's error" "badcheck.dsh:2: check: poke: " "$(cat "$T_TMP/err")"
+expect_match "no backend, a script failing the check: nothing was run" "badcheck.dsh: 1 error; nothing was run" "$(cat "$T_TMP/err")"
+expect_status "no backend, a script passing the check: exit 3" 3 "$DSH" -b "remote:unix:$T_TMP/no.sock" -f "$T_TMP/goodcheck.dsh"
 expect_status "ok" 0 "$DSH" -c v
 expect_status "help" 0 "$DSH" --help
 finish
