@@ -55,7 +55,7 @@ static void wid_reset(struct sim_wid *w, bool fresh)
 	w->cs_ww = 0;
 	memset(w->prim, 0, sizeof w->prim);
 	w->pkt_count = 0;
-	/* Decision D-SIM-PWFLAG-RESET (OQ-16): the flags read 0 after reset. */
+	/* Decision D-SIM-PWFLAG (OQ-16): the flags read 0 after reset. */
 	w->pw_flag = 0;
 	w->ipush_area = 0;
 	w->lhb_head = w->lhb_tail = 0;

@@ -130,7 +130,7 @@ static void issue_pw_flags(struct sim_wid *w, const struct sim_req *q)
 	const struct dnet_otype_info *oi = dnet_otype_info(r.otype);
 	if (!oi)
 		return;
-	/* Decision D-SIM-PWFLAG-ISSUE (OQ-16): the flags of the destination
+	/* Decision D-SIM-PWFLAG (OQ-16): the flags of the destination
 	 * window are reset when Command Lower is written ("at issue"), and the
 	 * lines the read will not write are set at the same moment.  This
 	 * applies to VL-family reads and to RVL-family reads through Command1

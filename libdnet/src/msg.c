@@ -705,7 +705,7 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 				return -1;
 			}
 			/* Free the ring space: AMT Head past this message, back to
-			 * the ring's start at its end (D-SIM-IPUSH-PLACE). */
+			 * the ring's start at its end (D-SIM-IPUSH-RING). */
 			uint32_t start = job->p.ring_base + s * job->ring_bytes;
 			uint32_t head = e.pointer + round8(ring_len);
 			if (head == start + job->ring_bytes)

@@ -83,6 +83,18 @@ for d in $(grep -o -E '(^|[^A-Za-z0-9])D-[A-Z0-9]+(-[A-Z0-9]+)*' docs/device.md 
 	grep -q "^| $d |" docs/decisions.md || missing="$missing $d"
 done
 expect_eq "every decision named in docs/device.md is in docs/decisions.md" "" "$missing"
+# 6b. Every decision any tracked file cites is a row of docs/decisions.md
+# (an ID ending in -* names the rows it begins; an ID broken over two lines, "D-SIM-" at
+# a line's end, is left out).
+missing=""
+for d in $(git ls-files 2>/dev/null | grep -v '^docs/reviews/' | xargs grep -ohE '(^|[^A-Za-z0-9_-])D-[A-Z0-9]+(-[A-Z0-9]+)*-?\*?' 2>/dev/null |
+	sed -E 's/^[^D]//' | grep -v -- '-$' | sort -u); do
+	case $d in
+	*-\*) grep -q "^| ${d%\*}" docs/decisions.md || missing="$missing $d" ;;
+	*) grep -q "^| $d |" docs/decisions.md || missing="$missing $d" ;;
+	esac
+done
+expect_eq "every decision cited in the tree is in docs/decisions.md" "" "$missing"
 
 # 6b. The request's and the header's bit positions in docs/device.md (4.2,
 # 6.2) are those of dnet/request.h and dnet/packet.h: each field's low bit is

@@ -163,7 +163,7 @@ int dnet_lhsv2_upper_encode(const struct dnet_lhsv2_upper *u, uint64_t *upper,
 			    struct dnet_err *err);
 void dnet_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u);
 
-/* The SO-DIMM-to-SO-DIMM copy marker (§4.6.8; decision D-COPY-MARKER). */
+/* The SO-DIMM-to-SO-DIMM copy marker (§4.6.8; decision D-SIM-COPY-MARKER). */
 #define DNET_COPY_MARKER 0xffffffffu
 
 #pragma GCC visibility pop
