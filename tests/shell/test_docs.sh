@@ -95,6 +95,27 @@ for d in $(git ls-files 2>/dev/null | grep -v '^docs/reviews/' | xargs grep -ohE
 	esac
 done
 expect_eq "every decision cited in the tree is in docs/decisions.md" "" "$missing"
+# 6c. Every file and every `name` a decision's "Where" gives still exists
+# (a rename must carry the table along).
+stale=$(python3 - <<'PY'
+import os, re, subprocess
+files = subprocess.run(['git', 'ls-files'], capture_output=True, text=True).stdout.split()
+base = {os.path.basename(f) for f in files}
+src = ' '.join(open(f, errors='ignore').read() for f in files if f.endswith(('.c', '.h', '.sh', '.py')))
+for l in open('docs/decisions.md'):
+    if not l.startswith('| D-'):
+        continue
+    cols = [c.strip() for c in l.rstrip('\n').strip('|').split(' | ')]
+    where = cols[-1]
+    for f in re.findall(r'[A-Za-z0-9_./-]+\.(?:c|h|sh|py|md|[1358])\b', where):
+        if f not in files and os.path.basename(f) not in base:
+            print(cols[0], f)
+    for n in re.findall(r'`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`', where):
+        if not re.search(r'\b' + re.escape(n) + r'\b', src):
+            print(cols[0], n)
+PY
+)
+expect_eq "every file and name in decisions.md's Where column exists" "" "$stale"
 
 # 6b. The request's and the header's bit positions in docs/device.md (4.2,
 # 6.2) are those of dnet/request.h and dnet/packet.h: each field's low bit is
