@@ -722,7 +722,22 @@ int dnet_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_e
 	if (!dev->ops->stat || dev->dry)
 		return dnet_seterr(err, DNET_ENOTSUP, "backend '%s' keeps no statistics%s", dev->ops->name,
 				   dev->dry ? " in a dry run" : "");
-	return dev->ops->stat(dev, name, v, err);
+	int rc = dev->ops->stat(dev, name, v, err);
+	if (rc == -DNET_ENOENT && err && !strstr(err->msg, "did you mean")) {
+		/* the nearest of the names the backend lists (D-SUGGEST; through
+		 * dnetd the server's libdnet has suggested already) */
+		struct dnet_suggest sg;
+		dnet_suggest_init(&sg, name);
+		for (const char *const *s = dnet_stat_names(dev); *s; s++)
+			dnet_suggest_add(&sg, *s);
+		if (dnet_suggest_best(&sg)) {
+			char m[DNET_ERR_MSG_MAX];
+			snprintf(m, sizeof m, "%s", err->msg);
+			dnet_seterr(err, DNET_ENOENT, "%s (did you mean '%s'? 'stat' lists them)", m,
+				    dnet_suggest_best(&sg));
+		}
+	}
+	return rc;
 }
 
 const char *const *dnet_stat_names(struct dnet_dev *dev)

@@ -6,6 +6,7 @@
 
 #include "dnet/backend.h"
 #include "dnet/parse.h"
+#include "dnet/suggest.h"
 
 static const struct dnet_param *list_of(struct dnet_dev *dev, unsigned *n, struct dnet_err *err)
 {
@@ -35,9 +36,18 @@ const struct dnet_param *dnet_param_find(struct dnet_dev *dev, const char *name,
 	if (!n)
 		dnet_seterr(err, DNET_ENOENT, "backend '%s' has no parameters%s", dev->ops->name,
 			    dev->dry ? " in a dry run" : "");
-	else
-		dnet_seterr(err, DNET_ENOENT, "no parameter '%s' (backend '%s' has %u: 'params' lists them)",
-			    name, dev->ops->name, n);
+	else {
+		struct dnet_suggest sg;
+		dnet_suggest_init(&sg, name);
+		for (unsigned i = 0; i < n; i++)
+			dnet_suggest_add(&sg, p[i].name);
+		if (dnet_suggest_best(&sg))
+			dnet_seterr(err, DNET_ENOENT, "no parameter '%s' (did you mean '%s'? backend '%s' has %u: "
+				    "'params' lists them)", name, dnet_suggest_best(&sg), dev->ops->name, n);
+		else
+			dnet_seterr(err, DNET_ENOENT, "no parameter '%s' (backend '%s' has %u: 'params' lists them)",
+				    name, dev->ops->name, n);
+	}
 	return NULL;
 }
 

@@ -167,6 +167,14 @@ check "did you mean: key" 'llcm_write from=0 it=1 vale=3' "unknown key 'vale' \(
 check "did you mean: region" 'peek llmc 0' "unknown region 'llmc' \(did you mean 'llcm'\? ww pw llcm"
 check "did you mean: primitive" 'prim VX size=8' "unknown primitive 'VX' \(did you mean 'VL'\? one of: NOP"
 check "did you mean: help" 'help llcm_raed' "no command 'llcm_raed' \(did you mean 'llcm_read'\?"
+check "did you mean: parameter" 'params timing.clk_nss' "no parameter 'timing.clk_nss' \(did you mean 'timing.clk_ns'\?"
+check "did you mean: statistic" 'stat vtime_nss' "no statistic 'vtime_nss' \(did you mean 'vtime_ns'\? 'stat' lists them\)$"
+# through dnetd: suggested once (the server's libdnet suggests, the client's adds nothing)
+start_dnetd "$T_TMP/sg.sock" --sim -N 2
+"$DSH" -b "remote:unix:$T_TMP/sg.sock" -c 'stat vtime_nss' >/dev/null 2>"$T_TMP/err"
+expect_match "did you mean: statistic through dnetd, once" "no statistic 'vtime_nss' \(did you mean 'vtime_ns'\? 'stat' lists them\)$" "$(cat "$T_TMP/err")"
+"$DSH" -b "remote:unix:$T_TMP/sg.sock" -c 'params timing.clk_nss' >/dev/null 2>"$T_TMP/err"
+expect_match "did you mean: parameter through dnetd" "no parameter 'timing.clk_nss' \(did you mean 'timing.clk_ns'\?" "$(cat "$T_TMP/err")"
 expect_status "did you mean: option" 2 "$DSH" --jsno -c v
 expect_match "did you mean: option message" "unknown option '--jsno' \(did you mean '--json'\?\)" "$(cat "$T_TMP/err")"
 expect_status "one-dash long option" 2 "$DSH" -json -c v
