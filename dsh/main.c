@@ -149,6 +149,17 @@ static void load_rc(struct dsh *d, struct source *src, unsigned *nsrc)
 	(*nsrc)++;
 }
 
+/* The whole-input check of every source (-n: also the files they source,
+ * D-CHECK-SOURCES): the number of errors. */
+static int check_sources(struct dsh *d, const struct source *src, unsigned nsrc, bool check_only)
+{
+	int nerr = 0;
+	for (unsigned i = 0; i < nsrc; i++)
+		nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name)
+				   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+	return nerr;
+}
+
 /* -o FILE: standard output goes to FILE, "%r" replaced by the rank (one
  * file per rank under a launcher that merges the ranks' outputs). */
 static int redirect_output(const char *pattern, unsigned rank)
@@ -446,10 +457,7 @@ int main(int argc, char **argv)
 		/* A script that fails the check would not run on any backend: that
 		 * is its verdict (exit 2), as where the backend opens (the check
 		 * needs no device). */
-		int nerr = 0;
-		for (unsigned i = 0; i < nsrc; i++)
-			nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name)
-					   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+		int nerr = check_sources(d, src, nsrc, check_only);
 		if (nerr) {
 			dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
 			free_sources(src, nsrc);
@@ -552,10 +560,7 @@ int main(int argc, char **argv)
 		load_rc(d, src, &nsrc);
 	/* All checked before any runs (issue: half a script applied is worse
 	 * than none). */
-	int nerr = 0;
-	for (unsigned i = 0; i < nsrc; i++)
-		nerr += check_only ? dsh_check_tree(d, src[i].text, src[i].len, src[i].name) /* D-CHECK-SOURCES */
-				   : dsh_check_text(d, src[i].text, src[i].len, src[i].name);
+	int nerr = check_sources(d, src, nsrc, check_only);
 	if (nerr) {
 		dsh_not_run(d, nsrc == 1 ? src[0].name : "the commands", nerr);
 		free_sources(src, nsrc);

@@ -111,6 +111,15 @@ COMMAND_SPAN = re.compile(r'^(sudo )?((bin/)?(dsh|dsh-run|dnetd) [^\s>]|make \S|
 MD_KINDS = {'sh': 'sh', 'console': 'console', 'dsh': 'session', 'text': 'text'}
 
 
+def inline_commands(rel, lineno, spans, exs):
+    """The spans of one line of prose that read as a command, as examples."""
+    for span in spans:
+        if COMMAND_SPAN.match(span):
+            ex = Example(rel, lineno, 'inline')
+            ex.lines = [(lineno, span)]
+            exs.append(ex)
+
+
 def parse_md(path, rel):
     exs, errors = [], []
     lines = open(path, encoding='utf-8').read().split('\n')
@@ -118,11 +127,7 @@ def parse_md(path, rel):
     while i < len(lines):
         m = FENCE.match(lines[i])
         if not m:
-            for span in re.findall(r'`([^`]+)`', lines[i]):
-                if COMMAND_SPAN.match(span):
-                    ex = Example(rel, i + 1, 'inline')
-                    ex.lines = [(i + 1, span)]
-                    exs.append(ex)
+            inline_commands(rel, i + 1, re.findall(r'`([^`]+)`', lines[i]), exs)
             i += 1
             continue
         indent, info = len(m.group(1)), m.group(2).strip()
@@ -198,11 +203,7 @@ def parse_man(path, rel):
             section = t[3:].strip().strip('"')
         if t.strip() not in ('.EX', '.nf'):
             if section != 'SYNOPSIS' and not t.startswith('.\\"'):
-                for span in bold_spans(t):
-                    if COMMAND_SPAN.match(span):
-                        ex = Example(rel, i + 1, 'inline')
-                        ex.lines = [(i + 1, span)]
-                        exs.append(ex)
+                inline_commands(rel, i + 1, bold_spans(t), exs)
             i += 1
             continue
         end = '.EE' if t.strip() == '.EX' else '.fi'
