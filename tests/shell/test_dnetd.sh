@@ -310,25 +310,35 @@ expect_eq "dnetd.socket is root's default" "ListenStream=/run/dnetd/dnetd.sock" 
 STPID=$!
 T_PIDS+=("$STPID")
 wait_for_line "$T_TMP/st.out" "serving" 50
+# the same reads with no one else at work: what a dsh process costs here
+# (start, connect, read; a sanitized build on a loaded machine: hundreds of ms)
+read_worst() {
+	local i t0 el w=0
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		tmo "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=3" -c 'ureg_read ctl_status' >/dev/null 2>&1
+		el=$((($(date +%s%N) - t0) / 1000000))
+		[ "$el" -gt "$w" ] && w=$el
+	done
+	echo "$w"
+}
+base=$(read_worst)
 # client A: big RVS, each followed by a wait whose condition never holds,
 # over and over (the emulator is fast: one such wait is 0.1 s of real time)
 "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=1" -c 'repeat 400; prim RVS dl=2 size=0xfffffff0 src=0 dst=0 force; wait ctl_status == 0 timeout=10s; end' >/dev/null 2>&1 &
 APID=$!
 T_PIDS+=("$APID")
 sleep 0.3
-worst=0
-for i in 1 2 3 4 5; do
-	t0=$(date +%s%N)
-	tmo "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=3" -c 'ureg_read ctl_status' >/dev/null 2>&1
-	el=$((($(date +%s%N) - t0) / 1000000))
-	[ "$el" -gt "$worst" ] && worst=$el
-done
+worst=$(read_worst)
 # A was still at work when B's reads were done (else there was nothing to measure).
 if kill -0 "$APID" 2>/dev/null; then pass; else
 	fail "client A's long waits ended before B's reads (nothing to measure)"; fi
 kill "$APID" 2>/dev/null
-if [ "$worst" -lt 500 ]; then pass; else fail "another node's read waited $worst ms behind a long wait"; fi
-echo "dnetd: slowest read beside a long wait: $worst ms" >&2
+# a read held behind client A's waits would take seconds (400 of them); one served
+# beside it costs what it costs alone, give or take the machine's noise
+if [ "$worst" -lt $((base + 500)) ]; then pass; else
+	fail "another node's read waited $worst ms behind a long wait (alone: $base ms)"; fi
+echo "dnetd: slowest read beside a long wait: $worst ms (alone: $base ms)" >&2
 kill -TERM "$STPID"
 wait_gone "$STPID" 50
 
