@@ -62,15 +62,22 @@ endif
 DEPFLAGS = -MMD -MP -MF $@.d.tmp
 DEPDONE = mv -f $@.d.tmp $@.d && touch $@
 
-# The daemon's own files (the server loop and its rooms, grants): linked into
-# dnetd and the tests that drive the server, never into libdnet.  Every file
-# that is the daemon's goes here.
-SERVER_SRC := $(wildcard backends/remote/server*.c backends/remote/srv_*.c) backends/remote/grants.c
-LIB_SRC  := $(filter-out $(SERVER_SRC),$(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c))
+# The daemon's room, backends/remote/dnetd/: the server (its loop and rooms,
+# grants) is every file there but the program's main (dnetd.c); linked into
+# dnetd and the tests that drive the server, never into libdnet.
+DNETD_DIR := backends/remote/dnetd
+SERVER_SRC := $(filter-out $(DNETD_DIR)/dnetd.c,$(wildcard $(DNETD_DIR)/*.c))
+# The wire codec, backends/remote/wire/ (frames, message types, socket
+# addresses): what the client and the server share.  One internal archive,
+# libdnetwire.a, linked into libdnet (the remote backend) and into dnetd;
+# never installed.
+WIRE_SRC := $(wildcard backends/remote/wire/*.c)
+# (backends/*/*.c: each backend's folder, not the folders below it.)
+LIB_SRC  := $(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c)
 # common/: what the programs share without libdnet (compiled into each).
 COMMON_SRC := $(wildcard common/*.c)
 DSH_SRC  := $(wildcard dsh/*.c) $(COMMON_SRC)
-DNETD_SRC := $(wildcard backends/remote/dnetd/*.c) $(COMMON_SRC)
+DNETD_SRC := $(DNETD_DIR)/dnetd.c $(COMMON_SRC)
 RUN_SRC  := $(wildcard dsh/run/*.c) $(COMMON_SRC)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -81,6 +88,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 DSH_OBJ  := $(DSH_SRC:%.c=$(B)/obj/%.o)
 DNETD_OBJ := $(DNETD_SRC:%.c=$(B)/obj/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o)
+WIRE_OBJ := $(WIRE_SRC:%.c=$(B)/obj/%.o)
 RUN_OBJ  := $(RUN_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # Fuzz targets with the standalone driver: a bounded run is a test.
@@ -96,6 +104,7 @@ endif
 
 LIBA  := $(OUT_LIB)/libdnet.a
 LIBSO := $(OUT_LIB)/libdnet.so
+LIBWIRE := $(B)/libdnetwire.a
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
 .PHONY: all lib progs tests deps deps-run deps-test run test test-plain unit bench install uninstall \
@@ -114,7 +123,7 @@ unit: $(UNIT_BIN)
 # script (libdnet/libdnet.ver) exports only dnet_* from libdnet.so.
 OBJ_CFLAGS = $(BASE_CFLAGS)
 $(DSH_OBJ) $(RUN_OBJ): OBJ_CFLAGS = $(PUB_CFLAGS)
-$(LIB_OBJ): OBJ_CFLAGS = $(BASE_CFLAGS) -fvisibility=hidden -fPIC
+$(LIB_OBJ) $(WIRE_OBJ): OBJ_CFLAGS = $(BASE_CFLAGS) -fvisibility=hidden -fPIC
 LIBVER := libdnet/libdnet.ver
 
 # An object without its .d (a build from before -MMD) is rebuilt once.
@@ -123,24 +132,32 @@ $(B)/obj/%.o: %.c $(B)/obj/%.o.d
 	$(call say,CC,$<)
 	$(Q)$(CC) $(OBJ_CFLAGS) $(VCFLAGS) $(DEPFLAGS) -c $< -o $@ && $(DEPDONE)
 
-$(LIBA): $(LIB_OBJ)
+# The wire archive whole into each of libdnet and dnetd: libdnet.a holds its
+# objects (an installed libdnet.a stands alone), libdnet.so links it, and
+# dnetd takes the codec from it, not from libdnet.a.
+WHOLE_WIRE := -Wl,--whole-archive $(LIBWIRE) -Wl,--no-whole-archive
+$(LIBWIRE): $(WIRE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBSO): $(LIB_OBJ) $(LIBVER)
+$(LIBA): $(LIB_OBJ) $(LIBWIRE)
+	@mkdir -p $(dir $@)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ) $(WIRE_OBJ)
+$(LIBSO): $(LIB_OBJ) $(LIBWIRE) $(LIBVER)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 -Wl,--version-script=$(LIBVER) $(VLDFLAGS) -o $@ \
-	  $(LIB_OBJ) $(PKG_LIBS) -lm
+	  $(LIB_OBJ) $(WHOLE_WIRE) $(PKG_LIBS) -lm
 
 $(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
-$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(SERVER_OBJ) $(LIBA)
+$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(SERVER_OBJ) $(LIBWIRE) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(SERVER_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(SERVER_OBJ) $(WHOLE_WIRE) $(LIBA) $(PKG_LIBS) -lm
 $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
@@ -153,8 +170,8 @@ SERVER_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire
 TEST_CFLAGS = $(PUB_CFLAGS)
 TEST_EXTRA =
 $(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)
-$(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ)
-$(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ)
+$(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ) $(LIBWIRE)
+$(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ) $(WHOLE_WIRE)
 # (A test that includes a .c whole, as test_run_report does dsh/run/report.c,
 # has it in its .d like a header.)
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(B)/tests/%.d
@@ -176,8 +193,8 @@ FUZZ_DSH_WRAP := $(foreach f,cmd_bench cmd_replay cmd_source cmd_probe,-Wl,--wra
 $(B)/tests/test_fuzz_dsh: $(FUZZ_DSH_OBJ)
 $(B)/tests/test_fuzz_dsh: FUZZ_EXTRA = $(FUZZ_DSH_OBJ) $(FUZZ_DSH_WRAP) -lreadline
 $(B)/tests/test_fuzz_dsh: FUZZ_CFLAGS = $(PUB_CFLAGS)
-$(B)/tests/test_fuzz_server: $(SERVER_OBJ)
-$(B)/tests/test_fuzz_server: FUZZ_EXTRA = $(SERVER_OBJ)
+$(B)/tests/test_fuzz_server: $(SERVER_OBJ) $(LIBWIRE)
+$(B)/tests/test_fuzz_server: FUZZ_EXTRA = $(SERVER_OBJ) $(WHOLE_WIRE)
 FUZZ_CFLAGS = $(BASE_CFLAGS)
 $(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBA) $(B)/tests/test_fuzz_%.d
 	@mkdir -p $(dir $@)
@@ -185,7 +202,7 @@ $(B)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBA) $(B)/tes
 	$(Q)$(CC) $(FUZZ_CFLAGS) $(VCFLAGS) -Itests/fuzz -Idsh -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' \
 	  $(DEPFLAGS) -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA) $(LIBA) $(VLDFLAGS) $(PKG_LIBS) -lm -lpthread && $(DEPDONE)
 
-DEPS := $(addsuffix .d,$(sort $(LIB_OBJ) $(DSH_OBJ) $(DNETD_OBJ) $(SERVER_OBJ) $(RUN_OBJ)) $(UNIT_BIN) $(FUZZ_BIN))
+DEPS := $(addsuffix .d,$(sort $(LIB_OBJ) $(WIRE_OBJ) $(DSH_OBJ) $(DNETD_OBJ) $(SERVER_OBJ) $(RUN_OBJ)) $(UNIT_BIN) $(FUZZ_BIN))
 # Named as targets (not a pattern, whose files make would take as
 # intermediate), so a missing one makes its object out of date.
 $(DEPS):

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "dnet/backend.h"
 #include "dnet/param.h"
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 #define RMT_HIDDEN DNET_PROTO_HIDDEN
 

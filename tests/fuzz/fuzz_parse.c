@@ -19,7 +19,7 @@
 #include "dnet/parse.h"
 #include "dnet/regs.h"
 #include "dnet/request.h"
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_parse";

@@ -5,7 +5,7 @@
  * same type, id and data (else abort: a finding). */
 #include <stdlib.h>
 #include <string.h>
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_proto";

@@ -20,7 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "dnet/dnet.h"
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_remote";

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "dnet/dnet.h"
-#include "remote/proto.h"
-#include "remote/server.h"
+#include "remote/wire/proto.h"
+#include "remote/dnetd/server.h"
 #include "fuzz.h"
 
 const char fuzz_name[] = "fuzz_server";

@@ -27,8 +27,8 @@
 #endif
 #include "dnet/backend.h"
 #include "dnet/dnet.h"
-#include "remote/proto.h"
-#include "remote/server.h"
+#include "remote/wire/proto.h"
+#include "remote/dnetd/server.h"
 
 static char tmpdir[64];
 

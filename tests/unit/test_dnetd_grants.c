@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 
 #include "harness.h"
-#include "remote/grants.h"
-#include "remote/srv.h"
+#include "remote/dnetd/grants.h"
+#include "remote/dnetd/srv.h"
 
 static void parse_ok(void)
 {

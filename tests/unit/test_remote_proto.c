@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 static struct dnet_pbuf pb;
 

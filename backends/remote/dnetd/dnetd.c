@@ -21,7 +21,7 @@
 #include "dnet/backend.h"
 #include "dnet/dnet.h"
 #include "dnet/parse.h"
-#include "remote/server.h"
+#include "remote/dnetd/server.h"
 #include "../../../common/termsig.h" /* the programs' one signal set-up */
 #include "../../../common/optlist.h" /* --list-options */
 #include "../../../common/optsuggest.h"

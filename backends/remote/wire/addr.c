@@ -1,5 +1,5 @@
 /* Socket address strings shared by the remote backend and dnetd. */
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 #include "dnet/parse.h"
 
 #include <stdio.h>

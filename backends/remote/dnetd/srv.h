@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "remote/server.h"
+#include "remote/dnetd/server.h"
 
 #define SRV_HIDDEN DNET_PROTO_HIDDEN
 

@@ -1,7 +1,7 @@
 /* dnetd's pending waits and delays: real-time ones re-checked from the
  * loop, virtual-time ones advanced in bounded slices so that no client
  * holds the others up, and the virtual-time budget each peer draws from. */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 struct dnet_dev;
 

@@ -1,5 +1,5 @@
 /* dnetd's grant files (see grants.h). */
-#include "remote/grants.h"
+#include "remote/dnetd/grants.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* dnetd --lockstep (D-SIM-TIMELINES): device requests served in
  * virtual-time order across clients, so a multi-rank run on a backend with
  * per-host clocks gives the same virtual times every time. */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <limits.h>
 #include <stdio.h>

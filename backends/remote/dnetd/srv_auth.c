@@ -2,7 +2,7 @@
  * (compared in constant time, failures answered late), the grants of user
  * tokens and of the allow-list (parsed by grants.c) that confine a client
  * to nodes and WIDs, and the page check every device access passes. */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <errno.h>
 #include <inttypes.h>

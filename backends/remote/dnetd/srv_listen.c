@@ -1,7 +1,7 @@
 /* dnetd's listening sockets: a UNIX socket (a stale one replaced, made
  * under a temporary name and renamed into place), TCP, or a socket handed
  * over already listening (systemd socket activation). */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <errno.h>
 #include <fcntl.h>

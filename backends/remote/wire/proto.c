@@ -1,6 +1,6 @@
 /* The dnetd wire protocol: encoder and validating decoder.
  * The frame layouts are specified in docs/protocol.md; keep both in step. */
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 #include <stdio.h>
 #include <stdlib.h>

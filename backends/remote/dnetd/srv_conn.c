@@ -1,7 +1,7 @@
 /* dnetd's connections: accepting them (admission caps, eviction of silent
  * and idle clients when the table is full, refusals with a reason), their
  * receive and send buffers, and queuing replies. */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <errno.h>
 #include <fcntl.h>

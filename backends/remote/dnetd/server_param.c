@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/param.h"
-#include "remote/server_param.h"
+#include "remote/dnetd/server_param.h"
 
 /* LIST: one line a parameter, "NAME\tTYPE\tFLAGS\tHELP\n" (FLAGS decimal). */
 static int list_text(struct dnet_dev *dev, char **text, size_t *len, struct dnet_err *err)

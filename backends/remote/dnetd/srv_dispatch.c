@@ -3,8 +3,8 @@
  * its handler in the table below, indexed by request type like the
  * protocol's own table (proto_types.c); then its reply, unless posted.
  * client_process turns a client's received bytes into requests. */
-#include "remote/server_param.h"
-#include "remote/srv.h"
+#include "remote/dnetd/server_param.h"
+#include "remote/dnetd/srv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The dnetd server (see server.h, srv.h and docs/protocol.md): opening it,
  * its poll loop, closing it, and its log. */
-#include "remote/srv.h"
+#include "remote/dnetd/srv.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "dnet/error.h"
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 enum dnet_grant_kind { DNET_GRANT_TOKEN, DNET_GRANT_UID, DNET_GRANT_GROUP };
 

@@ -3,7 +3,7 @@
  * sized, encoded and decoded), in one table, dnet_proto_types.  proto.c
  * frames the messages and calls these; the layouts are specified in
  * docs/protocol.md: keep both in step. */
-#include "remote/proto.h"
+#include "remote/wire/proto.h"
 
 #include <string.h>
 

@@ -21,8 +21,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include "dnet/device.h"
-#include "remote/grants.h"
-#include "remote/proto.h"
+#include "remote/dnetd/grants.h"
+#include "remote/wire/proto.h"
 
 #define DNET_SRV_DEFAULT_MAX_CLIENTS 64u
 
