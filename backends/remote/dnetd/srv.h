@@ -1,7 +1,9 @@
 /* dnetd's rooms: what the server's files share (private to them; the
  * interface is server.h).  Each room is one file and keeps its own part of
- * a client:
- *   srv_loop.c      the poll loop, logging, opening and closing the server
+ * a client.  Each calls only the rooms listed before it (no cycle; the
+ * dispatch table's entries name handlers of srv_wait.c, and it comes first):
+ *   srv_base.c      the log, replies, pointing the device at a client's node
+ *   srv_ls_clock.c  lockstep: the clock each request leaves a client at
  *   srv_listen.c    listening sockets: UNIX, TCP, socket activation
  *   srv_conn.c      connections: accept, admission and eviction, the
  *                   receive and send buffers, replies       (struct srv_conn)
@@ -10,9 +12,11 @@
  *                   posted requests                         (struct srv_posted)
  *   srv_wait.c      pending waits and delays, the virtual-time budget
  *                                                            (struct srv_pending)
- *   srv_lockstep.c  serving in virtual-time order (--lockstep)
- *                                                            (struct srv_lockstep)
- * grants.c parses the grant files; proto*.c is the protocol.
+ *   srv_lockstep.c  serving in virtual-time order (--lockstep), the
+ *                   scheduler                               (struct srv_lockstep)
+ *   srv_loop.c      the poll loop, opening and closing the server
+ * grants.c parses the grant files, server_param.c serves PARAM; dnetd.c is
+ * the program.  The protocol is the wire codec's (remote/wire/proto.h).
  */
 #ifndef DNET_REMOTE_SRV_H
 #define DNET_REMOTE_SRV_H
@@ -134,10 +138,24 @@ struct dnet_srv {
 	struct vt_bucket { char key[112]; uint64_t avail, at; } vt[256];
 };
 
-/* srv_loop.c */
+/* srv_base.c */
 __attribute__((format(printf, 3, 4)))
 SRV_HIDDEN void srv_log(struct dnet_srv *s, int level, const char *fmt, ...);
 SRV_HIDDEN uint64_t srv_sat_add(uint64_t a, uint64_t b);
+/* Queue a reply; an encoding failure (out of memory) drops the client. */
+SRV_HIDDEN void srv_reply(struct dnet_srv *s, struct client *c, struct dnet_proto_msg *m);
+SRV_HIDDEN void srv_reply_empty(struct dnet_srv *s, struct client *c, uint16_t type, uint32_t id);
+SRV_HIDDEN void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code,
+				const char *msg);
+SRV_HIDDEN void srv_reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool timed_out,
+			       uint64_t last, const char *msg);
+/* Point the shared device at the client's node. */
+SRV_HIDDEN int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e);
+
+/* srv_ls_clock.c: a device statistic (dflt when it has none); the clock
+ * of c's host after a request served in virtual-time order. */
+SRV_HIDDEN uint64_t srv_ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt);
+SRV_HIDDEN void srv_ls_clock_update(struct dnet_srv *s, struct client *c);
 
 /* srv_listen.c: bind and listen on s->spec, or adopt cfg.listen_fd. */
 SRV_HIDDEN int srv_listen(struct dnet_srv *s, struct dnet_err *err);
@@ -149,11 +167,6 @@ SRV_HIDDEN void srv_client_input(struct dnet_srv *s, struct client *c);
 SRV_HIDDEN bool srv_want_input(const struct dnet_srv *s, const struct client *c);
 SRV_HIDDEN size_t srv_out_pending(const struct client *c);
 SRV_HIDDEN void srv_flush_out(struct dnet_srv *s, struct client *c);
-/* Queue a reply; an encoding failure (out of memory) drops the client. */
-SRV_HIDDEN void srv_reply(struct dnet_srv *s, struct client *c, struct dnet_proto_msg *m);
-SRV_HIDDEN void srv_reply_empty(struct dnet_srv *s, struct client *c, uint16_t type, uint32_t id);
-SRV_HIDDEN void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code,
-				const char *msg);
 
 /* srv_auth.c */
 SRV_HIDDEN int srv_grants_check(struct dnet_srv *s, struct dnet_err *err);
@@ -174,24 +187,19 @@ SRV_HIDDEN void srv_hello(struct dnet_srv *s, struct client *c, const struct dne
 #define SRV_DONE 1
 typedef int (*srv_handler)(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			   struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e);
-SRV_HIDDEN int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e);
 SRV_HIDDEN void srv_client_process(struct dnet_srv *s, struct client *c);
-/* Whether lockstep serves a request of this type in virtual-time order. */
-SRV_HIDDEN bool srv_type_ordered(uint16_t type);
+/* Whether lockstep serves this request of c in virtual-time order now. */
+SRV_HIDDEN bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type);
 
 /* srv_wait.c */
 SRV_HIDDEN int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e);
 SRV_HIDDEN int srv_delay_start(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e);
-SRV_HIDDEN void srv_reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool timed_out,
-			       uint64_t last, const char *msg);
 SRV_HIDDEN void srv_vpending_step(struct dnet_srv *s, struct client *c);
 SRV_HIDDEN void srv_check_pending(struct dnet_srv *s, struct client *c, uint64_t now);
 
 /* srv_lockstep.c */
-SRV_HIDDEN bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type);
-SRV_HIDDEN void srv_ls_clock_update(struct dnet_srv *s, struct client *c);
 SRV_HIDDEN void srv_lockstep_run(struct dnet_srv *s);
 
 #endif

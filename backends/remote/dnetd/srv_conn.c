@@ -290,35 +290,6 @@ void srv_flush_out(struct dnet_srv *s, struct client *c)
 	}
 }
 
-/* Queue a reply; an encoding failure (out of memory) drops the client. */
-void srv_reply(struct dnet_srv *s, struct client *c, struct dnet_proto_msg *m)
-{
-	struct dnet_err e;
-	if (dnet_proto_encode(&c->io.out, m, &e) != 0) {
-		srv_log(s, DNET_SRV_LOG_ERR, "client #%u: cannot encode %s: %s", c->io.serial,
-		     dnet_proto_type_name(m->type), e.msg);
-		c->io.dead = true;
-	}
-}
-
-void srv_reply_empty(struct dnet_srv *s, struct client *c, uint16_t type, uint32_t id)
-{
-	struct dnet_proto_msg m;
-	memset(&m, 0, sizeof m);
-	m.type = (uint16_t)(type | DNET_MSG_REPLY);
-	m.id = id;
-	srv_reply(s, c, &m);
-}
-
-void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code, const char *msg)
-{
-	struct dnet_err e;
-	srv_log(s, DNET_SRV_LOG_DEBUG, "client #%u: error reply %s: %s", c->io.serial, dnet_strerror(code < 0 ? -code : code), msg);
-	c->post.err_replies++;
-	if (dnet_proto_encode_error(&c->io.out, id, code, msg, &e) != 0)
-		c->io.dead = true;
-}
-
 /* Read what the socket has; decode and act on whole frames. */
 void srv_client_input(struct dnet_srv *s, struct client *c)
 {

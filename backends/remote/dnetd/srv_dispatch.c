@@ -279,9 +279,17 @@ bool dnet_srv_serves(uint16_t type)
 	return dnet_proto_is_request(type) && requests[type].serve != NULL;
 }
 
-bool srv_type_ordered(uint16_t type)
+static bool type_ordered(uint16_t type)
 {
 	return !dnet_proto_is_request(type) || !requests[type].unordered;
+}
+
+/* Lockstep: the requests that act on the device or on a host's clock are
+ * served in virtual-time order; the others (HELLO, PING-like queries,
+ * node selection, statistics, the clock) at once. */
+bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type)
+{
+	return s->cfg.lockstep && c->auth.hello && type_ordered(type);
 }
 
 /* Permission first: the device never sees a forbidden access. */
@@ -303,14 +311,6 @@ static int check(const struct client *c, const struct srv_request *q, const stru
 	default:
 		return 0;
 	}
-}
-
-/* Point the shared device at the client's node. */
-int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e)
-{
-	if (dnet_node(s->cfg.dev) == c->auth.node)
-		return 0;
-	return dnet_set_node(s->cfg.dev, c->auth.node, e);
 }
 
 static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)

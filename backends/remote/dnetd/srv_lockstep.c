@@ -1,6 +1,8 @@
 /* dnetd --lockstep (D-SIM-TIMELINES): device requests served in
  * virtual-time order across clients, so a multi-rank run on a backend with
- * per-host clocks gives the same virtual times every time. */
+ * per-host clocks gives the same virtual times every time.  The scheduler:
+ * which requests wait their turn is the dispatch table's (srv_ls_ordered),
+ * the clock each request leaves is srv_ls_clock.c's. */
 #include "remote/dnetd/srv.h"
 
 #include <limits.h>
@@ -8,40 +10,12 @@
 
 #include "dnet/backend.h"
 
-/* Lockstep: the requests that act on the device or on a host's clock are
- * served in virtual-time order; the others (HELLO, PING-like queries,
- * node selection, statistics, the clock) at once. */
-bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t type)
-{
-	return s->cfg.lockstep && c->auth.hello && srv_type_ordered(type);
-}
-
-/* Lockstep: the clock a client's host has reached, and bringing the node
- * it acts on up to it (a node another client touched may be ahead: then
- * this client waits for it). */
-static uint64_t ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt)
-{
-	struct dnet_err e;
-	uint64_t v = dflt;
-	if (dnet_stat(s->cfg.dev, name, &v, &e))
-		v = dflt;
-	return v;
-}
-
-void srv_ls_clock_update(struct dnet_srv *s, struct client *c)
-{
-	struct dnet_err e;
-	if (srv_select_node(s, c, &e) == 0) {
-		uint64_t t = ls_stat(s, "host_ns", c->ls.clock);
-		if (t > c->ls.clock)
-			c->ls.clock = t;
-	}
-}
-
+/* Bring the node a client acts on up to its host's clock (a node another
+ * client touched may be ahead: then this client waits for it). */
 static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e)
 {
 	int rc = srv_select_node(s, c, e);
-	uint64_t t = ls_stat(s, "host_ns", 0);
+	uint64_t t = srv_ls_stat(s, "host_ns", 0);
 	if (!rc && t < c->ls.clock)
 		rc = dnet_delay(s->cfg.dev, c->ls.clock - t, e);
 	return rc;
@@ -116,8 +90,8 @@ void srv_lockstep_run(struct dnet_srv *s)
 			uint64_t key = c->ls.clock;
 			if (c->wait.kind == P_VWAIT && c->ls.looked) {
 				if (!have_ev) {
-					ev = ls_stat(s, "next_event_ns", DNET_VTIME_END);
-					dev_now = ls_stat(s, "vtime_ns", 0);
+					ev = srv_ls_stat(s, "next_event_ns", DNET_VTIME_END);
+					dev_now = srv_ls_stat(s, "vtime_ns", 0);
 					have_ev = true;
 				}
 				uint64_t at = ev < c->wait.deadline ? ev : c->wait.deadline;

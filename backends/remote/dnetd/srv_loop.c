@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,25 +18,6 @@
 /* Descriptors a server needs besides its clients: stdin/out/err, the
  * listening socket, the spare, the backend's (a device file, a socket). */
 #define FD_RESERVE 16u
-
-/* ---- logging ---- */
-
-void srv_log(struct dnet_srv *s, int level, const char *fmt, ...)
-{
-	if (!s->cfg.log || level > s->cfg.verbose)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	s->cfg.log(s->cfg.log_ctx, level, buf);
-}
-
-uint64_t srv_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ---- opening ---- */
 

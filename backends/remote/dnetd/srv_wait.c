@@ -108,20 +108,6 @@ static bool wait_check(struct dnet_srv *s, struct client *c, uint64_t *last, int
 	return dnet_cond_eval((enum dnet_cond)c->wait.cond, *last & c->wait.mask, c->wait.value);
 }
 
-void srv_reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool timed_out, uint64_t last,
-		       const char *msg)
-{
-	struct dnet_proto_msg r;
-	memset(&r, 0, sizeof r);
-	r.type = DNET_MSG_WAIT | DNET_MSG_REPLY;
-	r.id = id;
-	r.timed_out = timed_out;
-	r.last = last;
-	if (timed_out)
-		snprintf(r.msg, sizeof r.msg, "%s", msg && *msg ? msg : "wait timed out");
-	srv_reply(s, c, &r);
-}
-
 /* The message of a real-time wait that ran out of time: the same words as
  * the core's own polling dnet_wait(), so that a script sees the same text
  * directly and through dnetd. */
