@@ -214,14 +214,7 @@ static int remote_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned w
 		return rc;
 	if (rep.width != width)
 		return dnet_seterr(err, DNET_EPROTO, "READ reply of %u bytes for a %u-byte read", rep.width, width);
-	switch (width) {
-	case 1: { uint8_t v = (uint8_t)rep.val[0]; memcpy(buf, &v, 1); break; }
-	case 2: { uint16_t v = (uint16_t)rep.val[0]; memcpy(buf, &v, 2); break; }
-	case 4: { uint32_t v = (uint32_t)rep.val[0]; memcpy(buf, &v, 4); break; }
-	case 8: memcpy(buf, &rep.val[0], 8); break;
-	default: memcpy(buf, rep.val, 16); break;
-	}
-	return 0;
+	return dnet_proto_val_unpack(buf, rep.val, width, err);
 }
 
 static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
@@ -231,14 +224,9 @@ static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, uns
 	msg_init(&req, DNET_MSG_WRITE);
 	req.off = off;
 	req.width = (uint8_t)width;
-	switch (width) {
-	case 1: { uint8_t v; memcpy(&v, buf, 1); req.val[0] = v; break; }
-	case 2: { uint16_t v; memcpy(&v, buf, 2); req.val[0] = v; break; }
-	case 4: { uint32_t v; memcpy(&v, buf, 4); req.val[0] = v; break; }
-	case 8: memcpy(&req.val[0], buf, 8); break;
-	case 16: memcpy(req.val, buf, 16); break;
-	default: return dnet_seterr(err, DNET_EINVAL, "bad access width %u", width);
-	}
+	int rc = dnet_proto_val_pack(req.val, buf, width, err);
+	if (rc)
+		return rc;
 	if (rmt_posting(dev))
 		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err);
 	return rmt_rpc(dev->priv, &req, &rep, 0, err);

@@ -46,47 +46,32 @@ static int serve_read(struct dnet_srv *s, struct client *c, const struct dnet_pr
 		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	struct dnet_dev *dev = s->cfg.dev;
-	uint64_t v[2] = {0, 0};
+	uint64_t buf[2] = {0, 0};
 	int rc;
 	(void)hold;
-	switch (m->width) {
-	case 1: { uint8_t x; rc = dnet_read8(dev, m->off, &x, e); v[0] = x; break; }
-	case 2: { uint16_t x; rc = dnet_read16(dev, m->off, &x, e); v[0] = x; break; }
-	case 4: { uint32_t x; rc = dnet_read32(dev, m->off, &x, e); v[0] = x; break; }
-	case 8:
-		if (m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET && c->auth.privileged) {
-			/* The client's library sends this read only after its
-			 * user confirmed it (dnet_reg_read_effect): the read
-			 * resets the controller, on purpose (App. B). */
-			const struct dnet_reg *reg = dnet_reg_by_name("ctl_reset");
-			rc = reg ? dnet_reg_read_effect(dev, 0, reg, &v[0], e)
-				 : dnet_seterr(e, DNET_EINVAL, "no ctl_reset register");
-		} else {
-			rc = dnet_read64(dev, m->off, &v[0], e);
-		}
-		break;
-	default: rc = dnet_read128(dev, m->off, v, e); break;
+	if (m->width == 8 && m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET && c->auth.privileged) {
+		/* The client's library sends this read only after its user
+		 * confirmed it (dnet_reg_read_effect): the read resets the
+		 * controller, on purpose (App. B). */
+		const struct dnet_reg *reg = dnet_reg_by_name("ctl_reset");
+		rc = reg ? dnet_reg_read_effect(dev, 0, reg, &buf[0], e)
+			 : dnet_seterr(e, DNET_EINVAL, "no ctl_reset register");
+	} else {
+		rc = dnet_read(dev, m->off, buf, m->width, e);
 	}
 	if (rc)
 		return rc;
 	r->width = m->width;
-	r->val[0] = v[0];
-	r->val[1] = v[1];
-	return 0;
+	return dnet_proto_val_pack(r->val, buf, m->width, e);
 }
 
 static int serve_write(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	struct dnet_dev *dev = s->cfg.dev;
+	uint64_t buf[2];
 	(void)c, (void)r, (void)hold;
-	switch (m->width) {
-	case 1: return dnet_write8(dev, m->off, (uint8_t)m->val[0], e);
-	case 2: return dnet_write16(dev, m->off, (uint16_t)m->val[0], e);
-	case 4: return dnet_write32(dev, m->off, (uint32_t)m->val[0], e);
-	case 8: return dnet_write64(dev, m->off, m->val[0], e);
-	default: return dnet_write128(dev, m->off, m->val, e);
-	}
+	int rc = dnet_proto_val_unpack(buf, m->val, m->width, e);
+	return rc ? rc : dnet_write(s->cfg.dev, m->off, buf, m->width, e);
 }
 
 /* READ_BLOCK and SODIMM_READ: the data, in a buffer the reply points into. */

@@ -222,6 +222,16 @@ DNET_PROTO_HIDDEN int dnet_proto_decode(const uint8_t *frame, size_t len,
 DNET_PROTO_HIDDEN int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,
 					   char out[DNET_PROTO_NAME_MAX + 1]);
 
+/* The value of a READ reply or a WRITE (value.c): the width bytes at buf
+ * (host-endian, as dnet_read and dnet_write take them; width 1, 2, 4, 8 or
+ * 16) into val[0] (the low 64 bits, zero-extended) and val[1] (the high 64
+ * bits of a 16-byte value, else 0), and back.  -DNET_EINVAL for any other
+ * width, naming it; nothing is written then. */
+DNET_PROTO_HIDDEN int dnet_proto_val_pack(uint64_t val[2], const void *buf, unsigned width,
+					  struct dnet_err *err);
+DNET_PROTO_HIDDEN int dnet_proto_val_unpack(void *buf, const uint64_t val[2], unsigned width,
+					    struct dnet_err *err);
+
 /* Little-endian helpers: dnet/bytes.h. */
 
 /* ---- socket addresses (addr.c) ----
