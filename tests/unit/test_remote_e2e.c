@@ -1,4 +1,4 @@
-/* End to end: the dnetd server loop (backends/remote/srv_*.c) run in a
+/* End to end: the dnetd server loop (backends/remote/dnetd/) run in a
  * child process, driven through the `remote` backend (test_remote_wire.c
  * drives it with raw frames; remote_e2e_util.h is what both share).
  *
@@ -820,11 +820,96 @@ static void test_dispatch_table(void)
 	CHECK(!dnet_srv_serves(DNET_MSG_ERROR));
 }
 
+/* The privilege column of dnetd's dispatch table is every privilege
+ * decision, applied to every request type: each type is sent, with every
+ * field a user may be refused for (an offset in the System Register, the
+ * SO-DIMM backdoor, a parameter's SET), by a user client -- refused
+ * (EPERM) exactly when the table restricts the type -- and by a privileged
+ * one, refused never. */
+static void privileged_request(struct dnet_proto_msg *m, uint16_t type, uint32_t id, const uint8_t *data)
+{
+	memset(m, 0, sizeof *m);
+	m->type = type;
+	m->id = id;
+	m->off = DNET_SREG_BASE + DNET_SR_SMA; /* the System Register */
+	m->width = 8;
+	m->len = 8;
+	m->node = 1;
+	m->mask = 0;        /* WAIT: 0 == 0 holds at once */
+	m->cond = DNET_COND_EQ;
+	m->timeout_ns = 1000000;
+	m->ns = 1000;       /* DELAY */
+	m->addr = 0;        /* SODIMM_* */
+	m->op = DNET_PARAM_OP_SET;
+	snprintf(m->name, sizeof m->name, "no_such_parameter");
+	if (type == DNET_MSG_WRITE_BLOCK || type == DNET_MSG_SODIMM_WRITE) {
+		m->data = data;
+		m->data_len = 8;
+	} else if (type == DNET_MSG_PARAM) {
+		m->data = (const uint8_t *)"1";
+		m->data_len = 1;
+	}
+}
+
+static void test_privilege_table(void)
+{
+	struct server sv = {0};
+	char sock[128];
+	snprintf(sock, sizeof sock, "unix:%s/priv.sock", tmpdir);
+	if (start_server(&sv, "sim:nodes=2", sock, NULL, 0) != 0) {
+		CHECK(!"server started");
+		return;
+	}
+	static const uint8_t data[64];
+	unsigned restricted = 0;
+	for (int priv = 0; priv < 2; priv++) {
+		int fd = raw_connect(sv.addr);
+		CHECK(fd >= 0);
+		if (fd < 0)
+			break;
+		CHECK_EQ(raw_hello(fd, 0, priv, DNET_PROTO_VERSION_MAJOR), 0);
+		for (uint16_t t = DNET_MSG_HELLO + 1; t <= DNET_MSG_REQ_LAST; t++) {
+			struct dnet_proto_msg m, r;
+			privileged_request(&m, t, 100u + t, data);
+			CHECK_EQ(raw_send_msg(fd, &m), 0);
+			int got = raw_recv(fd, &r, 5000);
+			CHECK_EQ(got, 1);
+			if (got != 1)
+				break;
+			CHECK_EQ(r.id, 100u + t);
+			bool refused = r.type == DNET_MSG_ERROR && r.code == DNET_EPERM;
+			bool want = !priv && dnet_srv_user_restricted(t);
+			if (refused != want)
+				fprintf(stderr, "%s by a %s client: %s (%s)\n", dnet_proto_type_name(t),
+					priv ? "privileged" : "user", refused ? "refused" : "not refused",
+					r.type == DNET_MSG_ERROR ? r.msg : "served");
+			CHECK_EQ(refused, want);
+			if (refused)
+				CHECK(strstr(r.msg, "permission denied") != NULL);
+			restricted += want;
+		}
+		close(fd);
+	}
+	/* The column restricts what it must (a table of CHK_NONE would pass the
+	 * loop): device accesses, the backdoor, setting a parameter. */
+	static const uint16_t must[] = {DNET_MSG_READ, DNET_MSG_WRITE, DNET_MSG_READ_BLOCK, DNET_MSG_WRITE_BLOCK,
+					DNET_MSG_CACHE_FLUSH, DNET_MSG_PREFETCH, DNET_MSG_WAIT, DNET_MSG_SODIMM_READ,
+					DNET_MSG_SODIMM_WRITE, DNET_MSG_PARAM};
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+		CHECK(dnet_srv_user_restricted(must[i]));
+	CHECK(!dnet_srv_user_restricted(DNET_MSG_HELLO));
+	CHECK(!dnet_srv_user_restricted(0));
+	CHECK(!dnet_srv_user_restricted(DNET_MSG_REQ_LAST + 1));
+	CHECK(restricted >= sizeof must / sizeof must[0]);
+	CHECK_EQ(stop_server(&sv), 0);
+}
+
 int main(void)
 {
 	if (e2e_tmpdir_make() < 0)
 		return 1;
 	RUN(test_dispatch_table);
+	RUN(test_privilege_table);
 	RUN(test_identity_devmem);
 	RUN(test_identity_sim);
 	RUN(test_permissions);

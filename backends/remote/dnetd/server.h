@@ -95,5 +95,8 @@ DNET_PROTO_HIDDEN void dnet_srv_close(struct dnet_srv *srv);
 /* Whether dnetd's dispatch table (srv_dispatch.c) has a handler for
  * request type: every type from 1 to DNET_MSG_REQ_LAST must (a test). */
 DNET_PROTO_HIDDEN bool dnet_srv_serves(uint16_t type);
+/* Whether that table's privilege column refuses a user client some
+ * requests of type (a test sends each type as a user). */
+DNET_PROTO_HIDDEN bool dnet_srv_user_restricted(uint16_t type);
 
 #endif

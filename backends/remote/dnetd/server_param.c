@@ -1,7 +1,7 @@
 /* dnetd: the PARAM request (protocol 1.3) -- list, read and set the served
- * backend's parameters (dnet/param.h), as any request: a user client may
- * list and read them, only a privileged one may set them (they change the
- * cluster every client shares: its fault rules). */
+ * backend's parameters (dnet/param.h), as any request.  Who may set them
+ * (a privileged client only: they change the cluster every client shares,
+ * its fault rules) is the dispatch table's privilege column. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +35,8 @@ static int list_text(struct dnet_dev *dev, char **text, size_t *len, struct dnet
 	return 0;
 }
 
-int dnet_srv_param(struct dnet_dev *dev, bool privileged, const struct dnet_proto_msg *m,
-		   char **text, size_t *len, struct dnet_err *err)
+int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m, char **text, size_t *len,
+		   struct dnet_err *err)
 {
 	*text = NULL;
 	*len = 0;
@@ -57,9 +57,6 @@ int dnet_srv_param(struct dnet_dev *dev, bool privileged, const struct dnet_prot
 		return 0;
 	}
 	case DNET_PARAM_OP_SET: {
-		if (!privileged)
-			return dnet_seterr(err, DNET_EPERM, "permission denied: setting parameter '%s' is for "
-					   "privileged clients only (this client is a user)", m->name);
 		char *v = malloc(m->data_len + 1);
 		if (!v)
 			return dnet_seterr(err, DNET_ENOMEM, "out of memory");

@@ -2,16 +2,15 @@
 #ifndef DNET_REMOTE_SERVER_PARAM_H
 #define DNET_REMOTE_SERVER_PARAM_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include "remote/wire/proto.h"
 
 struct dnet_dev;
 
 /* Serve one decoded PARAM request on dev: *text (malloc'ed, the caller
- * frees it; NULL when empty) and *len are the reply's text.  SET needs a
- * privileged client (-DNET_EPERM otherwise). */
-int dnet_srv_param(struct dnet_dev *dev, bool privileged, const struct dnet_proto_msg *m,
-		   char **text, size_t *len, struct dnet_err *err);
+ * frees it; NULL when empty) and *len are the reply's text.  Whether the
+ * client may (SET: privileged only) is decided before (srv_dispatch.c). */
+int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m, char **text, size_t *len,
+		   struct dnet_err *err);
 
 #endif

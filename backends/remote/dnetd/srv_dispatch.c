@@ -48,11 +48,12 @@ static int serve_read(struct dnet_srv *s, struct client *c, const struct dnet_pr
 	struct dnet_dev *dev = s->cfg.dev;
 	uint64_t buf[2] = {0, 0};
 	int rc;
-	(void)hold;
-	if (m->width == 8 && m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET && c->auth.privileged) {
+	(void)c, (void)hold;
+	if (m->width == 8 && m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET) {
 		/* The client's library sends this read only after its user
 		 * confirmed it (dnet_reg_read_effect): the read resets the
-		 * controller, on purpose (App. B). */
+		 * controller, on purpose (App. B).  Only a privileged client
+		 * gets here: the System Register is, in the table below. */
 		const struct dnet_reg *reg = dnet_reg_by_name("ctl_reset");
 		rc = reg ? dnet_reg_read_effect(dev, 0, reg, &buf[0], e)
 			 : dnet_seterr(e, DNET_EINVAL, "no ctl_reset register");
@@ -213,7 +214,8 @@ static int serve_param(struct dnet_srv *s, struct client *c, const struct dnet_p
 		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	char *text = NULL;
-	int rc = dnet_srv_param(s->cfg.dev, c->auth.privileged, m, &text, &r->data_len, e);
+	(void)c;
+	int rc = dnet_srv_param(s->cfg.dev, m, &text, &r->data_len, e);
 	*hold = (uint8_t *)text;
 	r->data = (const uint8_t *)text;
 	return rc;
@@ -221,10 +223,17 @@ static int serve_param(struct dnet_srv *s, struct client *c, const struct dnet_p
 
 /* ---- the table ---- */
 
-/* The access check a request gets before its handler (srv_check_access):
- * its off and width, its off and len, the 8-byte word a WAIT reads, or
- * privilege (the SO-DIMM backdoor). */
-enum srv_check { CHK_NONE, CHK_WIDTH, CHK_LEN, CHK_WORD, CHK_BACKDOOR };
+/* The privilege column (decision D-DNETD-PRIV): what a user client may not
+ * do with a request, every such decision of dnetd written here once and
+ * applied by check() before the handler; a privileged client may do all.
+ *   CHK_NONE        any client, any request of the type
+ *   CHK_WIDTH, CHK_LEN, CHK_WORD  a user only its own WID's pages, never
+ *                   the System Register (srv_check_access): the bytes at
+ *                   off of the width, of len, the 8-byte word a WAIT reads
+ *   CHK_BACKDOOR    privileged clients only (the SO-DIMM backdoor)
+ *   CHK_PARAM_SET   a user may list and read parameters, not set them
+ *                   (they change the cluster every client shares) */
+enum srv_check { CHK_NONE, CHK_WIDTH, CHK_LEN, CHK_WORD, CHK_BACKDOOR, CHK_PARAM_SET };
 
 struct srv_request {
 	srv_handler serve;
@@ -252,7 +261,7 @@ static const struct srv_request requests[] = {
 	[DNET_MSG_STAT]         = { serve_stat, CHK_NONE, false, true },
 	[DNET_MSG_STAT_NAMES]   = { serve_stat_names, CHK_NONE, true, true },
 	[DNET_MSG_SYNC]         = { serve_sync, CHK_NONE, true, true },
-	[DNET_MSG_PARAM]        = { serve_param, CHK_NONE, true, true },
+	[DNET_MSG_PARAM]        = { serve_param, CHK_PARAM_SET, true, true },
 };
 /* A request type added to the protocol (DNET_MSG_REQ_LAST moves) needs
  * its entry here; a hole is caught by test_remote_e2e (dnet_srv_serves). */
@@ -262,6 +271,11 @@ _Static_assert(sizeof requests / sizeof requests[0] == DNET_MSG_REQ_LAST + 1,
 bool dnet_srv_serves(uint16_t type)
 {
 	return dnet_proto_is_request(type) && requests[type].serve != NULL;
+}
+
+bool dnet_srv_user_restricted(uint16_t type)
+{
+	return dnet_srv_serves(type) && requests[type].check != CHK_NONE;
 }
 
 static bool type_ordered(uint16_t type)
@@ -277,10 +291,13 @@ bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t t
 	return s->cfg.lockstep && c->auth.hello && type_ordered(type);
 }
 
-/* Permission first: the device never sees a forbidden access. */
+/* Permission first: the device never sees a forbidden access.  The
+ * privilege column, applied: nothing is refused a privileged client. */
 static int check(const struct client *c, const struct srv_request *q, const struct dnet_proto_msg *m,
 		 char *msg, size_t msz)
 {
+	if (c->auth.privileged)
+		return 0;
 	switch (q->check) {
 	case CHK_WIDTH:
 		return srv_check_access(c, m->off, m->width, msg, msz);
@@ -289,9 +306,13 @@ static int check(const struct client *c, const struct srv_request *q, const stru
 	case CHK_WORD:
 		return srv_check_access(c, m->off, 8, msg, msz);
 	case CHK_BACKDOOR:
-		if (c->auth.privileged)
-			return 0;
 		snprintf(msg, msz, "permission denied: the SO-DIMM backdoor is for privileged clients only");
+		return -DNET_EPERM;
+	case CHK_PARAM_SET:
+		if (m->op != DNET_PARAM_OP_SET)
+			return 0;
+		snprintf(msg, msz, "permission denied: setting parameter '%s' is for privileged clients only "
+			 "(this client is a user)", m->name);
 		return -DNET_EPERM;
 	default:
 		return 0;
