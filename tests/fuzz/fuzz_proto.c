@@ -1,4 +1,4 @@
-/* Fuzz target: the dnetd wire protocol decoder (backends/remote/proto.c),
+/* Fuzz target: the dnetd wire protocol decoder (backends/remote/wire/proto.c),
  * the code a hostile peer reaches first.  The input is a byte stream as
  * the server receives it: frames are cut with dnet_proto_peek and decoded;
  * a frame that decodes must encode again to a frame that decodes to the

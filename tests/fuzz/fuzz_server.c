@@ -1,4 +1,4 @@
-/* Fuzz target: dnetd's per-client state machine (backends/remote/srv_*.c)
+/* Fuzz target: dnetd's per-client state machine (backends/remote/dnetd/)
  * against a hostile client.  The input (after a mode byte) is the byte
  * stream one client sends: a fresh emulator (sim:nodes=2) and a fresh
  * server listening on a UNIX socket in a private directory serve it, in

@@ -1,4 +1,4 @@
-/* dnetd's grant files (backends/remote/grants.c): the grammar shared by
+/* dnetd's grant files (backends/remote/dnetd/grants.c): the grammar shared by
  * --user-tokens and --allow, its FILE:LINE errors, and the file checks
  * (a token file readable by others, an allow-list writable by others);
  * what a client holds with --allow and --user-tokens together (srv_auth.c):

@@ -1,4 +1,4 @@
-/* dnetd on the wire: raw frames to the server loop (backends/remote/srv_*.c)
+/* dnetd on the wire: raw frames to the server loop (backends/remote/dnetd/)
  * run in a child process (remote_e2e_util.h), UNIX sockets in a private
  * temporary directory and TCP on 127.0.0.1 only; every child is killed and
  * reaped, every wait is bounded.

@@ -1,6 +1,6 @@
 /* The dnetd server loop: serves one open libdnet device to many clients
- * over the protocol of proto.h.  Internal to libdnet (hidden symbols); used
- * by bin/dnetd (backends/remote/dnetd/) and by tests/unit/test_remote_e2e.c,
+ * over the protocol of proto.h.  The daemon's, never in libdnet (hidden
+ * symbols); used by bin/dnetd (dnetd.c) and by tests/unit/test_remote_e2e.c,
  * which runs it in a child process.
  *
  * Single-threaded: one poll() loop, non-blocking sockets, a receive buffer

@@ -1,8 +1,10 @@
 /* The dnetd wire protocol, version 1 (docs/protocol.md is the spec).
  *
- * Internal to libdnet: used by the `remote` backend (the client), by the
- * server (srv_*.c, run by bin/dnetd) and by the unit tests.  The message
- * types are described by one table, proto_types.c.
+ * The wire codec (backends/remote/wire/, the internal archive libdnetwire.a,
+ * D-DNETD-ROOM): linked into libdnet for the `remote` backend (the client)
+ * and into dnetd (the server, backends/remote/dnetd/), hidden from
+ * libdnet.so's users.  The message types are described by one table,
+ * proto_types.c.
  *
  * Every message is one frame: a 12-byte header followed by a payload.
  * All integers are little-endian with explicit sizes.
