@@ -4,7 +4,8 @@
 # only those.
 #
 # With clang: libFuzzer + ASan + UBSan, coverage-guided.  The library (and
-# for fuzz_dsh, dsh's objects but main.o) is compiled once into build-fuzz/;
+# for fuzz_dsh, dsh's objects but main.o; for fuzz_server, the server's)
+# is compiled once into build-fuzz/;
 # each target starts from its seed corpus tests/fuzz/corpus/NAME and its
 # regression inputs tests/fuzz/regress/NAME, and adds what it finds to
 # build-fuzz/corpus-NAME (kept between runs).  A finding stops the target
@@ -65,9 +66,12 @@ if command -v clang >/dev/null 2>&1; then
 		printf '%s\n' "$CFLAGS_FUZZ" > "$out/flags"
 	fi
 	# shellcheck disable=SC2046
-	compile_objs lib $(ls libdnet/src/*.c backends/*/*.c) || exit 1
+	compile_objs lib $(ls libdnet/src/*.c backends/*/*.c backends/remote/wire/*.c) || exit 1
 	# shellcheck disable=SC2046
 	compile_objs dsh $(ls dsh/*.c | grep -v '^dsh/main\.c$') || exit 1
+	# the server: dnetd's room but the program's main (as the Makefile's SERVER_SRC)
+	# shellcheck disable=SC2046
+	compile_objs server $(ls backends/remote/dnetd/*.c | grep -v '/dnetd\.c$') || exit 1
 fi
 
 for name in "${targets[@]}"; do
@@ -80,7 +84,10 @@ for name in "${targets[@]}"; do
 			mapfile -t extra < "$out/dsh.objs"
 			extra+=(-Wl,--wrap=cmd_bench -Wl,--wrap=cmd_replay -Wl,--wrap=cmd_source -Wl,--wrap=cmd_probe -lreadline)
 		fi
-		[ "$name" = fuzz_server ] && maxlen=8192
+		if [ "$name" = fuzz_server ]; then
+			mapfile -t extra < "$out/server.objs"
+			maxlen=8192
+		fi
 		if [ -n "${FUZZ_MERGE:-}" ]; then echo "== $name: merging"; else echo "== $name: libFuzzer for ${secs}s"; fi
 		mapfile -t libobjs < "$out/lib.objs"
 		# shellcheck disable=SC2086
