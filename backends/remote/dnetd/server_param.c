@@ -35,8 +35,8 @@ static int list_text(struct dnet_dev *dev, char **text, size_t *len, struct dnet
 	return 0;
 }
 
-int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m, char **text, size_t *len,
-		   struct dnet_err *err)
+int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
+		   char **text, size_t *len, struct dnet_err *err)
 {
 	*text = NULL;
 	*len = 0;

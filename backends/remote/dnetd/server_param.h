@@ -10,7 +10,7 @@ struct dnet_dev;
 /* Serve one decoded PARAM request on dev: *text (malloc'ed, the caller
  * frees it; NULL when empty) and *len are the reply's text.  Whether the
  * client may (SET: privileged only) is decided before (srv_dispatch.c). */
-int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m, char **text, size_t *len,
-		   struct dnet_err *err);
+int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
+		   char **text, size_t *len, struct dnet_err *err);
 
 #endif
