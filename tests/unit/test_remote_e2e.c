@@ -870,6 +870,8 @@ static void test_privilege_table(void)
 		CHECK_EQ(raw_hello(fd, 0, priv, DNET_PROTO_VERSION_MAJOR), 0);
 		for (uint16_t t = DNET_MSG_HELLO + 1; t <= DNET_MSG_REQ_LAST; t++) {
 			struct dnet_proto_msg m, r;
+			if (!dnet_srv_serves(t))
+				continue; /* a hole: test_dispatch_table says so */
 			privileged_request(&m, t, 100u + t, data);
 			CHECK_EQ(raw_send_msg(fd, &m), 0);
 			int got = raw_recv(fd, &r, 5000);
