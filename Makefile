@@ -69,7 +69,7 @@ SERVER_SRC := $(wildcard backends/remote/server*.c backends/remote/srv_*.c) back
 LIB_SRC  := $(filter-out $(SERVER_SRC),$(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c))
 # common/: what the programs share without libdnet (compiled into each).
 COMMON_SRC := $(wildcard common/*.c)
-DSH_SRC  := $(wildcard dsh/*.c) $(COMMON_SRC)
+DSH_SRC  := $(wildcard dsh/*.c dsh/bench/*.c) $(COMMON_SRC)
 DNETD_SRC := $(wildcard backends/remote/dnetd/*.c) $(COMMON_SRC)
 RUN_SRC  := $(wildcard dsh/run/*.c) $(COMMON_SRC)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

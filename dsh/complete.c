@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-#include "bench.h"
+#include "bench/bench.h"
 
 /* ---- candidates ---- */
 

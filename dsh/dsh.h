@@ -274,7 +274,7 @@ void out_null(struct dsh *d, const char *key);   /* JSON only */
 void out_obj_open(struct dsh *d, const char *key);
 void out_arr_open(struct dsh *d, const char *key);
 void out_close(struct dsh *d);
-/* A value built elsewhere (a report's own JSON tree, bench_json.c) under key:
+/* A value built elsewhere (a report's own JSON tree, the bench's values) under key:
  * JSON only; print.c takes it over (deletes it in text mode). */
 void out_json_item(struct dsh *d, const char *key, cJSON *item);
 char *hexstr(char *buf, size_t n, uint64_t v);
