@@ -4,7 +4,7 @@
  * Every encoding is libdnet's (dnet_req_encode, dnet_botf_encode,
  * dnet_hdr_encode); dsh only gathers and checks the parameters.
  *
- * The Command Ex Flag rule: device.c (dsh_issue).
+ * The Command Ex Flag rule: device_ops.c (dsh_issue).
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* dsh: the synchronisation commands -- barrier, signal RANK, waitfor RANK --
- * over sync.c's ranks, barrier and signals: arguments and printing only. */
+ * over ranks.c's ranks, barrier and signals: arguments and printing only. */
 #include <inttypes.h>
 #include <string.h>
 #include "dsh.h"

@@ -106,7 +106,7 @@ struct dsh {
 	uint32_t base;      /* printed address = base + device offset */
 	uint64_t timeout_ns;
 	unsigned nprocs, pid, wid;
-	/* ranks (sync.c, cmd_sync.c) */
+	/* ranks (ranks.c, cmd_sync.c) */
 	unsigned rank, size;
 	const char *rank_from;       /* the environment variable the rank came from */
 	uint32_t run_id;
@@ -435,7 +435,7 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
-/* ---- sync.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
+/* ---- ranks.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
 /* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
 #define DSH_SYNC_AREA       DNET_SYNC_AREA       /* default: the last 4 KB of LLCM */
@@ -461,7 +461,7 @@ void dsh_msg_free(struct dsh *d);
 /* cmd_amt.c */
 void dsh_amt_free(struct dsh *d);
 
-/* ---- device.c: the device as the commands use it ---- */
+/* ---- device_ops.c: the device as the commands use it ---- */
 /* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
  * built in Write Window ww and sent by BOTF. */
 int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);

@@ -1,6 +1,6 @@
 /* dsh: the signals and the time limit that stop a run -- Ctrl-C at the
  * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
- * wait (script.c, flags.c, sync.c, ...) through dsh_interrupted, and by
+ * wait (script.c, flags.c, ranks.c, ...) through dsh_interrupted, and by
  * the run's summary (jsonl.c). */
 #include <errno.h>
 #include <termios.h>

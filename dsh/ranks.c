@@ -5,7 +5,7 @@
  * of the peers, each rank polling its own LLCM.  The protocol -- the
  * barrier, signals, and joining a run (D-SYNC-RUN) -- is libdnet's
  * (dnet/sync.h); dsh gives it hooks that store through its Write Window
- * shadow and its Command Ex Flag rule (device.c) and stop on Ctrl-C or
+ * shadow and its Command Ex Flag rule (device_ops.c) and stop on Ctrl-C or
  * --max-time (D-DSH-BARRIER).
  *
  * Rank and size come from dsh-run (DSH_RANK, DSH_SIZE) or from the launcher
@@ -173,7 +173,7 @@ void dsh_sync_free(struct dsh *d)
 
 /* ---- libdnet's barrier and signals with dsh's hooks ---- */
 
-/* A flag: through the shadow and the Command Ex Flag rule (device.c). */
+/* A flag: through the shadow and the Command Ex Flag rule (device_ops.c). */
 static int hook_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint64_t v, struct dnet_err *err)
 {
 	struct dsh *d = ctx;
