@@ -221,7 +221,7 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		dsh_flush_for_stderr();
 		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i], (double)(t1 - t0) / 1e9);
 	}
-	if (!rc && d->json) {
+	if (!rc && d->io.json) {
 		out_json_item(d, "values", bench_values_json(b));
 		cJSON *t = bench_table_json(b);
 		if (t)

@@ -473,7 +473,7 @@ bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
 /* ---- ranks.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
-/* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
+/* The synchronisation area: at d->ranks.sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
 #define DSH_SYNC_AREA       DNET_SYNC_AREA       /* default: the last 4 KB of LLCM */
 #define DSH_SYNC_AREA_SIZE  DNET_SYNC_AREA_SIZE  /* layout: dnet/sync.h */
