@@ -28,6 +28,23 @@ else
 	done
 	# The dsh objects cover dsh/bench/: the benchmark is checked with the shell.
 	expect_match "dsh's objects include dsh/bench/" '/obj/dsh/bench/bench_[a-z0-9]*\.o' "$(objs dsh)"
+	# dsh/bench/ is a library the bench command calls (bench.h): it calls
+	# nothing of the shell and includes none of its headers.
+	# shellcheck disable=SC2046 # one object a word
+	expect_eq "dsh/bench/ calls nothing of the shell" "" "$("$PY" - $(objs dsh) <<'PY'
+import subprocess, sys
+def nm(f, o):
+    return {l.split()[-1] for l in subprocess.run(["nm", o, f], capture_output=True, text=True).stdout.splitlines()
+            if l.split() and (o == "--undefined-only" or l.split()[1].isupper())}
+bench = [f for f in sys.argv[1:] if "/obj/dsh/bench/" in f]
+shell = {s: f for f in sys.argv[1:] if "/obj/dsh/" in f and f not in bench for s in nm(f, "--defined-only")}
+for b in bench:
+    for s in sorted(nm(b, "--undefined-only") & shell.keys()):
+        print(f"{b.split('/obj/')[1]} -> {shell[s].split('/obj/')[1]}: {s}")
+PY
+)"
+	expect_eq "dsh/bench/ includes no header of the shell" "" \
+		"$(grep -En '#include "(\.\./|dsh\.h|journal\.h|board\.h|sigtime\.h)' "$ROOT"/dsh/bench/*.[ch])"
 	# The checker finds a cycle when there is one: two objects that call
 	# each other, given as a folder and as a list of files.
 	mkdir -p "$T_TMP/cyc/obj/p"
