@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Import cycles among one program's files, from the object files.
+"""Import cycles among one program's files, from the object files (D-LAYOUT).
 
 A file A uses a file B when A's object has an undefined symbol (nm: U)
 that B's object defines (T, D, B, R...).  A cycle is a strongly connected

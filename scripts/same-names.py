@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Source files of one name in different folders (issue 33 item 6).
+"""Source files of one name in different folders (issue 33 item 6; D-LAYOUT).
 
 Reads paths (one a line) on stdin, the tracked .c and .h files, and prints
 every basename that two or more of them share, with the paths; exits 1 if

@@ -2,7 +2,7 @@
  * the emulator with concurrent host timelines (bench_exp.c E1-E7, bench_e9.c;
  * building blocks in bench_prog.c, results in bench_results.c).  The
  * interface of the library dsh/bench/ is: the shell's bench command
- * (dsh/cmd_bench.c, the report) sees only this header. */
+ * (dsh/cmd_bench.c, the report) sees only this header (D-LAYOUT). */
 #ifndef DSH_BENCH_H
 #define DSH_BENCH_H
 

@@ -1,7 +1,7 @@
 /* dsh-run: the processes it starts -- the signals it stops on, a child
  * spawned in its own process group and killed with it, and the private
  * dnetd started, awaited and stopped.  The bottom of dsh-run's files: it
- * calls none of them. */
+ * calls none of them (D-LAYOUT). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

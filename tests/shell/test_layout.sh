@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# No two source files of one name in different folders (issue 33 item 6):
+# No two source files of one name in different folders (issue 33 item 6,
+# D-LAYOUT):
 # dsh/device.c beside libdnet/src/device.c left a reader, and every message
 # that names only the file, to guess which one.  scripts/same-names.py says
 # which names repeat; main.c, each program's entry point, is the one
