@@ -76,7 +76,7 @@ WIRE_SRC := $(wildcard backends/remote/wire/*.c)
 LIB_SRC  := $(wildcard libdnet/src/*.c) $(wildcard backends/*/*.c)
 # common/: what the programs share without libdnet (compiled into each).
 COMMON_SRC := $(wildcard common/*.c)
-DSH_SRC  := $(wildcard dsh/*.c) $(COMMON_SRC)
+DSH_SRC  := $(wildcard dsh/*.c dsh/bench/*.c) $(COMMON_SRC)
 DNETD_SRC := $(DNETD_DIR)/dnetd.c $(COMMON_SRC)
 RUN_SRC  := $(wildcard dsh/run/*.c) $(COMMON_SRC)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -91,6 +91,11 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o)
 WIRE_OBJ := $(WIRE_SRC:%.c=$(B)/obj/%.o)
 RUN_OBJ  := $(RUN_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# Each program's objects: what it links, and what `make print-objs PROG=P`
+# lists (test_dsh_cycles.sh checks them for call cycles).
+PROG_OBJ_dsh := $(DSH_OBJ)
+PROG_OBJ_dnetd := $(DNETD_OBJ) $(SERVER_OBJ)
+PROG_OBJ_dsh-run := $(RUN_OBJ)
 # Fuzz targets with the standalone driver: a bounded run is a test.
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(B)/tests/test_fuzz_%)
 
@@ -108,7 +113,7 @@ LIBWIRE := $(B)/libdnetwire.a
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
 .PHONY: all lib progs tests deps deps-run deps-test run test test-plain unit bench install uninstall \
-	clean fuzz stress help
+	clean fuzz stress help print-objs
 all: lib progs tests
 lib: $(LIBA) $(LIBSO)
 progs: $(PROGS)
@@ -150,18 +155,23 @@ $(LIBSO): $(LIB_OBJ) $(LIBWIRE) $(LIBVER)
 	$(Q)$(CC) -shared -Wl,-soname,libdnet.so.0 -Wl,--version-script=$(LIBVER) $(VLDFLAGS) -o $@ \
 	  $(LIB_OBJ) $(WHOLE_WIRE) $(PKG_LIBS) -lm
 
-$(OUT_BIN)/dsh: $(DSH_OBJ) $(LIBA)
+$(OUT_BIN)/dsh: $(PROG_OBJ_dsh) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DSH_OBJ) $(LIBA) -lreadline $(PKG_LIBS) -lm
-$(OUT_BIN)/dnetd: $(DNETD_OBJ) $(SERVER_OBJ) $(LIBWIRE) $(LIBA)
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(PROG_OBJ_dsh) $(LIBA) -lreadline $(PKG_LIBS) -lm
+$(OUT_BIN)/dnetd: $(PROG_OBJ_dnetd) $(LIBWIRE) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(VLDFLAGS) -o $@ $(DNETD_OBJ) $(SERVER_OBJ) $(WHOLE_WIRE) $(LIBA) $(PKG_LIBS) -lm
-$(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(PROG_OBJ_dnetd) $(WHOLE_WIRE) $(LIBA) $(PKG_LIBS) -lm
+$(OUT_BIN)/dsh-run: $(PROG_OBJ_dsh-run) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(VLDFLAGS) -o $@ $(PROG_OBJ_dsh-run) $(LIBA) $(PKG_LIBS) -lm
+
+# The object files of program PROG (dsh, dnetd, dsh-run), one a line, as the
+# build variant names them (SAN=1, BUILD=DIR); nothing is built.
+print-objs:
+	@$(if $(filter $(PROG),$(PROG_NAMES)),printf '%s\n' $(PROG_OBJ_$(PROG)),echo "print-objs: PROG=dsh, dnetd or dsh-run (not '$(PROG)')" >&2; exit 2)
 
 # Unit tests see the public headers; those of emulator or daemon internals
 # also backends/, and those that drive the server link its objects.
@@ -327,6 +337,7 @@ help:
 	'  install        install under DESTDIR+PREFIX; without DESTDIR, as root, also ldconfig' \
 	'  uninstall      remove what install installed (same variables)' \
 	'  bench          benchmark figures (not pass/fail)' \
+	'  print-objs     the object files of one program (PROG=dsh, dnetd or dsh-run), one a line' \
 	'  fuzz           libFuzzer on each tests/fuzz target, FUZZ_TIME s each (FUZZ_TARGETS="proto dsh": some)' \
 	'  stress         long runs: random messages, many-rank barriers, attacks' \
 	'  clean          remove every generated directory (build*, bin, lib, build-fuzz)' \

@@ -14,7 +14,7 @@
 
 const char *dsh_var_get(struct dsh *d, const char *name)
 {
-	for (struct dsh_var *v = d->vars; v; v = v->next)
+	for (struct dsh_var *v = d->script.vars; v; v = v->next)
 		if (strcmp(v->name, name) == 0)
 			return v->value;
 	return NULL;
@@ -35,7 +35,7 @@ int dsh_var_set(struct dsh *d, const char *name, const char *value)
 	if (!dsh_var_name_ok(name))
 		return dsh_error(d, "bad variable name '%s' (letters, digits and _, not starting with a digit, "
 				 "at most %d characters)", name, DSH_VAR_NAME_MAX);
-	for (struct dsh_var *v = d->vars; v; v = v->next)
+	for (struct dsh_var *v = d->script.vars; v; v = v->next)
 		if (strcmp(v->name, name) == 0) {
 			char *nv = strdup(value);
 			if (!nv)
@@ -55,14 +55,14 @@ int dsh_var_set(struct dsh *d, const char *name, const char *value)
 		free(v);
 		return dsh_error(d, "out of memory");
 	}
-	v->next = d->vars;
-	d->vars = v;
+	v->next = d->script.vars;
+	d->script.vars = v;
 	return 0;
 }
 
 void dsh_vars_free(struct dsh *d)
 {
-	struct dsh_var *v = d->vars;
+	struct dsh_var *v = d->script.vars;
 	while (v) {
 		struct dsh_var *n = v->next;
 		free(v->name);
@@ -70,7 +70,7 @@ void dsh_vars_free(struct dsh *d)
 		free(v);
 		v = n;
 	}
-	d->vars = NULL;
+	d->script.vars = NULL;
 }
 
 /* Expand $NAME / ${NAME} / $_ at *pp (pointing at '$') into *op. Returns
@@ -110,9 +110,9 @@ static int expand_var(struct dsh *d, const char **pp, char **op, const char *end
 	char tmp[32];
 	const char *val;
 	if (strcmp(name, "_") == 0) {
-		if (!d->has_last)
+		if (!d->script.has_last)
 			return dsh_error(d, "$_: no result yet");
-		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, d->last);
+		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, d->script.last);
 		val = tmp;
 	} else if (!(val = dsh_var_get(d, name))) {
 		return dsh_error(d, "undefined variable '$%s'", name);

@@ -55,35 +55,35 @@ static void bad(struct checker *c, const char *fmt, const char *arg)
 	if (c->count_only)
 		return;
 	if (++c->errors > MAX_LISTED) {
-		if (c->errors == MAX_LISTED + 1 && !d->json)
+		if (c->errors == MAX_LISTED + 1 && !d->io.json)
 			fprintf(stderr, "dsh: %s:%d: check: more errors follow; only the first %d are listed\n",
 				c->name, c->line, MAX_LISTED);
 		return;
 	}
-	d->have_err = true;
-	snprintf(d->errmsg, sizeof d->errmsg, fmt, arg);
+	d->cur.have_err = true;
+	snprintf(d->cur.errmsg, sizeof d->cur.errmsg, fmt, arg);
 	dsh_flush_for_stderr();
 	fputs("dsh: ", stderr);
 	dsh_fputs_safe(c->name, stderr);
 	fprintf(stderr, ":%d: check: ", c->line);
-	dsh_fputs_safe(d->errmsg, stderr);
+	dsh_fputs_safe(d->cur.errmsg, stderr);
 	fputc('\n', stderr);
-	if (d->json) {
+	if (d->io.json) {
 		struct dsh_args a = { .argc = 1 };
 		a.argv[0] = (char *)"check";
-		d->cur_file = c->name;
-		d->cur_line = c->line;
-		d->cur_cmd = c->text;
+		d->cur.file = c->name;
+		d->cur.line = c->line;
+		d->cur.cmd = c->text;
 		out_json_command(d, &a, false);
-		d->cur_cmd = NULL;
+		d->cur.cmd = NULL;
 	}
-	d->have_err = false;
+	d->cur.have_err = false;
 }
 
 void dsh_not_run(struct dsh *d, const char *name, int nerr)
 {
-	d->check_errors = nerr;
-	if (d->json) {
+	d->run.check_errors = nerr;
+	if (d->io.json) {
 		struct dsh_run_verdict v;
 		dsh_run_verdict(d, &v);
 		out_json_summary(d, &v);
@@ -129,10 +129,10 @@ static void check_cond(struct checker *c, const char *t, const char *cmd)
 	struct dsh_args *a = calloc(1, sizeof *a);
 	if (!a)
 		return;
-	bool had = d->have_err;
-	char saved[sizeof d->errmsg], msg[sizeof d->errmsg + 64] = "";
-	memcpy(saved, d->errmsg, sizeof saved);
-	d->have_err = false;
+	bool had = d->cur.have_err;
+	char saved[sizeof d->cur.errmsg], msg[sizeof d->cur.errmsg + 64] = "";
+	memcpy(saved, d->cur.errmsg, sizeof saved);
+	d->cur.have_err = false;
 	if (dsh_tokenize(d, t, a) == 0 && a->argc > 0) {
 		if (a->argv[0][0] == '@') {
 			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
@@ -143,13 +143,13 @@ static void check_cond(struct checker *c, const char *t, const char *cmd)
 		if (wait)
 			dsh_wait_split(a, &end, &tmo, &alw);
 		struct dsh_cond cond;
-		d->have_err = false;
+		d->cur.have_err = false;
 		if (end > 0 && !(wait && dsh_wait_idle_form(a, end)) &&
 		    dsh_cond_parse(d, a, 1, end, &cond) < 0)
-			snprintf(msg, sizeof msg, "%s: %s", a->argv[0], d->errmsg);
+			snprintf(msg, sizeof msg, "%s: %s", a->argv[0], d->cur.errmsg);
 	}
-	memcpy(d->errmsg, saved, sizeof saved);
-	d->have_err = had;
+	memcpy(d->cur.errmsg, saved, sizeof saved);
+	d->cur.have_err = had;
 	free(a);
 	if (msg[0])
 		bad(c, "%s", msg);
@@ -171,12 +171,12 @@ static void check_source(struct checker *c, const char *t)
 		return;
 	}
 	struct dsh_args *a = calloc(1, sizeof *a);
-	bool had = d->have_err;
-	char saved[sizeof d->errmsg];
-	memcpy(saved, d->errmsg, sizeof saved);
+	bool had = d->cur.have_err;
+	char saved[sizeof d->cur.errmsg];
+	memcpy(saved, d->cur.errmsg, sizeof saved);
 	int ok = a && dsh_tokenize(d, t, a) == 0;
-	memcpy(d->errmsg, saved, sizeof saved);
-	d->have_err = had;
+	memcpy(d->cur.errmsg, saved, sizeof saved);
+	d->cur.have_err = had;
 	int k = ok && a->argc > 0 && a->argv[0][0] == '@';
 	char *path = ok && a->argc == k + 2 ? strdup(a->argv[k + 1]) : NULL;
 	free(a);

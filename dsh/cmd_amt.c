@@ -22,18 +22,18 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 	if (!r)
 		return dsh_error(d, "register table has no 'amt'");
 	uint64_t word = dnet_amt_word((unsigned)idx, (unsigned)wid, dnet_clid_to_lid((uint16_t)clid));
-	struct dsh_amt_map *nm = realloc(d->amt_maps, (d->amt_nmaps + 1) * sizeof *d->amt_maps);
+	struct dsh_amt_map *nm = realloc(d->msg.amt_maps, (d->msg.amt_nmaps + 1) * sizeof *d->msg.amt_maps);
 	if (!nm)
 		return dsh_error(d, "out of memory");
-	d->amt_maps = nm;
+	d->msg.amt_maps = nm;
 	if (dsh_reg_write(d, r, word) < 0)
 		return -1;
 	unsigned k = 0;
-	while (k < d->amt_nmaps && !(d->amt_maps[k].clid == clid && d->amt_maps[k].wid == wid))
+	while (k < d->msg.amt_nmaps && !(d->msg.amt_maps[k].clid == clid && d->msg.amt_maps[k].wid == wid))
 		k++;
-	if (k == d->amt_nmaps)
-		d->amt_nmaps++;
-	d->amt_maps[k] = (struct dsh_amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
+	if (k == d->msg.amt_nmaps)
+		d->msg.amt_nmaps++;
+	d->msg.amt_maps[k] = (struct dsh_amt_map){ (unsigned)clid, (unsigned)wid, (unsigned)idx };
 	out_u64(d, "clid", "amt: sender CLID %" PRIu64, clid);
 	out_u64(d, "wid", " WID %" PRIu64, wid);
 	out_u64(d, "index", " -> entry %" PRIu64, idx);
@@ -44,11 +44,11 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 
 static void amt_list(struct dsh *d)
 {
-	if (!d->amt_nmaps)
+	if (!d->msg.amt_nmaps)
 		out_text(d, "amt: no Address Table entry written by this shell (the register is write-only)\n");
 	out_arr_open(d, "map");
-	for (unsigned k = 0; k < d->amt_nmaps; k++) {
-		const struct dsh_amt_map *m = &d->amt_maps[k];
+	for (unsigned k = 0; k < d->msg.amt_nmaps; k++) {
+		const struct dsh_amt_map *m = &d->msg.amt_maps[k];
 		out_obj_open(d, NULL);
 		out_u64(d, "clid", "sender CLID %" PRIu64, m->clid);
 		out_u64(d, "wid", " WID %" PRIu64, m->wid);
@@ -77,7 +77,7 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 	};
 	if (dsh_kv_parse(d, a, 2, a->argc, kv, 2) < 0)
 		return -1;
-	uint32_t off = DNET_LLCM_WID(d->wid) + 8u * (uint32_t)idx;
+	uint32_t off = DNET_LLCM_WID(d->opts.wid) + 8u * (uint32_t)idx;
 	struct dnet_err e = { 0 };
 	if (!kv[0].given && !kv[1].given) {
 		uint64_t w;
@@ -119,7 +119,7 @@ int cmd_amt(struct dsh *d, struct dsh_args *a)
 
 void dsh_amt_free(struct dsh *d)
 {
-	free(d->amt_maps);
-	d->amt_maps = NULL;
-	d->amt_nmaps = 0;
+	free(d->msg.amt_maps);
+	d->msg.amt_maps = NULL;
+	d->msg.amt_nmaps = 0;
 }

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include "dsh.h"
 #include "../common/outfile.h"
-#include "bench.h"
+#include "bench/bench.h"
 #include "sigtime.h"
 
 static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
@@ -221,10 +221,14 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		dsh_flush_for_stderr();
 		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i], (double)(t1 - t0) / 1e9);
 	}
-	if (!rc)
-		bench_result_json(d, b);
-	if (!rc && json)
-		rc = bench_write_json(d, json, b, &o);
+	if (!rc && d->io.json) {
+		out_json_item(d, "values", bench_values_json(b));
+		cJSON *t = bench_table_json(b);
+		if (t)
+			out_json_item(d, "table7_3", t);
+	}
+	if (!rc && json && bench_write_json(json, b, &o, err, sizeof err))
+		rc = dsh_error(d, "%s", err);
 	if (!rc && dir) {
 		bool plotted = false;
 		rc = write_plots(d, dir, b, &plotted);

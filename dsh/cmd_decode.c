@@ -35,7 +35,7 @@ static int read_words(struct dsh *d, enum dnet_region reg, uint32_t off, uint64_
 {
 	uint32_t addr;
 	struct dnet_err e = { 0 };
-	if (dnet_region_addr(reg, d->wid, off, n * 8, &addr, &e) < 0)
+	if (dnet_region_addr(reg, d->opts.wid, off, n * 8, &addr, &e) < 0)
 		return dsh_derr(d, &e);
 	if (dnet_read_block(d->dev, addr, w, n * 8, &e) < 0)
 		return dsh_derr(d, &e);
@@ -73,7 +73,7 @@ int cmd_status(struct dsh *d, struct dsh_args *a)
 	struct dnet_err e = { 0 };
 	if (!tr)
 		return dsh_error(d, "libdnet has no status_nwa register");
-	if (dnet_reg_read(d->dev, d->wid, tr, &tail, &e) < 0)
+	if (dnet_reg_read(d->dev, d->opts.wid, tr, &tail, &e) < 0)
 		return dsh_derr(d, &e);
 	bool have_head = shadow_of(d, "status_nra", &head);
 	if (!have_head)
@@ -151,7 +151,7 @@ int cmd_lh(struct dsh *d, struct dsh_args *a)
 	struct dnet_err e = { 0 };
 	if (!tr)
 		return dsh_error(d, "libdnet has no evpbuf_nwa register");
-	if (dnet_reg_read(d->dev, d->wid, tr, &tail, &e) < 0)
+	if (dnet_reg_read(d->dev, d->opts.wid, tr, &tail, &e) < 0)
 		return dsh_derr(d, &e);
 	out_hex(d, "head", "LH ring: head 0x%03" PRIx64, head);
 	out_text(d, "%s", have_head ? "" : " (not set by dsh: 0)");

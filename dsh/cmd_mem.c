@@ -1,7 +1,7 @@
 /* dsh: buffers — llcm_read/llcm_write, evpbuf_read, pw_read, ww_write (the
  * original commands and formats), dump of every region, SO-DIMM access.
  *
- * Printed addresses are d->base + device offset (default base 0x4213c000,
+ * Printed addresses are d->opts.base + device offset (default base 0x4213c000,
  * the mapping address of the thesis's examples; `set base`).  All offsets
  * and sizes are checked before anything is done.
  */
@@ -58,15 +58,15 @@ static int dump_region(struct dsh *d, enum dnet_region reg, uint32_t off, uint32
 		return dsh_error(d, "out of memory");
 	int rc = dsh_region_read(d, reg, off, buf, len);
 	if (rc == 0) {
-		uint32_t addr = ri->base[d->wid] + off;
+		uint32_t addr = ri->base[d->opts.wid] + off;
 		if (reg == DNET_REG_WW) {
 			out_bool(d, "shadow", "# Write Window: host-side shadow of what dsh wrote (the window is "
 				 "write-only; ? = not written by this shell)\n", true);
 			struct dsh_shadow *s = dsh_shadow(d);
-			out_dump_known(d, ri->name, d->wid, addr, off, buf, len,
-				       s ? &s->ww_known[d->wid][off / 8] : NULL);
+			out_dump_known(d, ri->name, d->opts.wid, addr, off, buf, len,
+				       s ? &s->ww_known[d->opts.wid][off / 8] : NULL);
 		} else {
-			out_dump(d, ri->name, d->wid, addr, off, buf, len);
+			out_dump(d, ri->name, d->opts.wid, addr, off, buf, len);
 		}
 	}
 	free(buf);
@@ -79,7 +79,7 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 {
 	struct dnet_err e = { 0 };
 	uint32_t addr;
-	if (dnet_region_addr(ri->id, d->wid, off, len, &addr, &e) < 0)
+	if (dnet_region_addr(ri->id, d->opts.wid, off, len, &addr, &e) < 0)
 		return dsh_derr(d, &e);
 	if (ri->id == DNET_REG_PW || ri->id == DNET_REG_LHB) {
 		uint32_t lo = addr & ~63u, hi = (addr + len + 63) & ~63u;
@@ -88,10 +88,10 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 	}
 	struct dsh_shadow *s = ri->id == DNET_REG_WW ? dsh_shadow(d) : NULL;
 	out_str(d, "region", NULL, ri->name);
-	out_u64(d, "wid", NULL, d->wid);
+	out_u64(d, "wid", NULL, d->opts.wid);
 	out_hex(d, "offset", NULL, off);
 	out_hex(d, "device_offset", NULL, addr);
-	out_hex(d, "address", NULL, (uint64_t)d->base + addr);
+	out_hex(d, "address", NULL, (uint64_t)d->opts.base + addr);
 	out_u64(d, "length", NULL, len);
 	out_arr_open(d, "words32");
 	out_text(d, "# ADDR     +0       +4       +8       +c        (32-bit words)\n");
@@ -101,8 +101,8 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 		if (s) {
 			/* the four bytes of this 32-bit word, all written */
 			unsigned sh = (off + i) % 8;
-			known = (s->ww_known[d->wid][(off + i) / 8] >> sh & 0xfu) == 0xfu;
-			memcpy(&v, &s->ww[d->wid][off + i], 4);
+			known = (s->ww_known[d->opts.wid][(off + i) / 8] >> sh & 0xfu) == 0xfu;
+			memcpy(&v, &s->ww[d->opts.wid][off + i], 4);
 		} else if (dnet_read32(d->dev, addr + i, &v, &e) < 0) {
 			return dsh_derr(d, &e);
 		}
@@ -110,7 +110,7 @@ static int dump_region32(struct dsh *d, const struct dnet_region_info *ri, uint3
 		char h[16];
 		snprintf(h, sizeof h, known ? "0x%08" PRIx32 : "0x????????", v);
 		if (i % 16 == 0)
-			out_u64(d, NULL, "#%08" PRIx64 ":", (uint64_t)(d->base + addr + i));
+			out_u64(d, NULL, "#%08" PRIx64 ":", (uint64_t)(d->opts.base + addr + i));
 		out_str(d, NULL, " %s", h + 2);
 		if (known)
 			out_str(d, "word", NULL, h);
@@ -192,7 +192,7 @@ static int write32_series(struct dsh *d, struct dsh_args *a, bool ww)
 		out_u64(d, "ww", NULL, kv[4].val);
 	}
 	uint32_t addr;
-	if (dnet_region_addr(reg, d->wid, roff, (uint32_t)(it * 4), &addr, &e) < 0)
+	if (dnet_region_addr(reg, d->opts.wid, roff, (uint32_t)(it * 4), &addr, &e) < 0)
 		return dsh_derr(d, &e);
 	for (uint64_t i = 0; i < it; i++) {
 		uint32_t v = (uint32_t)(val + i * inc);
@@ -222,13 +222,13 @@ static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint6
 {
 	out_arr_open(d, "registers");
 	out_dump_header(d);
-	for (unsigned i = 0; i < d->nregs; i++) {
-		const struct dnet_reg *r = &d->regs[i];
+	for (unsigned i = 0; i < d->reg.ndb; i++) {
+		const struct dnet_reg *r = &d->reg.db[i];
 		if (r->block != blk || r->offset < off || r->offset >= off + size)
 			continue;
 		if (!(r->access & DNET_ACC_R) && (r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE)))
 			continue; /* command kicks and reset strobes hold no state */
-		uint32_t addr = dnet_reg_addr(r, d->wid);
+		uint32_t addr = dnet_reg_addr(r, d->opts.wid);
 		char note[DNET_ERR_MSG_MAX + 8] = "";
 		uint64_t v = 0;
 		bool have = false;
@@ -236,13 +236,13 @@ static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint6
 			snprintf(note, sizeof(note), "not read: a read would act");
 		} else if (r->access & DNET_ACC_R) {
 			struct dnet_err e = { 0 };
-			if (dnet_reg_read(d->dev, d->wid, r, &v, &e) == 0)
+			if (dnet_reg_read(d->dev, d->opts.wid, r, &v, &e) == 0)
 				have = true;
 			else
 				snprintf(note, sizeof(note), "%s", e.msg);
 		} else {
 			struct dsh_shadow *s = dsh_shadow(d);
-			unsigned w = blk == DNET_BLK_USER ? d->wid : 0;
+			unsigned w = blk == DNET_BLK_USER ? d->opts.wid : 0;
 			if (s && s->reg_has[w][i]) {
 				v = s->reg[w][i];
 				have = true;
@@ -252,7 +252,7 @@ static int dump_regs(struct dsh *d, enum dnet_reg_block blk, uint64_t off, uint6
 			}
 		}
 		out_obj_open(d, NULL);
-		out_u64(d, NULL, "#%08" PRIx64 ": ", (uint64_t)(d->base + addr));
+		out_u64(d, NULL, "#%08" PRIx64 ": ", (uint64_t)(d->opts.base + addr));
 		if (have)
 			out_text(d, "%016" PRIx64 "  ", v);
 		else
@@ -289,15 +289,15 @@ int cmd_dump(struct dsh *d, struct dsh_args *a)
 		const char *how = "";
 		int rc = dsh_sodimm_rw(d, off, buf, size, false, &how);
 		if (rc == 0) {
-			out_text(d, "# SO-DIMM WID %u offset 0x%" PRIx64, d->wid, off);
+			out_text(d, "# SO-DIMM WID %u offset 0x%" PRIx64, d->opts.wid, off);
 			out_str(d, "via", " (via %s; addresses are SO-DIMM offsets)\n", how);
-			if (d->json) {
-				out_dump(d, "sodimm", d->wid, 0, (uint32_t)off, buf, size);
+			if (d->io.json) {
+				out_dump(d, "sodimm", d->opts.wid, 0, (uint32_t)off, buf, size);
 			} else {
-				uint32_t saved = d->base;
-				d->base = 0;
-				out_dump(d, "sodimm", d->wid, (uint32_t)off, (uint32_t)off, buf, size);
-				d->base = saved;
+				uint32_t saved = d->opts.base;
+				d->opts.base = 0;
+				out_dump(d, "sodimm", d->opts.wid, (uint32_t)off, (uint32_t)off, buf, size);
+				d->opts.base = saved;
 			}
 		}
 		free(buf);

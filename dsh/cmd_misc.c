@@ -27,25 +27,25 @@ int cmd_quit(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "usage: quit [N] (N: exit status 0-255)");
 	if (a->argc == 2 && dsh_num(d, a, 1, 255, "exit status", &code) < 0)
 		return -1;
-	d->quit = true;
+	d->run.quit = true;
 	if (a->argc == 2)
-		d->quit_code = (int)code;
-	if (d->cur_file)
-		snprintf(d->quit_at, sizeof d->quit_at, "%s:%d", d->cur_file, d->cur_line);
+		d->run.quit_code = (int)code;
+	if (d->cur.file)
+		snprintf(d->run.quit_at, sizeof d->run.quit_at, "%s:%d", d->cur.file, d->cur.line);
 	else
-		snprintf(d->quit_at, sizeof d->quit_at, "the prompt");
+		snprintf(d->run.quit_at, sizeof d->run.quit_at, "the prompt");
 	/* dsh-script(5): it ends the whole run, also from a sourced file or
 	 * from a -c/-f source that others follow.  With status 0 there, what
 	 * comes after would be skipped and the run pass: a failure instead, at
 	 * this line (D-VERDICT-RUN, D-VERDICT-EXIT0). */
-	if (d->depth > 0 && code == 0)
+	if (d->script.depth > 0 && code == 0)
 		return dsh_error(d, "%s 0 in a sourced file ends the whole run: the commands after its "
 				 "source do not run, so the run fails (exit N with N > 0 ends it on purpose)",
 				 a->argv[0]);
-	if (d->sources_after && code == 0)
+	if (d->script.sources_after && code == 0)
 		return dsh_error(d, "%s 0 ends the whole run, but %u more -c/-f source%s of this run would "
 				 "not run, so the run fails (exit 0 only in the last source; exit N with N > 0 "
-				 "ends it on purpose)", a->argv[0], d->sources_after, d->sources_after > 1 ? "s" : "");
+				 "ends it on purpose)", a->argv[0], d->script.sources_after, d->script.sources_after > 1 ? "s" : "");
 	return 0;
 }
 
@@ -93,18 +93,18 @@ int cmd_info(struct dsh *d, struct dsh_args *a)
 	out_str(d, NULL, "caps     %s\n", caps[0] ? caps : "-");
 	out_u64(d, "nodes", "nodes    %" PRIu64, dnet_node_count(d->dev));
 	out_u64(d, "node", " (current %" PRIu64 ")\n", dnet_node(d->dev));
-	out_u64(d, "nprocs", "process  nprocs %" PRIu64, d->nprocs);
-	out_u64(d, "pid", " pid %" PRIu64, d->pid);
-	out_u64(d, "wid", " wid %" PRIu64, d->wid);
-	out_u64(d, "gap_ns", NULL, d->gap_ns);
-	out_hex(d, "base", NULL, d->base);
-	out_u64(d, "timeout_ns", NULL, d->timeout_ns);
-	out_u64(d, "rank", " (rank %" PRIu64, d->rank);
-	out_u64(d, "size", " of %" PRIu64 ")\n", d->size);
-	out_str(d, NULL, "gap      %s", dnet_format_duration(d->gap_ns, gap, sizeof gap));
+	out_u64(d, "nprocs", "process  nprocs %" PRIu64, d->opts.nprocs);
+	out_u64(d, "pid", " pid %" PRIu64, d->opts.pid);
+	out_u64(d, "wid", " wid %" PRIu64, d->opts.wid);
+	out_u64(d, "gap_ns", NULL, d->opts.gap_ns);
+	out_hex(d, "base", NULL, d->opts.base);
+	out_u64(d, "timeout_ns", NULL, d->opts.timeout_ns);
+	out_u64(d, "rank", " (rank %" PRIu64, d->ranks.rank);
+	out_u64(d, "size", " of %" PRIu64 ")\n", d->ranks.size);
+	out_str(d, NULL, "gap      %s", dnet_format_duration(d->opts.gap_ns, gap, sizeof gap));
 	out_text(d, "%s\nbase     0x%08" PRIx32 " (printed address = base + device offset)\ntimeout  %s\n",
 		 (d->caps & DNET_CAP_VIRTUAL_TIME) ? " of virtual time after each command" : " (not used: real time)",
-		 d->base, dnet_format_duration(d->timeout_ns, tmo, sizeof tmo));
+		 d->opts.base, dnet_format_duration(d->opts.timeout_ns, tmo, sizeof tmo));
 	if (cl[0])
 		out_str(d, "cluster", "cluster  %s (the emulated cluster: the same for every client of one dnetd)\n", cl);
 	return 0;
@@ -177,14 +177,14 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc == 1) {
 		out_obj_open(d, "variables");
-		for (struct dsh_var *v = d->vars; v; v = v->next) {
+		for (struct dsh_var *v = d->script.vars; v; v = v->next) {
 			out_str(d, NULL, "%s=", v->name);
 			out_str(d, v->name, "%s\n", v->value);
 		}
 		out_close(d);
 		out_text(d, "(settings: -e %s, gap %" PRIu64 " ns, base 0x%08" PRIx32 ", timeout %" PRIu64
-			 " ns, wid %u, posted %s, sync_area 0x%04" PRIx32 "%s)\n", d->bail ? "on" : "off", d->gap_ns,
-			 d->base, d->timeout_ns, d->wid, d->no_post ? "off" : "on", d->sync_area,
+			 " ns, wid %u, posted %s, sync_area 0x%04" PRIx32 "%s)\n", d->opts.bail ? "on" : "off", d->opts.gap_ns,
+			 d->opts.base, d->opts.timeout_ns, d->opts.wid, d->post.off ? "off" : "on", d->ranks.sync_area,
 			 dsh_sync_reserved(d) ? " reserved" : "");
 		return 0;
 	}
@@ -192,27 +192,27 @@ int cmd_set(struct dsh *d, struct dsh_args *a)
 	if (strcmp(k, "-e") == 0 || strcmp(k, "+e") == 0) {
 		if (a->argc != 2)
 			return dsh_error(d, "usage: set -e | set +e");
-		d->bail = k[0] == '-';
+		d->opts.bail = k[0] == '-';
 		return 0;
 	}
 	if (a->argc != 3)
 		return dsh_error(d, "usage: set NAME VALUE (quote a value with blanks)");
 	const char *v = a->argv[2];
 	if (strcmp(k, "gap") == 0)
-		return dsh_dur_str(d, v, "gap", &d->gap_ns);
+		return dsh_dur_str(d, v, "gap", &d->opts.gap_ns);
 	if (strcmp(k, "timeout") == 0)
-		return dsh_dur_str(d, v, "timeout", &d->timeout_ns);
+		return dsh_dur_str(d, v, "timeout", &d->opts.timeout_ns);
 	if (strcmp(k, "base") == 0) {
 		uint64_t b;
 		if (dsh_num_str(d, v, UINT32_MAX - DNET_MAP_SIZE, "base", &b) < 0)
 			return -1;
-		d->base = (uint32_t)b;
+		d->opts.base = (uint32_t)b;
 		return 0;
 	}
 	if (strcmp(k, "posted") == 0) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			return dsh_error(d, "set posted: '%s' is not on or off", v);
-		d->no_post = strcmp(v, "off") == 0;
+		d->post.off = strcmp(v, "off") == 0;
 		return 0;
 	}
 	if (strcmp(k, "sync_area") == 0)
@@ -230,7 +230,7 @@ int cmd_unset(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc != 2)
 		return dsh_error(d, "usage: unset NAME");
-	for (struct dsh_var **pp = &d->vars; *pp; pp = &(*pp)->next)
+	for (struct dsh_var **pp = &d->script.vars; *pp; pp = &(*pp)->next)
 		if (strcmp((*pp)->name, a->argv[1]) == 0) {
 			struct dsh_var *v = *pp;
 			*pp = v->next;
@@ -248,14 +248,14 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 	struct dsh_cond c;
 	if (dsh_cond_parse(d, a, 1, a->argc, &c) < 0)
 		return -1;
-	if (d->dry) {
+	if (d->opts.dry) {
 		/* Nothing was read: the assertion did not run (never a pass). */
 		out_null(d, "passed");
 		out_bool(d, "skipped", NULL, true);
 		out_str(d, NULL, "%s skipped (dry run): ", soft ? "expect" : "assertion");
 		out_str(d, "condition", "%s\n", c.desc);
 		out_str(d, "op", NULL, dnet_cond_name(c.op));
-		d->asserts_skipped++;
+		d->run.asserts_skipped++;
 		return 0;
 	}
 	struct dsh_cond_result r;
@@ -270,11 +270,11 @@ int cmd_assert(struct dsh *d, struct dsh_args *a)
 	out_str(d, "op", NULL, dnet_cond_name(c.op));
 	dsh_set_last(d, v);
 	if (ok) {
-		d->asserts_pass++;
+		d->run.asserts_pass++;
 		return 0;
 	}
-	d->asserts_fail++;
-	d->verdict = true;
+	d->run.asserts_fail++;
+	d->run.verdict = true;
 	dsh_error(d, "%s failed: %s (got 0x%" PRIx64 ")", soft ? "expect" : "assertion", c.desc, v);
 	if (soft)
 		return 1; /* counted, reported, but not a failed command */

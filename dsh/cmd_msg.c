@@ -13,42 +13,42 @@
 
 void dsh_msg_free(struct dsh *d)
 {
-	dnet_msg_job_close(d->msg_job);
-	d->msg_job = NULL;
-	d->msg_job_dev = NULL;
+	dnet_msg_job_close(d->msg.job);
+	d->msg.job = NULL;
+	d->msg.job_dev = NULL;
 }
 
 /* This shell's rank in the job, opening the job if needed. */
 static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 {
-	bool alone = d->size <= 1;
-	unsigned n = alone ? dnet_node_count(d->dev) : d->size;
-	unsigned me = alone ? dnet_node(d->dev) - 1 : d->rank;
-	if (!d->msg_job || d->msg_job_dev != d->dev) {
-		dnet_msg_job_close(d->msg_job);
-		d->msg_job = NULL;
+	bool alone = d->ranks.size <= 1;
+	unsigned n = alone ? dnet_node_count(d->dev) : d->ranks.size;
+	unsigned me = alone ? dnet_node(d->dev) - 1 : d->ranks.rank;
+	if (!d->msg.job || d->msg.job_dev != d->dev) {
+		dnet_msg_job_close(d->msg.job);
+		d->msg.job = NULL;
 		struct dnet_msg_rank *map = calloc(n, sizeof *map);
 		if (!map)
 			return dsh_error(d, "out of memory");
 		for (unsigned r = 0; r < n; r++)
-			map[r] = alone ? (struct dnet_msg_rank){ r + 1, d->wid }
-				       : d->peer[r];
+			map[r] = alone ? (struct dnet_msg_rank){ r + 1, d->opts.wid }
+				       : d->ranks.peer[r];
 		struct dnet_msg_params p;
 		dnet_msg_params_default(&p);
-		p.timeout_ns = d->timeout_ns;
+		p.timeout_ns = d->opts.timeout_ns;
 		if (dsh_sync_reserved(d)) { /* the AMT keeps out of the flags (D-SYNC-AREA) */
-			p.llcm_reserved = d->sync_area;
+			p.llcm_reserved = d->ranks.sync_area;
 			p.llcm_reserved_len = DSH_SYNC_AREA_SIZE;
 		}
 		unsigned node = dnet_node(d->dev);
 		struct dnet_err e = { 0 };
-		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->rank, alone ? 0 : 1, &p, &d->msg_job, &e);
+		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->ranks.rank, alone ? 0 : 1, &p, &d->msg.job, &e);
 		free(map);
 		struct dnet_err e2 = { 0 };
 		dnet_set_node(d->dev, node, &e2);
 		if (rc < 0)
 			return dsh_derr(d, &e);
-		d->msg_job_dev = d->dev;
+		d->msg.job_dev = d->dev;
 		/* Under a launcher the set-up is collective: no rank may send
 		 * before every receiver has its AMT, rings and LH Buffer state
 		 * (a packet ahead of them would find no AMT entry). */
@@ -112,9 +112,9 @@ int cmd_send(struct dsh *d, struct dsh_args *a)
 	struct dnet_msg_req *q = NULL;
 	struct dnet_msg_status st = { 0 };
 	struct dnet_err e = { 0 }, e2 = { 0 };
-	int rc = dnet_msg_isend(d->msg_job, me, (unsigned)dest, (uint32_t)tag, buf, len, via, &q, &e);
+	int rc = dnet_msg_isend(d->msg.job, me, (unsigned)dest, (uint32_t)tag, buf, len, via, &q, &e);
 	if (rc == 0)
-		rc = dnet_msg_wait(d->msg_job, q, &st, &e);
+		rc = dnet_msg_wait(d->msg.job, q, &st, &e);
 	dnet_set_node(d->dev, node, &e2);
 	free(buf);
 	if (rc < 0)
@@ -166,7 +166,7 @@ int cmd_recv(struct dsh *d, struct dsh_args *a)
 	unsigned node = dnet_node(d->dev);
 	struct dnet_msg_status st = { 0 };
 	struct dnet_err e = { 0 }, e2 = { 0 };
-	int rc = dnet_msg_recv(d->msg_job, me, src, tag, buf, cap, &st, &e);
+	int rc = dnet_msg_recv(d->msg.job, me, src, tag, buf, cap, &st, &e);
 	dnet_set_node(d->dev, node, &e2);
 	if (rc < 0) {
 		free(buf);

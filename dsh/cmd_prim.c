@@ -4,7 +4,7 @@
  * Every encoding is libdnet's (dnet_req_encode, dnet_botf_encode,
  * dnet_hdr_encode); dsh only gathers and checks the parameters.
  *
- * The Command Ex Flag rule: device.c (dsh_issue).
+ * The Command Ex Flag rule: device_ops.c (dsh_issue).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 		return dsh_error(d, "libdnet lacks Primitive Counter / Controller Status");
 	if (oi->family != DNET_FAM_NONE) {
 		uint64_t mask = ((1ull << DNET_PC_BITS) - 1) << DNET_PC_SHIFT(oi->family);
-		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->wid), mask, DNET_COND_NE, before & mask, timeout,
+		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->opts.wid), mask, DNET_COND_NE, before & mask, timeout,
 			      NULL, &e) < 0) {
 			if (e.code == DNET_ETIMEDOUT)
 				return dsh_error(d, "%s did not complete within %s (%s counter unchanged)",
@@ -44,7 +44,7 @@ static int wait_report(struct dsh *d, const struct dnet_otype_info *oi, uint64_t
 		return -1;
 	if (dsh_now(d, &t) < 0)
 		return -1;
-	if (dnet_reg_read(d->dev, d->wid, cs, &csv, &e) < 0 || dnet_reg_read(d->dev, d->wid, pc, &pcv, &e) < 0)
+	if (dnet_reg_read(d->dev, d->opts.wid, cs, &csv, &e) < 0 || dnet_reg_read(d->dev, d->opts.wid, pc, &pcv, &e) < 0)
 		return dsh_derr(d, &e);
 	uint64_t cnt = oi->family != DNET_FAM_NONE ?
 		(pcv >> DNET_PC_SHIFT(oi->family)) & ((1u << DNET_PC_BITS) - 1) : 0;
@@ -130,7 +130,7 @@ static int prim_names_error(struct dsh *d, const char *name)
 
 static void json_cmd(struct dsh *d, const struct dnet_cmd *c, enum dnet_cmdsel sel)
 {
-	if (!d->json)
+	if (!d->io.json)
 		return;
 	char b[40];
 	out_u64(d, "command", NULL, sel);
@@ -173,7 +173,7 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	struct dnet_req rq;
 	bool have_rq = false;
 	memset(&rq, 0, sizeof(rq));
-	uint64_t timeout = d->timeout_ns;
+	uint64_t timeout = d->opts.timeout_ns;
 	memset(&cmd, 0, sizeof(cmd));
 	out_str(d, "prim", NULL, oi->name);
 	out_u64(d, "otype", NULL, oi->code);
@@ -313,7 +313,7 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 		const struct dnet_reg *pc = reg_r(DNET_UR_PRIM_COUNTER);
 		if (!pc)
 			return dsh_error(d, "libdnet has no Primitive Counter");
-		if (dnet_reg_read(d->dev, d->wid, pc, &before, &e) < 0)
+		if (dnet_reg_read(d->dev, d->opts.wid, pc, &before, &e) < 0)
 			return dsh_derr(d, &e);
 		if (dsh_now(d, &t0) < 0)
 			return -1;
@@ -331,13 +331,13 @@ int cmd_prim(struct dsh *d, struct dsh_args *a)
 	int rc = wait_report(d, oi, before, t0, timeout, &v, allow);
 	/* The primitives issued before it without wait that have finished
 	 * too: each judged on its own, at its own line (D-VERDICT-PENDING). */
-	if (d->pending) {
-		char saved[sizeof d->errmsg];
-		bool had = d->have_err;
-		memcpy(saved, d->errmsg, sizeof saved);
+	if (d->run.pending) {
+		char saved[sizeof d->cur.errmsg];
+		bool had = d->cur.have_err;
+		memcpy(saved, d->cur.errmsg, sizeof saved);
 		dsh_pending_judge(d, true, true);
-		memcpy(d->errmsg, saved, sizeof saved);
-		d->have_err = had;
+		memcpy(d->cur.errmsg, saved, sizeof saved);
+		d->cur.have_err = had;
 	}
 	return rc;
 }
@@ -362,7 +362,7 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 	cmd.lower_only = true;
 	if (print) {
 		const struct dnet_region_info *ri = dnet_region_info(DNET_REG_WW);
-		out_dump(d, "ww", d->wid, ri->base[d->wid] + ww * DNET_WINDOW_SIZE, ww * DNET_WINDOW_SIZE, buf,
+		out_dump(d, "ww", d->opts.wid, ri->base[d->opts.wid] + ww * DNET_WINDOW_SIZE, ww * DNET_WINDOW_SIZE, buf,
 			 nwords * 8);
 	}
 	json_cmd(d, &cmd, DNET_CMD0);
@@ -387,7 +387,7 @@ static int send_image(struct dsh *d, unsigned ww, const uint64_t *img, unsigned 
 
 static void json_hdr(struct dsh *d, const struct dnet_pkt_hdr *h, const uint64_t *dw, unsigned n)
 {
-	if (!d->json)
+	if (!d->io.json)
 		return;
 	out_obj_open(d, "header");
 	const struct dnet_otype_info *oi = dnet_otype_info(h->type);
@@ -443,7 +443,7 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 		return -1;
 	struct dnet_sync_flag_pkt p; /* the packet of a barrier's flag */
 	struct dnet_err e = { 0 };
-	if (dnet_sync_flag_pkt(d->wid, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val,
+	if (dnet_sync_flag_pkt(d->opts.wid, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val,
 			       (unsigned)kv[1].val, &p, &e) < 0)
 		return dsh_derr(d, &e);
 	unsigned n = p.lines;
@@ -532,7 +532,7 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 	h.type = oi->code;
 	h.dlid = kv[2].given ? dnet_clid_to_lid((uint16_t)kv[2].val) : 0;
 	h.dwid = (unsigned)kv[3].val;
-	h.swid = d->wid;
+	h.swid = d->opts.wid;
 	h.pgid = (unsigned)kv[4].val;
 	h.dtype = (unsigned)kv[5].val;
 	h.iter = (unsigned)kv[6].val;
@@ -597,7 +597,7 @@ bool dsh_wait_idle_form(const struct dsh_args *a, int end)
 
 int cmd_wait(struct dsh *d, struct dsh_args *a)
 {
-	uint64_t timeout = d->timeout_ns;
+	uint64_t timeout = d->opts.timeout_ns;
 	int end, tmo, alw;
 	dsh_wait_split(a, &end, &tmo, &alw);
 	if (tmo && dsh_dur_str(d, a->argv[tmo] + 8, "timeout", &timeout) < 0)
@@ -624,7 +624,7 @@ int cmd_wait(struct dsh *d, struct dsh_args *a)
 		} else if (dsh_pending_judge(d, false, true) < 0) {
 			return -1;
 		}
-		if (d->interactive)
+		if (d->opts.interactive)
 			out_text(d, "idle after %.3f us\n", (double)el / 1000.0);
 		return 0;
 	}

@@ -43,7 +43,7 @@ static int raw_args(struct dsh *d, struct dsh_args *a, uint64_t w, bool write, s
 				 r->ri->name, r->ri->size);
 	r->off = (uint32_t)off;
 	struct dnet_err e = { 0 };
-	if (dnet_region_addr(r->region, d->wid, r->off, r->width, &r->addr, &e) < 0)
+	if (dnet_region_addr(r->region, d->opts.wid, r->off, r->width, &r->addr, &e) < 0)
 		return dsh_derr(d, &e);
 	if (r->region == DNET_REG_UREG || r->region == DNET_REG_SREG) {
 		enum dnet_reg_block blk = r->region == DNET_REG_UREG ? DNET_BLK_USER : DNET_BLK_SYSTEM;

@@ -54,8 +54,8 @@ static void print_reg_orig(struct dsh *d, const struct dnet_reg *r, uint64_t v)
 	out_str(d, "register", NULL, r->name);
 	out_banner(d, r->title);
 	out_dump_header(d);
-	out_regword(d, dnet_reg_addr(r, d->wid), v);
-	if (d->json)
+	out_regword(d, dnet_reg_addr(r, d->opts.wid), v);
+	if (d->io.json)
 		out_fields(d, r, v, NULL);
 }
 
@@ -129,7 +129,7 @@ static int write_orig(struct dsh *d, struct dsh_args *a, enum dnet_reg_block blk
 		return -1;
 	out_str(d, "register", NULL, r->name);
 	out_hex(d, "value", NULL, v);
-	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
+	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->opts.wid));
 	/* The original printed a banner for the counter resets (Fig. C.14). */
 	if (blk == DNET_BLK_USER && (r->flags & DNET_RF_ANY_VALUE))
 		out_banner(d, r->title);
@@ -169,8 +169,8 @@ int cmd_sreg_write(struct dsh *d, struct dsh_args *a)
 static int reg_list(struct dsh *d)
 {
 	out_arr_open(d, "registers");
-	for (unsigned i = 0; i < d->nregs; i++) {
-		const struct dnet_reg *r = &d->regs[i];
+	for (unsigned i = 0; i < d->reg.ndb; i++) {
+		const struct dnet_reg *r = &d->reg.db[i];
 		char acc[4] = "";
 		if (r->access & DNET_ACC_R)
 			strcat(acc, "R");
@@ -180,7 +180,7 @@ static int reg_list(struct dsh *d)
 		out_str(d, "name", "%-20s", r->name);
 		out_str(d, "block", " %s", block_name(r));
 		out_hex(d, "offset", " +0x%03" PRIx64, r->offset);
-		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
+		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->opts.wid));
 		out_str(d, "access", " %-2s", acc);
 		out_str(d, "title", " %-30s", r->title);
 		out_u64(d, "fields", NULL, r->nfields);
@@ -220,7 +220,7 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
 		return dsh_error(d, "%s is in the System Register: a privileged process only", r->name);
 	uint64_t v = 0;
 	struct dnet_err e = { 0 };
-	if (dnet_reg_read_effect(d->dev, d->wid, r, &v, &e) < 0)
+	if (dnet_reg_read_effect(d->dev, d->opts.wid, r, &v, &e) < 0)
 		return dsh_derr(d, &e);
 	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET && dsh_ctl_reset_done(d) < 0)
 		return -1; /* reported only when its effect is seen (D-RESET-SEEN) */
@@ -239,8 +239,8 @@ static int reg_glob(struct dsh *d, const char *pat)
 {
 	out_arr_open(d, "registers");
 	unsigned n = 0;
-	for (unsigned i = 0; i < d->nregs; i++) {
-		const struct dnet_reg *r = &d->regs[i];
+	for (unsigned i = 0; i < d->reg.ndb; i++) {
+		const struct dnet_reg *r = &d->reg.db[i];
 		if (fnmatch(pat, r->name, 0) != 0)
 			continue;
 		n++;
@@ -257,7 +257,7 @@ static int reg_glob(struct dsh *d, const char *pat)
 		}
 		out_obj_open(d, NULL);
 		out_str(d, "register", "%-22s", r->name);
-		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
+		out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->opts.wid));
 		out_str(d, NULL, " %-36s", r->title);
 		if (note) {
 			out_null(d, "value");
@@ -313,8 +313,8 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 	if (f)
 		out_str(d, "field", NULL, f->name);
 	out_str(d, "title", NULL, r->title);
-	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->wid));
-	uint32_t addr = dnet_reg_addr(r, d->wid);
+	out_hex(d, "device_offset", NULL, dnet_reg_addr(r, d->opts.wid));
+	uint32_t addr = dnet_reg_addr(r, d->opts.wid);
 
 	if (!val) {
 		uint64_t v = 0;

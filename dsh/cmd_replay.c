@@ -315,9 +315,9 @@ jerr(struct dsh *d, const char *path, unsigned line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof m, fmt, ap);
 	va_end(ap);
-	if (d->replay_file && strcmp(path, d->replay_file) == 0) {
-		d->cur_file = line ? d->replay_file : NULL;
-		d->cur_line = (int)line;
+	if (d->script.replay_file && strcmp(path, d->script.replay_file) == 0) {
+		d->cur.file = line ? d->script.replay_file : NULL;
+		d->cur.line = (int)line;
 		return line ? dsh_error(d, "%s", m) : dsh_error(d, "%s: %s", path, m);
 	}
 	return line ? dsh_error(d, "%s:%u: %s", path, line, m) : dsh_error(d, "%s: %s", path, m);
@@ -331,8 +331,8 @@ int cmd_replay(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "replay runs a journal on the emulator (or a stand-in), not on real "
 				 "hardware ('%s')", dnet_dev_spec(d->dev));
 	const char *path = a->argv[1];
-	if (d->replay_file && strcmp(path, d->replay_file) == 0)
-		d->cur_file = NULL; /* not at the -c line main made of the arguments */
+	if (d->script.replay_file && strcmp(path, d->script.replay_file) == 0)
+		d->cur.file = NULL; /* not at the -c line main made of the arguments */
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return dsh_error(d, "cannot open '%s': %s", path, strerror(errno));

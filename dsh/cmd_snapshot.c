@@ -16,13 +16,13 @@ static void snap_free(struct dsh_snap *s)
 
 void dsh_snaps_free(struct dsh *d)
 {
-	struct dsh_snap *s = d->snaps;
+	struct dsh_snap *s = d->script.snaps;
 	while (s) {
 		struct dsh_snap *n = s->next;
 		snap_free(s);
 		s = n;
 	}
-	d->snaps = NULL;
+	d->script.snaps = NULL;
 }
 
 /* Read every readable register; NULL (the error set) if one cannot be read:
@@ -35,23 +35,23 @@ static struct dsh_snap *snap_take(struct dsh *d, const char *name)
 		return NULL;
 	}
 	s->name = strdup(name);
-	s->val = calloc(d->nregs, sizeof(uint64_t));
-	s->has = calloc(d->nregs, sizeof(bool));
+	s->val = calloc(d->reg.ndb, sizeof(uint64_t));
+	s->has = calloc(d->reg.ndb, sizeof(bool));
 	if (!s->name || !s->val || !s->has) {
 		snap_free(s);
 		dsh_error(d, "out of memory");
 		return NULL;
 	}
 	s->node = dnet_node(d->dev);
-	s->wid = d->wid;
+	s->wid = d->opts.wid;
 	struct dsh_shadow *sh = dsh_shadow(d);
-	for (unsigned i = 0; i < d->nregs; i++) {
-		const struct dnet_reg *r = &d->regs[i];
+	for (unsigned i = 0; i < d->reg.ndb; i++) {
+		const struct dnet_reg *r = &d->reg.db[i];
 		struct dnet_err e = { 0 };
 		if (dsh_reg_readable(r)) {
 			if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
 				continue;
-			if (dnet_reg_read(d->dev, d->wid, r, &s->val[i], &e) < 0) {
+			if (dnet_reg_read(d->dev, d->opts.wid, r, &s->val[i], &e) < 0) {
 				dsh_error(d, "cannot read %s: %s", r->name, e.msg[0] ? e.msg : dnet_strerror(e.code));
 				snap_free(s);
 				return NULL;
@@ -70,7 +70,7 @@ static struct dsh_snap *snap_take(struct dsh *d, const char *name)
 
 static struct dsh_snap *snap_find(struct dsh *d, const char *name)
 {
-	for (struct dsh_snap *s = d->snaps; s; s = s->next)
+	for (struct dsh_snap *s = d->script.snaps; s; s = s->next)
 		if (strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
@@ -85,7 +85,7 @@ int cmd_snapshot(struct dsh *d, struct dsh_args *a)
 	struct dsh_snap *s = snap_take(d, a->argv[1]);
 	if (!s)
 		return -1;
-	struct dsh_snap **pp = &d->snaps;
+	struct dsh_snap **pp = &d->script.snaps;
 	while (*pp) {
 		if (strcmp((*pp)->name, s->name) == 0) {
 			struct dsh_snap *old = *pp;
@@ -95,10 +95,10 @@ int cmd_snapshot(struct dsh *d, struct dsh_args *a)
 		}
 		pp = &(*pp)->next;
 	}
-	s->next = d->snaps;
-	d->snaps = s;
+	s->next = d->script.snaps;
+	d->script.snaps = s;
 	unsigned n = 0;
-	for (unsigned i = 0; i < d->nregs; i++)
+	for (unsigned i = 0; i < d->reg.ndb; i++)
 		n += s->has[i];
 	out_str(d, "snapshot", "snapshot %s", s->name);
 	out_u64(d, "registers", ": %" PRIu64 " registers", n);
@@ -124,8 +124,8 @@ int cmd_diff(struct dsh *d, struct dsh_args *a)
 	}
 	out_arr_open(d, "changes");
 	unsigned n = 0;
-	for (unsigned i = 0; i < d->nregs; i++) {
-		const struct dnet_reg *r = &d->regs[i];
+	for (unsigned i = 0; i < d->reg.ndb; i++) {
+		const struct dnet_reg *r = &d->reg.db[i];
 		if (A->has[i] == B->has[i] && (!A->has[i] || A->val[i] == B->val[i]))
 			continue;
 		n++;
@@ -201,7 +201,7 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t v, t;
 		struct dnet_err e = { 0 };
-		if (dnet_reg_read(d->dev, d->wid, r, &v, &e) < 0)
+		if (dnet_reg_read(d->dev, d->opts.wid, r, &v, &e) < 0)
 			return dsh_derr(d, &e);
 		if (f)
 			v = dnet_field_get(f, v);
@@ -214,7 +214,7 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 			 r->name, f ? "." : "", f ? f->name : "");
 		out_hex(d, "value", " = 0x%" PRIx64 "\n", v);
 		out_close(d);
-		if (!d->json)
+		if (!d->io.json)
 			fflush(stdout); /* a sample is seen when it is taken */
 		prev = v;
 		dsh_set_last(d, v);

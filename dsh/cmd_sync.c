@@ -1,5 +1,5 @@
 /* dsh: the synchronisation commands -- barrier, signal RANK, waitfor RANK --
- * over sync.c's ranks, barrier and signals: arguments and printing only. */
+ * over ranks.c's ranks, barrier and signals: arguments and printing only. */
 #include <inttypes.h>
 #include <string.h>
 #include "dsh.h"
@@ -24,10 +24,10 @@ static int rank_arg(struct dsh *d, struct dsh_args *a, unsigned *r)
 		return dsh_error(d, "usage: %s RANK [timeout=DURATION]", a->argv[0]);
 	if (dsh_num(d, a, 1, UINT32_MAX, "rank", &v) < 0)
 		return -1;
-	if (v >= d->size)
+	if (v >= d->ranks.size)
 		return dsh_error(d, "argument 1: rank %" PRIu64 " out of range (0..%u; this run has %u rank%s)",
-				 v, d->size - 1, d->size, d->size == 1 ? "" : "s");
-	if (v == d->rank)
+				 v, d->ranks.size - 1, d->ranks.size, d->ranks.size == 1 ? "" : "s");
+	if (v == d->ranks.rank)
 		return dsh_error(d, "argument 1: rank %" PRIu64 " is this rank", v);
 	*r = (unsigned)v;
 	return 0;
@@ -35,7 +35,7 @@ static int rank_arg(struct dsh *d, struct dsh_args *a, unsigned *r)
 
 int cmd_barrier(struct dsh *d, struct dsh_args *a)
 {
-	d->sync_used = true; /* even a bad argument list reserves the area, as before */
+	d->ranks.sync_used = true; /* even a bad argument list reserves the area, as before */
 	uint64_t tmo;
 	if (sync_timeout(d, a, 1, &tmo) < 0)
 		return -1;
@@ -52,7 +52,7 @@ int cmd_barrier(struct dsh *d, struct dsh_args *a)
 
 int cmd_signal(struct dsh *d, struct dsh_args *a)
 {
-	d->sync_used = true; /* even a bad argument list reserves the area, as before */
+	d->ranks.sync_used = true; /* even a bad argument list reserves the area, as before */
 	unsigned r;
 	uint64_t tmo;
 	uint32_t n;
@@ -65,7 +65,7 @@ int cmd_signal(struct dsh *d, struct dsh_args *a)
 
 int cmd_waitfor(struct dsh *d, struct dsh_args *a)
 {
-	d->sync_used = true; /* even a bad argument list reserves the area, as before */
+	d->ranks.sync_used = true; /* even a bad argument list reserves the area, as before */
 	unsigned r;
 	uint64_t tmo;
 	uint32_t n;

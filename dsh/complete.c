@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dsh.h"
-#include "bench.h"
+#include "bench/bench.h"
 
 /* ---- candidates ---- */
 
@@ -62,8 +62,8 @@ void dsh_completion_free(struct dsh_completion *c)
 static void add_regs(struct dsh *d, struct dsh_completion *c, const char *w, unsigned blocks, unsigned acc)
 {
 	unsigned n;
-	const struct dnet_reg *regs = d->regs ? d->regs : dnet_regs(&n);
-	n = d->regs ? d->nregs : n;
+	const struct dnet_reg *regs = d->reg.db ? d->reg.db : dnet_regs(&n);
+	n = d->reg.db ? d->reg.ndb : n;
 	const char *dot = strchr(w, '.');
 	for (unsigned i = 0; i < n; i++) {
 		const struct dnet_reg *r = &regs[i];
@@ -169,12 +169,12 @@ static void k_flag(struct dsh *d, struct dsh_completion *c, const char *w)
 }
 static void k_var(struct dsh *d, struct dsh_completion *c, const char *w)
 {
-	for (const struct dsh_var *v = d->vars; v; v = v->next)
+	for (const struct dsh_var *v = d->script.vars; v; v = v->next)
 		cand_add(c, v->name, w);
 }
 static void k_snap(struct dsh *d, struct dsh_completion *c, const char *w)
 {
-	for (const struct dsh_snap *s = d->snaps; s; s = s->next)
+	for (const struct dsh_snap *s = d->script.snaps; s; s = s->next)
 		cand_add(c, s->name, w);
 }
 

@@ -192,14 +192,14 @@ static int cond_read_raw(struct dsh *d, const struct dsh_cond *c, uint64_t *raw)
 	bool sh;
 	switch (c->kind) {
 	case DSH_COND_LAST:
-		if (!d->has_last)
+		if (!d->script.has_last)
 			return dsh_error(d, "no last result yet");
-		*raw = d->last;
+		*raw = d->script.last;
 		return 0;
 	case DSH_COND_REG:
 		if (!(c->reg->access & DNET_ACC_R) || (c->reg->flags & DNET_RF_READ_EFFECT))
 			return dsh_reg_read(d, c->reg, raw, &sh); /* a shadow, or refused */
-		if (dnet_read64(d->dev, dnet_reg_addr(c->reg, d->wid), raw, &e) < 0)
+		if (dnet_read64(d->dev, dnet_reg_addr(c->reg, d->opts.wid), raw, &e) < 0)
 			return dsh_derr(d, &e);
 		return 0;
 	default:
@@ -245,8 +245,8 @@ int dsh_cond_eval(struct dsh *d, const struct dsh_cond *c, const uint64_t *wait_
 		uint32_t addr;
 		uint64_t mask, value;
 		if (c->kind == DSH_COND_REG)
-			addr = dnet_reg_addr(c->reg, d->wid);
-		else if (dnet_region_addr(c->region, d->wid, c->off, 8, &addr, &e) < 0)
+			addr = dnet_reg_addr(c->reg, d->opts.wid);
+		else if (dnet_region_addr(c->region, d->opts.wid, c->off, 8, &addr, &e) < 0)
 			return dsh_derr(d, &e);
 		/* the condition moved to the raw word, not the value masked */
 		dsh_cond_device(c, &mask, &value);

@@ -93,58 +93,79 @@ struct dsh_shadow {
 	bool *reg_has[DNET_NWID];
 };
 
-struct dsh {
-	/* configuration */
+/* struct dsh, the shell's state, by concern (the sub-structs below); the
+ * device handle and its capabilities, which every command uses, stand at
+ * its top. */
+
+/* The configuration: the command line and `set`. */
+struct dsh_opts {
 	const char *spec;
-	unsigned nodes_opt;
-	bool json;
-	bool pretty;        /* --pretty: indented JSON */
+	unsigned nodes;     /* -N */
 	bool echo;
 	bool bail;          /* -e / set -e */
 	bool interactive;
+	bool dry;           /* --dry-run: nothing touches a device */
 	uint64_t gap_ns;
 	uint32_t base;      /* printed address = base + device offset */
 	uint64_t timeout_ns;
 	unsigned nprocs, pid, wid;
-	/* ranks (sync.c, cmd_sync.c) */
+	unsigned home_node; /* the node the shell started on (the prompt names others) */
+};
+
+/* The output, text or JSON (print.c, jsonl.c, flush.c). */
+struct dsh_io {
+	bool json;
+	bool pretty;        /* --pretty: indented JSON */
+	bool error;         /* stdout could not be written (counted once) */
+	cJSON *res;         /* result object of the current command (JSON mode) */
+	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
+	/* print.c: the objects and arrays opened inside res (out_obj_open) */
+#define DSH_OUT_DEPTH 8
+	cJSON *onest[DSH_OUT_DEPTH];
+	unsigned odepth;
+};
+
+/* Ranks (ranks.c, cmd_sync.c). */
+struct dsh_ranks {
 	unsigned rank, size;
-	const char *rank_from;       /* the environment variable the rank came from */
+	const char *from;            /* the environment variable the rank came from */
 	uint32_t run_id;
 	struct dnet_msg_rank *peer;  /* [size]: each rank's node (CLID) and WID */
-	unsigned sources_after;      /* -c/-f sources of the run still to come (D-VERDICT-EXIT0) */
 	bool rankmap;                /* DSH_RANKMAP gave the peers (their WIDs fixed: D-SYNC-WID) */
 	uint32_t sync_area;          /* LLCM offset of the synchronisation area */
 	bool sync_used;              /* barrier, signal or waitfor ran: the area is reserved */
 	struct dnet_sync *sync;      /* libdnet's barrier and signals, opened on first use */
-	/* send/recv (cmd_msg.c): the message job, set up on first use */
-	struct dnet_msg_job *msg_job;
-	struct dnet_dev *msg_job_dev;  /* the device the job was opened on */
-	/* amt map (cmd_amt.c): this shell's Address Table writes, newest last
-	 * (the register cannot be read back) */
+};
+
+/* send/recv (cmd_msg.c): the message job, set up on first use; amt map
+ * (cmd_amt.c): this shell's Address Table writes, newest last (the
+ * register cannot be read back). */
+struct dsh_msg {
+	struct dnet_msg_job *job;
+	struct dnet_dev *job_dev;    /* the device the job was opened on */
 	struct dsh_amt_map { unsigned clid, wid, index; } *amt_maps;
 	unsigned amt_nmaps;
+};
 
-	/* device */
-	struct dnet_dev *dev;
-	unsigned caps;
-	const struct dnet_reg *regs;
-	unsigned nregs;
+/* The register database and the shadows (shadow.c). */
+struct dsh_regs {
+	const struct dnet_reg *db;
+	unsigned ndb;
 	struct dsh_shadow **shadow;  /* [node - 1], lazily allocated */
 	unsigned nshadow;
+};
 
-	/* run state */
+/* The run's state and verdict (verdict.c, flags.c, signals.c). */
+struct dsh_run {
 	bool quit;
 	bool stop;          /* bail-out requested */
 	int failures;       /* failed commands */
 	int errors;         /* failed commands other than a failed assertion */
 	int quit_code;      /* exit N: the exit status; -1 none */
 	char quit_at[160];  /* where the script asked to exit: "FILE:LINE" */
-	bool dry;           /* --dry-run: nothing touches a device */
 	bool input_unread;  /* standard input failed before its first line: nothing ran */
 	bool backend_unopened; /* the backend could not be opened: nothing ran (exit 3) */
 	bool setup_failed;     /* the journal or the sync set-up failed: nothing ran (exit 2) */
-	bool output_error;  /* stdout could not be written (counted once) */
-	unsigned home_node; /* the node the shell started on (the prompt names others) */
 	int check_errors;   /* errors the whole-script check found (nothing ran) */
 	bool out_of_time;   /* --max-time stopped the run */
 	uint64_t deadline_ns; /* --max-time: CLOCK_MONOTONIC instant it ends (signals.c), 0 none */
@@ -152,34 +173,50 @@ struct dsh {
 	int commands;
 	int asserts_pass, asserts_fail, asserts_skipped;
 	struct dsh_pending *pending; /* primitive verdicts not judged yet (flags.c) */
+};
+
+/* The script's state (script.c): the last value, variables, snapshots. */
+struct dsh_script {
 	bool has_last;
 	uint64_t last;
 	struct dsh_var *vars;
 	struct dsh_snap *snaps;
 	int depth;          /* source nesting */
-
-	/* posted commands not yet confirmed by the device (post.c) */
-	struct dsh_posted *posted;
-	unsigned nposted;
-	uint64_t post_base; /* posted commands resolved before the open slots */
-	bool no_post;       /* set posted off: a round trip per command */
-
+	unsigned sources_after; /* -c/-f sources of the run still to come (D-VERDICT-EXIT0) */
 	/* dsh replay FILE: the journal named on the command line; replay's
 	 * errors in it are reported at FILE:LINE, not at the -c line */
 	const char *replay_file;
+};
 
-	/* current command */
-	const char *cur_file;
-	int cur_line;
-	const char *cur_cmd;
+/* The command running: where it is, and its error. */
+struct dsh_cur {
+	const char *file;
+	int line;
+	const char *cmd;
 	char errmsg[DNET_ERR_MSG_MAX + 256];
 	bool have_err;
-	cJSON *res;         /* result object of the current command (JSON mode) */
-	cJSON *extra;       /* top-level extras of the current command (JSON mode) */
-	/* print.c: the objects and arrays opened inside res (out_obj_open) */
-#define DSH_OUT_DEPTH 8
-	cJSON *onest[DSH_OUT_DEPTH];
-	unsigned odepth;
+};
+
+/* Posted commands not yet confirmed by the device (post.c). */
+struct dsh_post {
+	struct dsh_posted *slots;
+	unsigned n;
+	uint64_t base;      /* posted commands resolved before the open slots */
+	bool off;           /* set posted off: a round trip per command */
+};
+
+struct dsh {
+	struct dnet_dev *dev;
+	unsigned caps;
+	struct dsh_opts opts;
+	struct dsh_io io;
+	struct dsh_ranks ranks;
+	struct dsh_msg msg;
+	struct dsh_regs reg;
+	struct dsh_run run;
+	struct dsh_script script;
+	struct dsh_cur cur;
+	struct dsh_post post;
 };
 
 /* ---- release.c ---- */
@@ -274,7 +311,7 @@ void out_null(struct dsh *d, const char *key);   /* JSON only */
 void out_obj_open(struct dsh *d, const char *key);
 void out_arr_open(struct dsh *d, const char *key);
 void out_close(struct dsh *d);
-/* A value built elsewhere (a report's own JSON tree, bench_json.c) under key:
+/* A value built elsewhere (a report's own JSON tree, the bench's values) under key:
  * JSON only; print.c takes it over (deletes it in text mode). */
 void out_json_item(struct dsh *d, const char *key, cJSON *item);
 char *hexstr(char *buf, size_t n, uint64_t v);
@@ -435,8 +472,8 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 bool dsh_output_failed(void);
 bool dsh_output_check(struct dsh *d);
 
-/* ---- sync.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
-/* The synchronisation area: at d->sync_area (default DSH_SYNC_AREA, set
+/* ---- ranks.c: ranks, the barrier, signals between ranks (commands: cmd_sync.c) ---- */
+/* The synchronisation area: at d->ranks.sync_area (default DSH_SYNC_AREA, set
  * sync_area ADDR) of every process's LLCM, offsets within it below. */
 #define DSH_SYNC_AREA       DNET_SYNC_AREA       /* default: the last 4 KB of LLCM */
 #define DSH_SYNC_AREA_SIZE  DNET_SYNC_AREA_SIZE  /* layout: dnet/sync.h */
@@ -461,7 +498,7 @@ void dsh_msg_free(struct dsh *d);
 /* cmd_amt.c */
 void dsh_amt_free(struct dsh *d);
 
-/* ---- device.c: the device as the commands use it ---- */
+/* ---- device_ops.c: the device as the commands use it ---- */
 /* Store val into LLCM off of process (clid, dwid) with an RVS/lflag packet
  * built in Write Window ww and sent by BOTF. */
 int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, uint64_t val, unsigned ww);

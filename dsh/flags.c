@@ -131,7 +131,7 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
 	if (!cs_reg())
 		return dsh_error(d, "libdnet has no Controller Status");
 	v->n[0].node = dnet_node(d->dev);
-	v->n[0].wid = d->wid;
+	v->n[0].wid = d->opts.wid;
 	v->nn = 1;
 	v->vs_window = -1;
 	if (rq && oi->family == DNET_FAM_VS)
@@ -141,19 +141,19 @@ int dsh_verdict_begin(struct dsh *d, const struct dnet_otype_info *oi, const str
 	else if (rq && rq->dclid >= 1 && rq->dclid <= dnet_node_count(d->dev))
 		v->dest = rq->dclid;
 	char name[32];
-	snprintf(name, sizeof name, "w%u_errors_caused", d->wid);
+	snprintf(name, sizeof name, "w%u_errors_caused", d->opts.wid);
 	struct dnet_err e = { 0 };
 	if (stat_on(d, v->n[0].node, name, &v->caused, &e) == 0) {
 		v->attributed = true;
 		uint64_t n = 0;
-		snprintf(name, sizeof name, "w%u_requests", d->wid);
+		snprintf(name, sizeof name, "w%u_requests", d->opts.wid);
 		v->has_req = stat_on(d, v->n[0].node, name, &n, NULL) == 0;
 		v->req_before = (uint32_t)n;
 		return 0;
 	}
 	/* By Controller Status: the destination too, when this shell reaches it. */
 	if (rq && oi->remote && rq->dclid >= 1 && rq->dclid <= dnet_node_count(d->dev) &&
-	    (rq->dclid != v->n[0].node || rq->dwid != d->wid)) {
+	    (rq->dclid != v->n[0].node || rq->dwid != d->opts.wid)) {
 		v->n[1].node = rq->dclid;
 		v->n[1].wid = rq->dwid;
 		v->nn = 2;
@@ -393,15 +393,15 @@ int dsh_pending_push(struct dsh *d, const struct dsh_verdict *v, const char *all
 	}
 	p->v = *v;
 	snprintf(p->allow, sizeof p->allow, "%s", allow ? allow : "");
-	snprintf(p->file, sizeof p->file, "%s", d->cur_file ? d->cur_file : "");
-	p->line = d->cur_line;
-	const char *c = d->cur_cmd ? d->cur_cmd : "prim";
+	snprintf(p->file, sizeof p->file, "%s", d->cur.file ? d->cur.file : "");
+	p->line = d->cur.line;
+	const char *c = d->cur.cmd ? d->cur.cmd : "prim";
 	if (c[0] == '@' && strpbrk(c, " \t")) /* "@K prim ...": the command is prim */
 		c = strpbrk(c, " \t") + strspn(strpbrk(c, " \t"), " \t");
 	snprintf(p->cmd, sizeof p->cmd, "%s", c);
 	p->cmd[strcspn(p->cmd, " \t")] = 0;
-	snprintf(p->text, sizeof p->text, "%s", d->cur_cmd ? d->cur_cmd : "");
-	struct dsh_pending **pp = &d->pending;
+	snprintf(p->text, sizeof p->text, "%s", d->cur.cmd ? d->cur.cmd : "");
+	struct dsh_pending **pp = &d->run.pending;
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = p;
@@ -498,11 +498,11 @@ static bool pend_finished(struct dsh *d, struct look *lk, const struct dsh_pendi
 	return true;
 }
 
-/* Judge p (taken off the list): 0, or -1 with the message in d->errmsg. */
+/* Judge p (taken off the list): 0, or -1 with the message in d->cur.errmsg. */
 static int judge_one(struct dsh *d, struct dsh_pending *p, const char *allow)
 {
 	describe(p, p->v.what, sizeof p->v.what);
-	d->have_err = false;
+	d->cur.have_err = false;
 	return dsh_verdict_end(d, &p->v, allow && allow[0] ? allow : NULL, false);
 }
 
@@ -522,9 +522,9 @@ int dsh_pending_judge(struct dsh *d, bool as_late, bool only_finished)
 	int ret = 0;
 	char all[1024] = "";
 	struct look lk = { 0 };
-	if (only_finished && d->pending)
+	if (only_finished && d->run.pending)
 		look_init(d, &lk);
-	for (struct dsh_pending **pp = &d->pending; *pp;) {
+	for (struct dsh_pending **pp = &d->run.pending; *pp;) {
 		struct dsh_pending *p = *pp;
 		if (only_finished && !pend_finished(d, &lk, p)) {
 			pp = &p->next; /* still in flight: the next judge's */
@@ -534,14 +534,14 @@ int dsh_pending_judge(struct dsh *d, bool as_late, bool only_finished)
 		if (judge_one(d, p, p->allow) < 0) {
 			ret = -1;
 			if (as_late)
-				dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, d->errmsg);
+				dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, d->cur.errmsg);
 			else
-				collect(all, sizeof all, d->errmsg);
+				collect(all, sizeof all, d->cur.errmsg);
 		}
 		free(p);
 	}
 	look_free(&lk);
-	d->have_err = false;
+	d->cur.have_err = false;
 	if (ret < 0 && !as_late)
 		return dsh_error(d, "%s", all);
 	return ret;
@@ -549,7 +549,7 @@ int dsh_pending_judge(struct dsh *d, bool as_late, bool only_finished)
 
 int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns)
 {
-	struct dsh_pending *p = d->pending;
+	struct dsh_pending *p = d->run.pending;
 	if (!p)
 		return dsh_error(d, "allow=%s: no primitive is pending for this wait to judge (allow= on "
 				 "'prim ... wait' judges that primitive)", allow);
@@ -580,7 +580,7 @@ int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns)
 		if (step < 1000000)
 			step *= 2;
 	}
-	d->pending = NULL;
+	d->run.pending = NULL;
 	int rc = judge_one(d, p, allow);
 	free(p);
 	return rc;
@@ -605,7 +605,7 @@ static bool settle_idle(struct dsh *d)
 		dnet_set_node(d->dev, cur, NULL);
 		if (!busy)
 			return true;
-		if (waited >= d->timeout_ns || dsh_interrupted(d) || dsh_term_signal())
+		if (waited >= d->opts.timeout_ns || dsh_interrupted(d) || dsh_term_signal())
 			return false;
 		if (dnet_delay(d->dev, step, &e) < 0)
 			return false;
@@ -618,23 +618,23 @@ static bool settle_idle(struct dsh *d)
 /* The end of the run: let the device finish, then judge. */
 int dsh_pending_settle(struct dsh *d)
 {
-	if (!d->pending || !d->dev)
+	if (!d->run.pending || !d->dev)
 		return 0;
-	char saved[sizeof d->errmsg];
-	bool had = d->have_err;
-	memcpy(saved, d->errmsg, sizeof saved);
-	d->have_err = false;
+	char saved[sizeof d->cur.errmsg];
+	bool had = d->cur.have_err;
+	memcpy(saved, d->cur.errmsg, sizeof saved);
+	d->cur.have_err = false;
 	int rc = 0;
 	if (!settle_idle(d)) {
 		/* Not complete: nothing can be judged; each fails as unknown. */
 		char t[24];
-		while (d->pending) {
-			struct dsh_pending *p = d->pending;
-			d->pending = p->next;
+		while (d->run.pending) {
+			struct dsh_pending *p = d->run.pending;
+			d->run.pending = p->next;
 			char msg[400];
 			snprintf(msg, sizeof msg, "the device was still busy %s after the end of the run: the "
 				 "verdict of this primitive is unknown (end the script with wait)",
-				 dnet_format_duration(d->timeout_ns, t, sizeof t));
+				 dnet_format_duration(d->opts.timeout_ns, t, sizeof t));
 			dsh_late_failure(d, p->file[0] ? p->file : NULL, p->line, p->cmd, p->text, msg);
 			free(p);
 		}
@@ -642,16 +642,16 @@ int dsh_pending_settle(struct dsh *d)
 	}
 	if (dsh_pending_judge(d, true, false) < 0)
 		rc = -1;
-	memcpy(d->errmsg, saved, sizeof saved);
-	d->have_err = had;
+	memcpy(d->cur.errmsg, saved, sizeof saved);
+	d->cur.have_err = had;
 	return rc;
 }
 
 void dsh_pending_free(struct dsh *d)
 {
-	while (d->pending) {
-		struct dsh_pending *p = d->pending;
-		d->pending = p->next;
+	while (d->run.pending) {
+		struct dsh_pending *p = d->run.pending;
+		d->run.pending = p->next;
 		free(p);
 	}
 }

@@ -121,10 +121,10 @@ bool dsh_output_check(struct dsh *d)
 	dsh_flush_for_stderr();
 	if (!dsh_output_failed())
 		return false;
-	if (!d->output_error) {
+	if (!d->io.error) {
 		int e = atomic_load(&out_errno);
-		d->output_error = true;
-		d->stop = true;
+		d->io.error = true;
+		d->run.stop = true;
 		fprintf(stderr, "dsh: cannot write standard output%s%s: the run fails\n", e ? ": " : "",
 			e ? strerror(e) : "");
 	}

@@ -48,7 +48,7 @@ int dsh_help_cmd(struct dsh *d, const char *name)
 	if (c->details) {
 		out_str(d, "details", NULL, c->details);
 		/* text: each line indented */
-		for (const char *p = c->details; *p && !d->json;) {
+		for (const char *p = c->details; *p && !d->io.json;) {
 			const char *e = strchr(p, '\n');
 			size_t l = e ? (size_t)(e - p) : strlen(p);
 			out_text(d, "  %.*s\n", (int)l, p);

@@ -74,7 +74,7 @@ static const char *prompt(bool cont)
 	if (cont)
 		return "... > ";
 	unsigned n = g_d && g_d->dev ? dnet_node(g_d->dev) : 0;
-	if (!n || n == g_d->home_node)
+	if (!n || n == g_d->opts.home_node)
 		return "dsh > ";
 	snprintf(p, sizeof p, "dsh@%u > ", n);
 	return p;
@@ -91,7 +91,7 @@ static void banner(struct dsh *d)
 			   : (caps & DNET_CAP_REAL_HW) ? "real hardware" : "mapped window";
 	printf("dsh %s: DIMMnet-2 shell on %s (%s; %u node%s, on node %u, WID %u). "
 	       "'help' lists the commands, Ctrl-D quits.\n",
-	       DSH_VERSION, dnet_dev_spec(d->dev), what, n, n == 1 ? "" : "s", dnet_node(d->dev), d->wid);
+	       DSH_VERSION, dnet_dev_spec(d->dev), what, n, n == 1 ? "" : "s", dnet_node(d->dev), d->opts.wid);
 	fflush(stdout);
 }
 
@@ -170,15 +170,15 @@ int dsh_interactive(struct dsh *d)
 	int rc = dsh_run_reader(d, read_interactive, NULL, NULL);
 	give_back_terminal();
 	if (g_read_err) {
-		d->have_err = false;
-		d->cur_file = NULL;
+		d->cur.have_err = false;
+		d->cur.file = NULL;
 		dsh_error(d, "cannot read the terminal: %s", strerror(g_read_err));
-		dsh_report_at(NULL, 0, "input", d->errmsg);
-		d->failures++;
-		d->errors++;
+		dsh_report_at(NULL, 0, "input", d->cur.errmsg);
+		d->run.failures++;
+		d->run.errors++;
 		rc = -1;
 	}
-	if (!d->quit)
+	if (!d->run.quit)
 		putchar('\n');
 	if (path[0])
 		write_history(path);

@@ -208,15 +208,15 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 		jw_str(a->argv[i]);
 	}
 	jw_ch(']');
-	if (d->cur_cmd) {
+	if (d->cur.cmd) {
 		JW_LIT(",\"line\":");
-		jw_str(d->cur_cmd);
+		jw_str(d->cur.cmd);
 	}
-	if (d->cur_file) {
+	if (d->cur.file) {
 		JW_LIT(",\"file\":");
-		jw_str(d->cur_file);
+		jw_str(d->cur.file);
 		JW_LIT(",\"lineno\":");
-		jw_int(d->cur_line);
+		jw_int(d->cur.line);
 	}
 	JW_LIT(",\"node\":");
 	if (d->dev)
@@ -224,37 +224,37 @@ void out_json_command(struct dsh *d, const struct dsh_args *a, bool ok)
 	else
 		JW_LIT("null");
 	JW_LIT(",\"wid\":");
-	jw_u64(d->wid);
+	jw_u64(d->opts.wid);
 	if (ok)
 		JW_LIT(",\"ok\":true");
 	else
 		JW_LIT(",\"ok\":false");
 	JW_LIT(",\"error\":");
-	if (ok || !d->have_err)
+	if (ok || !d->cur.have_err)
 		JW_LIT("null");
 	else
-		jw_str(d->errmsg);
-	if (d->extra && d->extra->child) {
+		jw_str(d->cur.errmsg);
+	if (d->io.extra && d->io.extra->child) {
 		jw_ch(',');
-		jw_members(d->extra->child, true);
+		jw_members(d->io.extra->child, true);
 	}
 	JW_LIT(",\"result\":");
-	if (d->res)
-		jw_value(d->res);
+	if (d->io.res)
+		jw_value(d->io.res);
 	else
 		JW_LIT("{}");
 	JW_LIT("}\n");
 	/* the result and the extras are used up */
-	cJSON_Delete(d->res);
-	d->res = NULL;
-	d->odepth = 0;
-	while (d->extra && d->extra->child)
-		cJSON_Delete(cJSON_DetachItemViaPointer(d->extra, d->extra->child));
+	cJSON_Delete(d->io.res);
+	d->io.res = NULL;
+	d->io.odepth = 0;
+	while (d->io.extra && d->io.extra->child)
+		cJSON_Delete(cJSON_DetachItemViaPointer(d->io.extra, d->io.extra->child));
 	if (W.oom) {
 		fputs("dsh: out of memory writing a JSON result\n", stderr);
 		return;
 	}
-	if (d->pretty) {
+	if (d->io.pretty) {
 		/* Indented from the line just written, whose strings are valid
 		 * UTF-8 already (cJSON_Print of the raw tree would copy a
 		 * script's stray bytes as they are). */
@@ -290,21 +290,21 @@ void out_json_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 	cJSON_AddNumberToObject(s, "commands", v.commands);
 	cJSON_AddNumberToObject(s, "failed_commands", v.failed_commands);
 	cJSON_AddNumberToObject(s, "errors", v.errors);
-	if (d->check_errors) {
-		cJSON_AddNumberToObject(s, "check_errors", d->check_errors);
+	if (d->run.check_errors) {
+		cJSON_AddNumberToObject(s, "check_errors", d->run.check_errors);
 		cJSON_AddBoolToObject(s, "ran", false);
 	}
 	if (dsh_term_signal())
 		cJSON_AddNumberToObject(s, "signal", dsh_term_signal());
-	if (d->out_of_time)
+	if (d->run.out_of_time)
 		cJSON_AddBoolToObject(s, "max_time_reached", true);
 	if (v.exit_requested >= 0) {
 		cJSON_AddNumberToObject(s, "exit_requested", v.exit_requested);
-		cJSON_AddStringToObject(s, "exit_at", d->quit_at);
+		cJSON_AddStringToObject(s, "exit_at", d->run.quit_at);
 	}
 	cJSON_AddNumberToObject(s, "exit_status", dsh_term_signal() ? 128 + dsh_term_signal() : v.exit_status);
 	cJSON_AddBoolToObject(s, "ok", v.ok);
-	char *t = d->pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+	char *t = d->io.pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 	if (t) {
 		puts(t);
 		fflush(stdout);

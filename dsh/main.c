@@ -193,20 +193,20 @@ static int redirect_output(const char *pattern, unsigned rank)
 
 /* A run that stops before its first command (the backend, the journal, the
  * synchronisation set-up) still writes, with --json, its failed object
- * (cmd WHAT, the message in d->errmsg) and the summary: a reader of the
+ * (cmd WHAT, the message in d->cur.errmsg) and the summary: a reader of the
  * JSON must not see an empty output, which reads as nothing failed
  * (docs/json-schema.md). */
 static void json_setup_failure(struct dsh *d, const char *what, const char *arg)
 {
-	if (!d->json)
+	if (!d->io.json)
 		return;
 	struct dsh_args a = { .argc = arg ? 2 : 1 };
 	a.argv[0] = (char *)what;
 	a.argv[1] = (char *)arg;
-	d->have_err = true;
+	d->cur.have_err = true;
 	out_json_command(d, &a, false);
-	d->failures++;
-	d->errors++;
+	d->run.failures++;
+	d->run.errors++;
 	struct dsh_run_verdict v;
 	dsh_run_verdict(d, &v);
 	out_json_summary(d, &v);
@@ -217,12 +217,12 @@ int main(int argc, char **argv)
 {
 	static struct dsh dd;
 	struct dsh *d = &dd;
-	d->gap_ns = DSH_DEFAULT_GAP_NS;
-	d->base = DSH_DEFAULT_BASE;
-	d->timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
-	d->sync_area = DSH_SYNC_AREA;
-	d->nprocs = 1;
-	d->quit_code = -1;
+	d->opts.gap_ns = DSH_DEFAULT_GAP_NS;
+	d->opts.base = DSH_DEFAULT_BASE;
+	d->opts.timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
+	d->ranks.sync_area = DSH_SYNC_AREA;
+	d->opts.nprocs = 1;
+	d->run.quit_code = -1;
 	static char specbuf[512];
 	uint64_t nodes = 0;
 	const char *trace = NULL;   /* --trace FILE: the emulator's Chrome trace */
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 				printf("%s\n", bd[i].name);
 			return 0;
 		}
-		case 'b': d->spec = optarg; break;
+		case 'b': d->opts.spec = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case 'N':
 			if (dnet_parse_u64(optarg, 3071, &nodes, "nodes", &e) < 0 || nodes == 0)
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 			src[nsrc++].arg = optarg;
 			break;
 		case 'i': stay = true; break;
-		case O_PRETTY: d->pretty = true; break;
+		case O_PRETTY: d->io.pretty = true; break;
 		case O_NORC: norc = true; break;
 		case O_DRY: dry = true; break;
 		case O_JOURNAL: journal = optarg; break;
@@ -287,29 +287,29 @@ int main(int argc, char **argv)
 			if (dnet_parse_duration(optarg, &max_time, "--max-time", &e) < 0 || max_time == 0)
 				return usage_error("%s", e.msg[0] ? e.msg : "--max-time: at least 1ns");
 			break;
-		case 'e': d->bail = true; break;
+		case 'e': d->opts.bail = true; break;
 		case 'n': check_only = true; break;
 		case 'o': outfile = optarg; break;
 		case O_SUMMARY: want_summary = true; break;
-		case 'j': d->json = true; break;
-		case 'x': d->echo = true; break;
+		case 'j': d->io.json = true; break;
+		case 'x': d->opts.echo = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
 			printf("dsh %s (libdnet %s)\n%s\n", DSH_VERSION, dnet_version(), DSH_ORIG_VERSION);
 			return 0;
 		case O_GAP:
-			if (dnet_parse_duration(optarg, &d->gap_ns, "--gap", &e) < 0)
+			if (dnet_parse_duration(optarg, &d->opts.gap_ns, "--gap", &e) < 0)
 				return usage_error("%s", e.msg);
 			break;
 		case O_TIMEOUT:
-			if (dnet_parse_duration(optarg, &d->timeout_ns, "--timeout", &e) < 0)
+			if (dnet_parse_duration(optarg, &d->opts.timeout_ns, "--timeout", &e) < 0)
 				return usage_error("%s", e.msg);
 			break;
 		case O_BASE: {
 			uint64_t b;
 			if (dnet_parse_u64(optarg, UINT32_MAX - DNET_MAP_SIZE, &b, "--base", &e) < 0)
 				return usage_error("%s", e.msg);
-			d->base = (uint32_t)b;
+			d->opts.base = (uint32_t)b;
 			break;
 		}
 		case '?':
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 		if (nsrc == DSH_MAX_SOURCES)
 			return usage_error("more than %s -c and -f options", "64");
 		if (replay)
-			d->replay_file = argv[optind + 1];
+			d->script.replay_file = argv[optind + 1];
 		src[nsrc].file = false;
 		src[nsrc++].arg = sub_cmd;
 		optind = argc;
@@ -388,9 +388,9 @@ int main(int argc, char **argv)
 			return usage_error("%s", "NPROCS must be at least 1");
 		if (v[1] >= v[0])
 			return usage_error("PID %s must be below NPROCS", argv[optind + 1]);
-		d->nprocs = (unsigned)v[0];
-		d->pid = (unsigned)v[1];
-		d->wid = (unsigned)v[2];
+		d->opts.nprocs = (unsigned)v[0];
+		d->opts.pid = (unsigned)v[1];
+		d->opts.wid = (unsigned)v[2];
 	}
 	if (file) {
 		if (nsrc == DSH_MAX_SOURCES)
@@ -406,7 +406,7 @@ int main(int argc, char **argv)
 
 	/* backend spec; shown only redacted (D-RUN-SECRETS) */
 	char redacted[1024];
-	const char *spec = d->spec;
+	const char *spec = d->opts.spec;
 	if (!spec)
 		spec = getenv("DSH_BACKEND");
 	if (!spec || !*spec)
@@ -463,11 +463,11 @@ int main(int argc, char **argv)
 			free_sources(src, nsrc);
 			return DSH_EXIT_USAGE;
 		}
-		d->have_err = true;
-		snprintf(d->errmsg, sizeof d->errmsg, "cannot open backend '%s': %s",
+		d->cur.have_err = true;
+		snprintf(d->cur.errmsg, sizeof d->cur.errmsg, "cannot open backend '%s': %s",
 			 dnet_spec_redact(spec, redacted, sizeof redacted), e.msg);
-		fprintf(stderr, "dsh: %s\n", d->errmsg);
-		d->backend_unopened = true;
+		fprintf(stderr, "dsh: %s\n", d->cur.errmsg);
+		d->run.backend_unopened = true;
 		json_setup_failure(d, "backend", redacted);
 		free_sources(src, nsrc);
 		return DSH_EXIT_BACKEND;
@@ -478,21 +478,21 @@ int main(int argc, char **argv)
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
-	d->spec = spec;
-	d->dry = dry;
+	d->opts.spec = spec;
+	d->opts.dry = dry;
 	d->caps = dnet_dev_caps(d->dev);
 	/* Ctrl-C, SIGTERM/SIGHUP and --max-time stop every blocking call of
 	 * libdnet (a sleep, a wait, a poll) within a poll interval. */
 	dnet_set_stop(d->dev, dsh_stop_hook, d);
 	/* The journal and the dry run see every access from here on. */
 	if (dry)
-		dsh_dry_start(d, d->json ? stderr : stdout);
+		dsh_dry_start(d, d->io.json ? stderr : stdout);
 	if (journal) {
 		char jerr[512];
 		if (dsh_journal_start(d, journal, jerr, sizeof jerr) < 0) {
 			fprintf(stderr, "dsh: %s\n", jerr);
-			snprintf(d->errmsg, sizeof d->errmsg, "%s", jerr);
-			d->setup_failed = true;
+			snprintf(d->cur.errmsg, sizeof d->cur.errmsg, "%s", jerr);
+			d->run.setup_failed = true;
 			json_setup_failure(d, "--journal", NULL);
 			free_sources(src, nsrc);
 			dsh_release(d);
@@ -502,47 +502,47 @@ int main(int argc, char **argv)
 	char serr[256];
 	if (dsh_sync_init(d, serr, sizeof serr) < 0 || dsh_sync_attach(d, serr, sizeof serr) < 0) {
 		fprintf(stderr, "dsh: %s\n", serr);
-		snprintf(d->errmsg, sizeof d->errmsg, "%s", serr);
-		d->setup_failed = true;
+		snprintf(d->cur.errmsg, sizeof d->cur.errmsg, "%s", serr);
+		d->run.setup_failed = true;
 		json_setup_failure(d, "sync", NULL);
 		free_sources(src, nsrc);
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
-	if (outfile && redirect_output(outfile, d->rank) < 0) {
+	if (outfile && redirect_output(outfile, d->ranks.rank) < 0) {
 		dsh_release(d);
 		return DSH_EXIT_USAGE;
 	}
 	{
 		char num[16];
-		snprintf(num, sizeof num, "%u", d->rank);
+		snprintf(num, sizeof num, "%u", d->ranks.rank);
 		dsh_var_set(d, "rank", num);
-		snprintf(num, sizeof num, "%u", d->size);
+		snprintf(num, sizeof num, "%u", d->ranks.size);
 		dsh_var_set(d, "size", num);
 		/* Ring neighbours for bring-up scripts (no arithmetic in dsh):
 		 * ranks and the CLIDs they drive. */
-		unsigned next = (d->rank + 1) % d->size, prev = (d->rank + d->size - 1) % d->size;
+		unsigned next = (d->ranks.rank + 1) % d->ranks.size, prev = (d->ranks.rank + d->ranks.size - 1) % d->ranks.size;
 		snprintf(num, sizeof num, "%u", next);
 		dsh_var_set(d, "next", num);
 		snprintf(num, sizeof num, "%u", prev);
 		dsh_var_set(d, "prev", num);
-		snprintf(num, sizeof num, "%u", d->peer[d->rank].node);
+		snprintf(num, sizeof num, "%u", d->ranks.peer[d->ranks.rank].node);
 		dsh_var_set(d, "clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[next].node);
+		snprintf(num, sizeof num, "%u", d->ranks.peer[next].node);
 		dsh_var_set(d, "next_clid", num);
-		snprintf(num, sizeof num, "%u", d->peer[prev].node);
+		snprintf(num, sizeof num, "%u", d->ranks.peer[prev].node);
 		dsh_var_set(d, "prev_clid", num);
 	}
-	d->regs = dnet_regs(&d->nregs);
-	d->nshadow = dnet_node_count(d->dev);
-	d->shadow = calloc(d->nshadow ? d->nshadow : 1, sizeof(*d->shadow));
-	if (!d->shadow) {
+	d->reg.db = dnet_regs(&d->reg.ndb);
+	d->reg.nshadow = dnet_node_count(d->dev);
+	d->reg.shadow = calloc(d->reg.nshadow ? d->reg.nshadow : 1, sizeof(*d->reg.shadow));
+	if (!d->reg.shadow) {
 		fprintf(stderr, "dsh: out of memory\n");
 		dsh_release(d);
 		return DSH_EXIT_BACKEND;
 	}
 
-	d->home_node = dnet_node(d->dev);
+	d->opts.home_node = dnet_node(d->dev);
 	bool tty = isatty(STDIN_FILENO);
 	bool interactive = (nsrc == 0 && tty) || (stay && tty);
 	if (!interactive)
@@ -568,29 +568,29 @@ int main(int argc, char **argv)
 		return DSH_EXIT_USAGE;
 	}
 	dsh_set_max_time(d, max_time);
-	for (unsigned i = 0; i < nsrc && !check_only && !d->quit && !d->stop && !dsh_term_signal() &&
+	for (unsigned i = 0; i < nsrc && !check_only && !d->run.quit && !d->run.stop && !dsh_term_signal() &&
 			     !dsh_out_of_time(d); i++) {
-		d->sources_after = nsrc - 1 - i; /* exit 0 before the last one fails (cmd_quit) */
+		d->script.sources_after = nsrc - 1 - i; /* exit 0 before the last one fails (cmd_quit) */
 		if (!interactive && !dsh_text_has_command(src[i].text, src[i].len))
 			dsh_empty_script(d, src[i].name); /* D-SCRIPT-EMPTY: it tests nothing */
 		else
 			dsh_run_string(d, src[i].text, src[i].name);
 	}
-	d->sources_after = 0;
+	d->script.sources_after = 0;
 	if (dsh_out_of_time(d)) {
 		char b[24], msg[128];
 		snprintf(msg, sizeof msg, "the run reached its --max-time of %s and was stopped",
 			 dnet_format_duration(max_time, b, sizeof b));
-		d->out_of_time = true;
+		d->run.out_of_time = true;
 		dsh_late_failure(d, NULL, 0, "max-time", NULL, msg);
 	}
 	free_sources(src, nsrc);
-	if (interactive && !check_only && !d->quit && !d->stop) {
-		d->interactive = true;
+	if (interactive && !check_only && !d->run.quit && !d->run.stop) {
+		d->opts.interactive = true;
 		dsh_interactive(d);
 	} else if (!nsrc && !tty && !check_only) {
 		/* a read error before the first line: nothing ran (exit 2, as -f -) */
-		d->input_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
+		d->run.input_unread = dsh_run_stream(d, stdin, "<stdin>") == DSH_NOT_RUN;
 	}
 	/* posted commands and pending verdicts are part of the run's verdict:
 	 * every outcome still open is resolved before any summary is written */
@@ -604,8 +604,8 @@ int main(int argc, char **argv)
 	/* The summary also when a command failed without any assertion, so a
 	 * reader of the log is not told "0 failed" about a failed run; and
 	 * when the script asked to exit, which the summary names. */
-	if (want_summary || d->asserts_pass + d->asserts_fail + d->asserts_skipped > 0 || d->errors > 0 ||
-	    (sig && d->json) || (d->quit_code >= 0 && !d->interactive)) {
+	if (want_summary || d->run.asserts_pass + d->run.asserts_fail + d->run.asserts_skipped > 0 || d->run.errors > 0 ||
+	    (sig && d->io.json) || (d->run.quit_code >= 0 && !d->opts.interactive)) {
 		struct dsh_run_verdict sv;
 		dsh_run_verdict(d, &sv);
 		out_summary(d, &sv);

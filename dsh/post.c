@@ -34,22 +34,22 @@ struct dsh_posted {
 
 bool dsh_post_begin(struct dsh *d, const struct dsh_cmd *c, const char *name)
 {
-	if (!(c->flags & DSH_C_POSTED) || d->no_post || d->json || d->echo || !d->dev)
+	if (!(c->flags & DSH_C_POSTED) || d->post.off || d->io.json || d->opts.echo || !d->dev)
 		return false;
-	if (d->nposted == POSTED_MAX && (dsh_post_sync(d) < 0 && d->stop))
+	if (d->post.n == POSTED_MAX && (dsh_post_sync(d) < 0 && d->run.stop))
 		return false;
-	if (!d->posted && !(d->posted = calloc(POSTED_MAX, sizeof *d->posted)))
+	if (!d->post.slots && !(d->post.slots = calloc(POSTED_MAX, sizeof *d->post.slots)))
 		return false;
 	struct dnet_err e = { 0 };
-	if (dnet_set_posted(d->dev, d->bail ? DNET_POST_STOP : DNET_POST_CONTINUE, &e) < 0)
+	if (dnet_set_posted(d->dev, d->opts.bail ? DNET_POST_STOP : DNET_POST_CONTINUE, &e) < 0)
 		return false;
-	struct dsh_posted *p = &d->posted[d->nposted];
-	snprintf(p->file, sizeof p->file, "%s", d->cur_file ? d->cur_file : "");
-	p->line = d->cur_line;
+	struct dsh_posted *p = &d->post.slots[d->post.n];
+	snprintf(p->file, sizeof p->file, "%s", d->cur.file ? d->cur.file : "");
+	p->line = d->cur.line;
 	snprintf(p->cmd, sizeof p->cmd, "%s", name);
 	/* The tag is the command's slot plus the number of slots resolved
 	 * before: a tag from an earlier batch can never name this one. */
-	dnet_set_tag(d->dev, d->post_base + d->nposted++);
+	dnet_set_tag(d->dev, d->post.base + d->post.n++);
 	return true;
 }
 
@@ -74,28 +74,28 @@ int dsh_post_sync(struct dsh *d)
 		if (dnet_sync(d->dev, &tag, &e) == 0)
 			break;
 		ret = -1;
-		uint64_t slot = tag - d->post_base;
-		const struct dsh_posted *p = tag != DNET_NO_TAG && tag >= d->post_base && slot < d->nposted ?
-			&d->posted[slot] : NULL;
+		uint64_t slot = tag - d->post.base;
+		const struct dsh_posted *p = tag != DNET_NO_TAG && tag >= d->post.base && slot < d->post.n ?
+			&d->post.slots[slot] : NULL;
 		dsh_late_failure(d, p && p->file[0] ? p->file : NULL, p ? p->line : 0,
 				 p ? p->cmd : "posted writes", NULL, e.msg);
-		if (d->bail) {
+		if (d->opts.bail) {
 			/* DNET_POST_STOP: the commands posted after it were
 			 * skipped by the device, so they did not run. */
-			if (p && (int)(d->nposted - slot - 1) <= d->commands)
-				d->commands -= (int)(d->nposted - slot - 1);
+			if (p && (int)(d->post.n - slot - 1) <= d->run.commands)
+				d->run.commands -= (int)(d->post.n - slot - 1);
 		}
 		if (tag == DNET_NO_TAG && e.code == DNET_EIO)
 			break; /* the connection itself: nothing more will come */
 	}
-	d->post_base += d->nposted;
-	d->nposted = 0;
+	d->post.base += d->post.n;
+	d->post.n = 0;
 	return ret;
 }
 
 void dsh_post_free(struct dsh *d)
 {
-	free(d->posted);
-	d->posted = NULL;
-	d->nposted = 0;
+	free(d->post.slots);
+	d->post.slots = NULL;
+	d->post.n = 0;
 }

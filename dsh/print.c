@@ -21,12 +21,12 @@ static void jstr(cJSON *o, const char *k, const char *s);
 
 int dsh_error(struct dsh *d, const char *fmt, ...)
 {
-	if (!d->have_err) {
+	if (!d->cur.have_err) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(d->errmsg, sizeof(d->errmsg), fmt, ap);
+		vsnprintf(d->cur.errmsg, sizeof(d->cur.errmsg), fmt, ap);
 		va_end(ap);
-		d->have_err = true;
+		d->cur.have_err = true;
 	}
 	return -1;
 }
@@ -39,8 +39,8 @@ void dsh_warn(struct dsh *d, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	dsh_flush_for_stderr();
-	if (d->cur_file)
-		fprintf(stderr, "dsh: %s:%d: warning: %s\n", d->cur_file, d->cur_line, msg);
+	if (d->cur.file)
+		fprintf(stderr, "dsh: %s:%d: warning: %s\n", d->cur.file, d->cur.line, msg);
 	else
 		fprintf(stderr, "dsh: warning: %s\n", msg);
 	cJSON *res = out_res(d);
@@ -84,12 +84,12 @@ int dsh_derr(struct dsh *d, const struct dnet_err *e)
 
 static cJSON *out_res(struct dsh *d)
 {
-	return d->json ? d->res : NULL;
+	return d->io.json ? d->io.res : NULL;
 }
 
 void out_text(struct dsh *d, const char *fmt, ...)
 {
-	if (d->json)
+	if (d->io.json)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -102,9 +102,9 @@ void out_text(struct dsh *d, const char *fmt, ...)
 /* The object or array a field goes into (NULL in text mode). */
 static cJSON *out_cur(struct dsh *d)
 {
-	if (!d->json)
+	if (!d->io.json)
 		return NULL;
-	return d->odepth ? d->onest[d->odepth - 1] : d->res;
+	return d->io.odepth ? d->io.onest[d->io.odepth - 1] : d->io.res;
 }
 
 static void out_add(struct dsh *d, const char *key, cJSON *item)
@@ -122,7 +122,7 @@ static void out_add(struct dsh *d, const char *key, cJSON *item)
 
 static void out_textf(struct dsh *d, const char *fmt, ...)
 {
-	if (d->json || !fmt)
+	if (d->io.json || !fmt)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -132,7 +132,7 @@ static void out_textf(struct dsh *d, const char *fmt, ...)
 
 void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 {
-	if (d->json) {
+	if (d->io.json) {
 		if (key) {
 			char b[24];
 			out_add(d, key, v < (1ull << JSON_SAFE_BITS) ? cJSON_CreateNumber((double)v)
@@ -145,7 +145,7 @@ void out_u64(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 
 void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 {
-	if (d->json) {
+	if (d->io.json) {
 		char b[24];
 		if (key)
 			out_add(d, key, cJSON_CreateString(hexstr(b, sizeof b, v)));
@@ -156,7 +156,7 @@ void out_hex(struct dsh *d, const char *key, const char *fmt, uint64_t v)
 
 void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
 {
-	if (d->json) {
+	if (d->io.json) {
 		if (key)
 			out_add(d, key, cJSON_CreateNumber((double)v));
 		return;
@@ -166,7 +166,7 @@ void out_int(struct dsh *d, const char *key, const char *fmt, long long v)
 
 void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
 {
-	if (d->json) {
+	if (d->io.json) {
 		if (key)
 			out_add(d, key, cJSON_CreateNumber(v));
 		return;
@@ -176,7 +176,7 @@ void out_dbl(struct dsh *d, const char *key, const char *fmt, double v)
 
 void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
 {
-	if (d->json) {
+	if (d->io.json) {
 		if (key)
 			out_add(d, key, cJSON_CreateString(s ? s : ""));
 		return;
@@ -186,7 +186,7 @@ void out_str(struct dsh *d, const char *key, const char *fmt, const char *s)
 
 void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
 {
-	if (d->json) {
+	if (d->io.json) {
 		if (key)
 			out_add(d, key, cJSON_CreateBool(b));
 		return;
@@ -197,7 +197,7 @@ void out_bool(struct dsh *d, const char *key, const char *fmt, bool b)
 
 void out_json_item(struct dsh *d, const char *key, cJSON *item)
 {
-	if (d->json && key)
+	if (d->io.json && key)
 		out_add(d, key, item);
 	else
 		cJSON_Delete(item);
@@ -205,40 +205,40 @@ void out_json_item(struct dsh *d, const char *key, cJSON *item)
 
 void out_null(struct dsh *d, const char *key)
 {
-	if (d->json && key)
+	if (d->io.json && key)
 		out_add(d, key, cJSON_CreateNull());
 }
 
 static void out_open(struct dsh *d, const char *key, cJSON *item)
 {
-	if (!d->json) {
+	if (!d->io.json) {
 		cJSON_Delete(item);
 		return;
 	}
-	if (d->odepth >= DSH_OUT_DEPTH) { /* a bug: nested too deep; keep the closes balanced */
+	if (d->io.odepth >= DSH_OUT_DEPTH) { /* a bug: nested too deep; keep the closes balanced */
 		cJSON_Delete(item);
-		d->odepth++;
+		d->io.odepth++;
 		return;
 	}
 	cJSON *c = out_cur(d);
 	out_add(d, key, item);
-	d->onest[d->odepth++] = c ? item : NULL;
+	d->io.onest[d->io.odepth++] = c ? item : NULL;
 }
 
 void out_obj_open(struct dsh *d, const char *key)
 {
-	out_open(d, key, d->json ? cJSON_CreateObject() : NULL);
+	out_open(d, key, d->io.json ? cJSON_CreateObject() : NULL);
 }
 
 void out_arr_open(struct dsh *d, const char *key)
 {
-	out_open(d, key, d->json ? cJSON_CreateArray() : NULL);
+	out_open(d, key, d->io.json ? cJSON_CreateArray() : NULL);
 }
 
 void out_close(struct dsh *d)
 {
-	if (d->json && d->odepth)
-		d->onest[--d->odepth] = NULL;
+	if (d->io.json && d->io.odepth)
+		d->io.onest[--d->io.odepth] = NULL;
 }
 
 /* "0x%" PRIx64 without the printf machinery (JSON results are full of them). */
@@ -298,14 +298,14 @@ const char *dsh_dur(uint64_t ns)
 
 void dsh_set_last(struct dsh *d, uint64_t v)
 {
-	d->has_last = true;
-	d->last = v;
+	d->script.has_last = true;
+	d->script.last = v;
 }
 
 void out_banner(struct dsh *d, const char *title)
 {
-	if (d->json) {
-		jstr(d->res, "title", title);
+	if (d->io.json) {
+		jstr(d->io.res, "title", title);
 		return;
 	}
 	printf("####### %s #######\n", title);
@@ -313,7 +313,7 @@ void out_banner(struct dsh *d, const char *title)
 
 void out_dump_header(struct dsh *d)
 {
-	if (!d->json)
+	if (!d->io.json)
 		printf("# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8\n");
 }
 
@@ -332,13 +332,13 @@ void out_dump(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, 
 void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t devoff, uint32_t regoff,
 		    const uint8_t *buf, size_t len, const uint8_t *known)
 {
-	if (d->json) {
-		cJSON *r = d->res;
+	if (d->io.json) {
+		cJSON *r = d->io.res;
 		jstr(r, "region", region);
 		jnum(r, "wid", wid);
 		jhex(r, "offset", regoff);
 		jhex(r, "device_offset", devoff);
-		jhex(r, "address", (uint64_t)d->base + devoff);
+		jhex(r, "address", (uint64_t)d->opts.base + devoff);
 		jnum(r, "length", len);
 		cJSON *w = cJSON_AddArrayToObject(r, "words");
 		char b[24];
@@ -358,7 +358,7 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 	}
 	out_dump_header(d);
 	for (size_t i = 0; i < len; i += 16) {
-		uint32_t addr = d->base + devoff + (uint32_t)i;
+		uint32_t addr = d->opts.base + devoff + (uint32_t)i;
 		char w0[20], w1[20];
 		for (size_t k = 0; k < 2 && i + 8 * k < len; k++) {
 			char *o = k ? w1 : w0;
@@ -380,21 +380,21 @@ void out_dump_known(struct dsh *d, const char *region, unsigned wid, uint32_t de
 
 void out_regword(struct dsh *d, uint32_t devoff, uint64_t v)
 {
-	if (d->json) {
-		jhex(d->res, "address", (uint64_t)d->base + devoff);
-		jhex(d->res, "device_offset", devoff);
-		jhex(d->res, "value", v);
+	if (d->io.json) {
+		jhex(d->io.res, "address", (uint64_t)d->opts.base + devoff);
+		jhex(d->io.res, "device_offset", devoff);
+		jhex(d->io.res, "value", v);
 		return;
 	}
-	printf("#%08" PRIx32 ": %016" PRIx64 "\n", d->base + devoff, v);
+	printf("#%08" PRIx32 ": %016" PRIx64 "\n", d->opts.base + devoff, v);
 }
 
 void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struct dnet_field *only)
 {
 	cJSON *fo = NULL, *mo = NULL;
-	if (d->json) {
-		fo = cJSON_AddObjectToObject(d->res, "fields");
-		mo = cJSON_AddObjectToObject(d->res, "meanings");
+	if (d->io.json) {
+		fo = cJSON_AddObjectToObject(d->io.res, "fields");
+		mo = cJSON_AddObjectToObject(d->io.res, "meanings");
 	}
 	for (unsigned i = 0; i < r->nfields; i++) {
 		const struct dnet_field *f = &r->fields[i];
@@ -403,7 +403,7 @@ void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struc
 		uint64_t fv = dnet_field_get(f, v);
 		char mb[128];
 		const char *m = dnet_field_meaning(f, fv, mb, sizeof(mb));
-		if (d->json) {
+		if (d->io.json) {
 			if (f->width > 52)
 				jhex(fo, f->name, fv);
 			else
@@ -424,40 +424,40 @@ void out_fields(struct dsh *d, const struct dnet_reg *r, uint64_t v, const struc
 
 void out_result_begin(struct dsh *d)
 {
-	d->odepth = 0;
-	if (d->json) {
-		d->res = cJSON_CreateObject();
-		d->extra = cJSON_CreateObject();
+	d->io.odepth = 0;
+	if (d->io.json) {
+		d->io.res = cJSON_CreateObject();
+		d->io.extra = cJSON_CreateObject();
 	}
 }
 
 void out_result_drop(struct dsh *d)
 {
-	cJSON_Delete(d->res);
-	cJSON_Delete(d->extra);
-	d->res = d->extra = NULL;
-	d->odepth = 0;
+	cJSON_Delete(d->io.res);
+	cJSON_Delete(d->io.extra);
+	d->io.res = d->io.extra = NULL;
+	d->io.odepth = 0;
 }
 
 void out_result_save(struct dsh *d, struct dsh_out_saved *s)
 {
-	s->res = d->res;
-	s->extra = d->extra;
-	s->depth = d->odepth;
-	d->res = d->extra = NULL;
-	d->odepth = 0;
+	s->res = d->io.res;
+	s->extra = d->io.extra;
+	s->depth = d->io.odepth;
+	d->io.res = d->io.extra = NULL;
+	d->io.odepth = 0;
 }
 
 void out_result_restore(struct dsh *d, const struct dsh_out_saved *s)
 {
-	d->res = s->res;
-	d->extra = s->extra;
-	d->odepth = s->depth;
+	d->io.res = s->res;
+	d->io.extra = s->extra;
+	d->io.odepth = s->depth;
 }
 
 void out_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 {
-	if (d->json) {
+	if (d->io.json) {
 		out_json_summary(d, vp);
 		return;
 	}
@@ -468,7 +468,7 @@ void out_summary(struct dsh *d, const struct dsh_run_verdict *vp)
 	if (v.errors)
 		printf(", %d error%s", v.errors, v.errors == 1 ? "" : "s");
 	if (v.exit_requested >= 0)
-		printf(" (the script asked to exit %d at %s%s)", v.exit_requested, d->quit_at,
+		printf(" (the script asked to exit %d at %s%s)", v.exit_requested, d->run.quit_at,
 		       v.exit_requested == 0 && !v.ok ? "; the failure wins" : "");
 	putchar('\n');
 	fflush(stdout);

@@ -9,9 +9,9 @@ void dsh_release(struct dsh *d)
 {
 	dsh_post_free(d);
 	dsh_pending_free(d);
-	if (d->shadow) {
-		for (unsigned i = 0; i < d->nshadow; i++) {
-			struct dsh_shadow *s = d->shadow[i];
+	if (d->reg.shadow) {
+		for (unsigned i = 0; i < d->reg.nshadow; i++) {
+			struct dsh_shadow *s = d->reg.shadow[i];
 			if (!s)
 				continue;
 			for (unsigned w = 0; w < DNET_NWID; w++) {
@@ -20,7 +20,7 @@ void dsh_release(struct dsh *d)
 			}
 			free(s);
 		}
-		free(d->shadow);
+		free(d->reg.shadow);
 	}
 	dsh_vars_free(d);
 	dsh_msg_free(d);

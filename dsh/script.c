@@ -178,27 +178,27 @@ static int split_line(struct dsh_src *s, const char *line)
 
 static void report(struct dsh *d, const char *cmd)
 {
-	if (d->have_err)
-		dsh_report_at(d->cur_file, d->cur_line, cmd, d->errmsg);
+	if (d->cur.have_err)
+		dsh_report_at(d->cur.file, d->cur.line, cmd, d->cur.errmsg);
 }
 
 /* A command that failed before it could run (bad line, bad repeat header):
  * report it like any failed command (stderr, JSON object, count, -e). */
 static void fail_unrun(struct dsh *d, const char *cmd, const struct dsh_args *a)
 {
-	d->commands++;
-	d->errors++;
-	d->has_last = false;
+	d->run.commands++;
+	d->run.errors++;
+	d->script.has_last = false;
 	report(d, cmd);
-	if (d->json) {
+	if (d->io.json) {
 		struct dsh_args x = { .argc = 1 };
 		x.argv[0] = (char *)cmd;
 		out_result_drop(d);
 		out_json_command(d, a && a->argc > 0 ? a : &x, false);
 	}
-	d->failures++;
-	if (d->bail)
-		d->stop = true;
+	d->run.failures++;
+	if (d->opts.bail)
+		d->run.stop = true;
 }
 
 /* Reject a physical line holding a NUL byte or a control character other
@@ -208,13 +208,13 @@ static bool check_line(struct dsh_src *s, const char *l)
 	struct dsh *d = s->d;
 	if (s->too_long && d) {
 		s->too_long = false;
-		d->have_err = false;
-		d->cur_file = s->name;
-		d->cur_line = s->line;
-		d->cur_cmd = l;
+		d->cur.have_err = false;
+		d->cur.file = s->name;
+		d->cur.line = s->line;
+		d->cur.cmd = l;
 		dsh_error(d, "line longer than %d bytes; the line is ignored", DSH_PHYS_LINE_MAX);
 		fail_unrun(d, "line", NULL);
-		d->cur_cmd = NULL;
+		d->cur.cmd = NULL;
 		return false;
 	}
 	long bad = -1;
@@ -232,16 +232,16 @@ static bool check_line(struct dsh_src *s, const char *l)
 	s->nul_at = -1;
 	if (bad < 0 || !d)
 		return true;
-	d->have_err = false;
-	d->cur_file = s->name;
-	d->cur_line = s->line;
-	d->cur_cmd = l;
+	d->cur.have_err = false;
+	d->cur.file = s->name;
+	d->cur.line = s->line;
+	d->cur.cmd = l;
 	if (c == 0)
 		dsh_error(d, "NUL byte at column %ld; the line is ignored", bad + 1);
 	else
 		dsh_error(d, "control character 0x%02x at column %ld; the line is ignored", c, bad + 1);
 	fail_unrun(d, "line", NULL);
-	d->cur_cmd = NULL;   /* the line is freed by the caller */
+	d->cur.cmd = NULL;   /* the line is freed by the caller */
 	return false;
 }
 
@@ -305,13 +305,13 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		fprintf(stderr, "dsh: out of memory\n");
 		return -1;
 	}
-	d->have_err = false;
-	d->errmsg[0] = 0;
-	d->cur_file = file;
-	d->cur_line = line;
-	d->cur_cmd = text;
+	d->cur.have_err = false;
+	d->cur.errmsg[0] = 0;
+	d->cur.file = file;
+	d->cur.line = line;
+	d->cur.cmd = text;
 	out_result_begin(d);
-	if (d->echo && !d->json) {
+	if (d->opts.echo && !d->io.json) {
 		while (*text == ' ' || *text == '\t')
 			text++;
 		printf("dsh > %s\n", text);
@@ -346,7 +346,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	}
 	if (rc == 0 && a->argc == 0) {
 		/* blank */
-		if (d->json) {
+		if (d->io.json) {
 			out_result_drop(d);
 		}
 		free(a);
@@ -364,7 +364,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			rc = dsh_error(d, "no device open");
 		else if ((posted = dsh_post_begin(d, c, a->argv[0])))
 			rc = c->fn(d, a);
-		else if (dsh_post_sync(d) < 0 && d->stop)
+		else if (dsh_post_sync(d) < 0 && d->run.stop)
 			not_run = true; /* -e: an earlier posted command failed; this one does not run */
 		else
 			rc = c->fn(d, a);
@@ -374,7 +374,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			struct dnet_err e = { 0 };
 			dnet_set_node(d->dev, saved_node, &e);
 		}
-		if (d->json) {
+		if (d->io.json) {
 			out_result_drop(d);
 		}
 		free(a);
@@ -388,8 +388,8 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		struct dnet_err e = { 0 };
 		dnet_set_node(d->dev, saved_node, &e);
 	}
-	d->commands++;
-	if (rc < 0 && !d->have_err)
+	d->run.commands++;
+	if (rc < 0 && !d->cur.have_err)
 		dsh_error(d, "failed");
 	report(d, cmdname[0] ? cmdname : "dsh");
 	if (a->argc == 0 && at) {
@@ -397,28 +397,28 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		a->argc = 1;
 		a->argv[1] = NULL;
 	}
-	if (d->json) {
+	if (d->io.json) {
 		out_json_command(d, a, rc == 0);
 		out_result_drop(d);
 	}
 	/* failed_commands counts every object with ok false: a failed
 	 * expect and a source whose commands failed (rc 1) too. */
 	if (rc > 0)
-		d->failures++;
+		d->run.failures++;
 	if (rc < 0) {
-		d->failures++;
-		if (!d->verdict)
-			d->errors++;
+		d->run.failures++;
+		if (!d->run.verdict)
+			d->run.errors++;
 		/* A failed command leaves no result: an assert on last must not
 		 * see an earlier command's value. */
-		d->has_last = false;
-		if (d->bail)
-			d->stop = true;
+		d->script.has_last = false;
+		if (d->opts.bail)
+			d->run.stop = true;
 	}
-	d->verdict = false;
-	if (d->dev && d->gap_ns && (d->caps & DNET_CAP_VIRTUAL_TIME) && !d->quit) {
+	d->run.verdict = false;
+	if (d->dev && d->opts.gap_ns && (d->caps & DNET_CAP_VIRTUAL_TIME) && !d->run.quit) {
 		struct dnet_err e = { 0 };
-		dnet_delay(d->dev, d->gap_ns, &e);
+		dnet_delay(d->dev, d->opts.gap_ns, &e);
 	}
 	if (posted)
 		dsh_post_end(d); /* after the gap, which goes posted with it */
@@ -444,10 +444,10 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 	struct dsh_args *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -1;
-	d->have_err = false;
-	d->cur_file = s->name;
-	d->cur_line = line;
-	d->cur_cmd = text;
+	d->cur.have_err = false;
+	d->cur.file = s->name;
+	d->cur.line = line;
+	d->cur.cmd = text;
 	uint64_t n = 0;
 	int rc = dsh_tokenize(d, text, a);
 	if (rc == 0 && (a->argc < 2 || a->argc > 3))
@@ -509,9 +509,9 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 	if (rc < 0) {
 		/* the error belongs to the repeat command (its line); next_unit()
 		 * may have moved cur_* while reporting a bad line */
-		d->cur_file = s->name;
-		d->cur_line = line;
-		d->cur_cmd = text;
+		d->cur.file = s->name;
+		d->cur.line = line;
+		d->cur.cmd = text;
 		fail_unrun(d, "repeat", a);
 		free(a);
 		free_units(b, nb);
@@ -519,7 +519,7 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 	}
 	free(a);
 	int ret = 0;
-	for (uint64_t i = 0; i < n && !d->stop && !d->quit && !dsh_interrupted(d); i++) {
+	for (uint64_t i = 0; i < n && !d->run.stop && !d->run.quit && !dsh_interrupted(d); i++) {
 		if (var[0]) {
 			char num[24];
 			snprintf(num, sizeof(num), "%" PRIu64, i);
@@ -533,10 +533,10 @@ static int do_repeat(struct dsh *d, struct dsh_src *s, const char *text, int lin
 		if (run_src(d, &bs) < 0)
 			ret = -1;
 		if (dsh_interrupted(d)) {
-			d->have_err = false;
-			d->cur_file = s->name;
-			d->cur_line = line;
-			d->cur_cmd = text;
+			d->cur.have_err = false;
+			d->cur.file = s->name;
+			d->cur.line = line;
+			d->cur.cmd = text;
 			dsh_error(d, "interrupted after %" PRIu64 " of %" PRIu64 " iterations", i + 1, n);
 			fail_unrun(d, "repeat", NULL);
 			ret = -1;
@@ -552,7 +552,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 	int ret = 0, line;
 	char *t;
 	for (;;) {
-		if (d->stop || d->quit || dsh_out_of_time(d) || dsh_output_check(d))
+		if (d->run.stop || d->run.quit || dsh_out_of_time(d) || dsh_output_check(d))
 			break;
 		if (dsh_interrupted(d)) {
 			/* Ctrl-C: blocks and sourced files stop; at the prompt the
@@ -570,7 +570,7 @@ static int run_src(struct dsh *d, struct dsh_src *s)
 		first_word(t, w, sizeof(w));
 		int rc;
 		if (strcmp(w, "repeat") == 0) {
-			if (d->echo && !d->json)
+			if (d->opts.echo && !d->io.json)
 				printf("dsh > %s\n", t);
 			rc = do_repeat(d, s, t, line);
 		} else {
@@ -601,10 +601,10 @@ int dsh_run_stream(struct dsh *d, FILE *f, const char *name)
 	/* The input did not end, it broke: a failed command at the line that
 	 * could not be read (-f - says "cannot read" too).  DSH_NOT_RUN when
 	 * not one line was read. */
-	d->have_err = false;
-	d->cur_file = name;
-	d->cur_line = s.line + 1;
-	d->cur_cmd = NULL;
+	d->cur.have_err = false;
+	d->cur.file = name;
+	d->cur.line = s.line + 1;
+	d->cur.cmd = NULL;
 	dsh_error(d, "cannot read '%s': %s", name, strerror(s.read_err));
 	fail_unrun(d, "line", NULL);
 	return s.line == 0 ? DSH_NOT_RUN : -1;
@@ -624,12 +624,12 @@ int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only)
 		return DSH_NOT_RUN;
 	int nerr = dsh_check_text(d, text, len, path);
 	if (nerr) {
-		if (d->depth == 0) {
+		if (d->script.depth == 0) {
 			dsh_not_run(d, path, nerr);
 		} else {
 			/* each is a failed object of the run (the source fails too) */
-			d->failures += nerr;
-			d->errors += nerr;
+			d->run.failures += nerr;
+			d->run.errors += nerr;
 		}
 		free(text);
 		return DSH_NOT_RUN;
@@ -641,7 +641,7 @@ int dsh_run_checked(struct dsh *d, FILE *f, const char *path, bool check_only)
 
 int dsh_run_file(struct dsh *d, const char *path)
 {
-	if (d->depth >= MAX_DEPTH) {
+	if (d->script.depth >= MAX_DEPTH) {
 		dsh_error(d, "source: nested too deeply (%d levels)", MAX_DEPTH);
 		return DSH_NOT_RUN;
 	}
@@ -650,15 +650,15 @@ int dsh_run_file(struct dsh *d, const char *path)
 		dsh_error(d, "cannot open '%s': %s", path, strerror(errno));
 		return DSH_NOT_RUN;
 	}
-	const char *sf = d->cur_file, *sc = d->cur_cmd;
-	int sl = d->cur_line;
-	d->depth++;
+	const char *sf = d->cur.file, *sc = d->cur.cmd;
+	int sl = d->cur.line;
+	d->script.depth++;
 	int rc = dsh_run_checked(d, f, path, false);
-	d->depth--;
+	d->script.depth--;
 	fclose(f);
-	d->cur_file = sf;
-	d->cur_line = sl;
-	d->cur_cmd = sc;
+	d->cur.file = sf;
+	d->cur.line = sl;
+	d->cur.cmd = sc;
 	if (rc == DSH_NOT_RUN)
 		dsh_error(d, "%s was not run (see the errors above)", path);
 	return rc;
@@ -668,7 +668,7 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 {
 	if (a->argc != 2)
 		return dsh_error(d, "usage: source FILE");
-	if (d->depth >= MAX_DEPTH)
+	if (d->script.depth >= MAX_DEPTH)
 		return dsh_error(d, "nested too deeply (%d levels)", MAX_DEPTH);
 	FILE *f = fopen(a->argv[1], "r");
 	if (!f)
@@ -677,17 +677,17 @@ int cmd_source(struct dsh *d, struct dsh_args *a)
 	/* the inner commands report themselves; keep this command's JSON object */
 	struct dsh_out_saved saved;
 	out_result_save(d, &saved);
-	int before = d->failures;
+	int before = d->run.failures;
 	int rc = dsh_run_file(d, a->argv[1]);
 	out_result_restore(d, &saved);
 	if (rc == DSH_NOT_RUN)
 		return -1; /* not run: unreadable, or the check found errors */
-	d->have_err = false;
+	d->cur.have_err = false;
 	out_str(d, "file", NULL, a->argv[1]);
 	/* failures inside were reported and counted already */
-	if (d->failures > before) {
-		dsh_error(d, "%d command%s failed in %s", d->failures - before,
-			  d->failures - before == 1 ? "" : "s", a->argv[1]);
+	if (d->run.failures > before) {
+		dsh_error(d, "%d command%s failed in %s", d->run.failures - before,
+			  d->run.failures - before == 1 ? "" : "s", a->argv[1]);
 		return 1;
 	}
 	return 0;

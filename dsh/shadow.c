@@ -11,16 +11,16 @@
 struct dsh_shadow *dsh_shadow(struct dsh *d)
 {
 	unsigned node = dnet_node(d->dev);
-	if (node == 0 || node > d->nshadow)
+	if (node == 0 || node > d->reg.nshadow)
 		return NULL;
-	struct dsh_shadow **slot = &d->shadow[node - 1];
+	struct dsh_shadow **slot = &d->reg.shadow[node - 1];
 	if (!*slot) {
 		struct dsh_shadow *s = calloc(1, sizeof(*s));
 		if (!s)
 			return NULL;
 		for (unsigned w = 0; w < DNET_NWID; w++) {
-			s->reg[w] = calloc(d->nregs, sizeof(uint64_t));
-			s->reg_has[w] = calloc(d->nregs, sizeof(bool));
+			s->reg[w] = calloc(d->reg.ndb, sizeof(uint64_t));
+			s->reg_has[w] = calloc(d->reg.ndb, sizeof(bool));
 			if (!s->reg[w] || !s->reg_has[w]) {
 				for (unsigned k = 0; k <= w; k++) {
 					free(s->reg[k]);
@@ -37,12 +37,12 @@ struct dsh_shadow *dsh_shadow(struct dsh *d)
 
 unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r)
 {
-	return (unsigned)(r - d->regs);
+	return (unsigned)(r - d->reg.db);
 }
 
 unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r)
 {
-	return r->block == DNET_BLK_USER ? d->wid : 0;
+	return r->block == DNET_BLK_USER ? d->opts.wid : 0;
 }
 
 bool dsh_reg_readable(const struct dnet_reg *r)
@@ -58,7 +58,7 @@ int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *sha
 		return dsh_error(d, "reading %s resets the controller (App. B: any access, read or write, "
 				 "does); refused -- 'reg %s confirm' reads it on purpose", r->name, r->name);
 	if (r->access & DNET_ACC_R) {
-		if (dnet_reg_read(d->dev, d->wid, r, v, &e) < 0)
+		if (dnet_reg_read(d->dev, d->opts.wid, r, v, &e) < 0)
 			return dsh_derr(d, &e);
 		return 0;
 	}
@@ -77,7 +77,7 @@ int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v)
 	struct dnet_err e = { 0 };
 	if (!(r->access & DNET_ACC_W))
 		return dsh_error(d, "%s is read-only", r->name);
-	if (dnet_reg_write(d->dev, d->wid, r, v, &e) < 0)
+	if (dnet_reg_write(d->dev, d->opts.wid, r, v, &e) < 0)
 		return dsh_derr(d, &e);
 	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET)
 		return dsh_ctl_reset_done(d);
@@ -108,8 +108,8 @@ int dsh_ctl_reset_done(struct dsh *d)
 {
 	struct dsh_shadow *s = dsh_shadow(d);
 	for (unsigned w = 0; s && w < DNET_NWID; w++) {
-		for (unsigned i = 0; i < d->nregs; i++)
-			if (d->regs[i].block == DNET_BLK_USER)
+		for (unsigned i = 0; i < d->reg.ndb; i++)
+			if (d->reg.db[i].block == DNET_BLK_USER)
 				s->reg_has[w][i] = false;
 		memset(s->ww_known[w], 0, sizeof(s->ww_known[w]));
 	}

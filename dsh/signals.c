@@ -1,6 +1,6 @@
 /* dsh: the signals and the time limit that stop a run -- Ctrl-C at the
  * prompt, SIGINT/SIGTERM/SIGHUP in a batch run, --max-time -- read by every
- * wait (script.c, flags.c, sync.c, ...) through dsh_interrupted, and by
+ * wait (script.c, flags.c, ranks.c, ...) through dsh_interrupted, and by
  * the run's summary (jsonl.c). */
 #include <errno.h>
 #include <termios.h>
@@ -52,20 +52,20 @@ int dsh_term_signal(void)
 	return term_signal_caught();
 }
 
-/* --max-time: the run stops at d->deadline_ns, a CLOCK_MONOTONIC instant (0: none). */
+/* --max-time: the run stops at d->run.deadline_ns, a CLOCK_MONOTONIC instant (0: none). */
 void dsh_set_max_time(struct dsh *d, uint64_t ns)
 {
-	d->deadline_ns = ns ? dsh_mono_ns() + ns : 0;
+	d->run.deadline_ns = ns ? dsh_mono_ns() + ns : 0;
 }
 
 bool dsh_out_of_time(const struct dsh *d)
 {
-	return d->deadline_ns && dsh_mono_ns() >= d->deadline_ns;
+	return d->run.deadline_ns && dsh_mono_ns() >= d->run.deadline_ns;
 }
 
 bool dsh_interrupted(struct dsh *d)
 {
-	return (d->interactive && g_sigint) || term_signal_caught() || dsh_out_of_time(d);
+	return (d->opts.interactive && g_sigint) || term_signal_caught() || dsh_out_of_time(d);
 }
 
 bool dsh_stop_hook(void *ctx)

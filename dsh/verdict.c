@@ -22,23 +22,23 @@
 void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 {
 	memset(v, 0, sizeof *v);
-	v->passed = d->asserts_pass;
-	v->failed = d->asserts_fail;
-	v->skipped = d->asserts_skipped;
-	v->commands = d->commands;
-	v->failed_commands = d->failures;
-	v->errors = d->errors;
-	v->exit_requested = d->quit_code;
-	bool failed = d->failures > 0 || d->asserts_fail > 0 || d->check_errors > 0 || d->out_of_time ||
-		      d->output_error || dsh_term_signal() != 0;
-	v->ok = !failed && d->quit_code <= 0;
-	if (d->backend_unopened)
+	v->passed = d->run.asserts_pass;
+	v->failed = d->run.asserts_fail;
+	v->skipped = d->run.asserts_skipped;
+	v->commands = d->run.commands;
+	v->failed_commands = d->run.failures;
+	v->errors = d->run.errors;
+	v->exit_requested = d->run.quit_code;
+	bool failed = d->run.failures > 0 || d->run.asserts_fail > 0 || d->run.check_errors > 0 || d->run.out_of_time ||
+		      d->io.error || dsh_term_signal() != 0;
+	v->ok = !failed && d->run.quit_code <= 0;
+	if (d->run.backend_unopened)
 		v->exit_status = DSH_EXIT_BACKEND;
-	else if (d->check_errors || d->input_unread || d->setup_failed)
+	else if (d->run.check_errors || d->run.input_unread || d->run.setup_failed)
 		v->exit_status = DSH_EXIT_USAGE; /* nothing ran (as -f of an unreadable file) */
-	else if (d->quit_code > 0)
-		v->exit_status = d->quit_code;
-	else if (failed && (!d->interactive || d->quit_code == 0))
+	else if (d->run.quit_code > 0)
+		v->exit_status = d->run.quit_code;
+	else if (failed && (!d->opts.interactive || d->run.quit_code == 0))
 		v->exit_status = DSH_EXIT_FAIL;
 	else
 		v->exit_status = DSH_EXIT_OK;
@@ -48,27 +48,27 @@ void dsh_run_verdict(const struct dsh *d, struct dsh_run_verdict *v)
 void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd, const char *text,
 		      const char *msg)
 {
-	char m[sizeof d->errmsg];
-	snprintf(m, sizeof m, "%s", msg); /* msg may be d->errmsg itself */
+	char m[sizeof d->cur.errmsg];
+	snprintf(m, sizeof m, "%s", msg); /* msg may be d->cur.errmsg itself */
 	msg = m;
 	dsh_flush_for_stderr();
 	dsh_report_at(file, line, cmd, msg);
-	if (d->json) {
+	if (d->io.json) {
 		/* Its own failed object, as if the command had failed then. */
-		const char *sf = d->cur_file, *sc = d->cur_cmd;
-		int sl = d->cur_line;
-		bool had = d->have_err;
-		char saved[sizeof d->errmsg];
-		memcpy(saved, d->errmsg, sizeof saved);
+		const char *sf = d->cur.file, *sc = d->cur.cmd;
+		int sl = d->cur.line;
+		bool had = d->cur.have_err;
+		char saved[sizeof d->cur.errmsg];
+		memcpy(saved, d->cur.errmsg, sizeof saved);
 		struct dsh_out_saved kept;
 		out_result_save(d, &kept);
 		out_result_begin(d);
 		out_bool(d, "late", NULL, true);
-		d->cur_file = file;
-		d->cur_line = line;
-		d->cur_cmd = text && text[0] ? text : cmd;
-		snprintf(d->errmsg, sizeof d->errmsg, "%s", msg);
-		d->have_err = true;
+		d->cur.file = file;
+		d->cur.line = line;
+		d->cur.cmd = text && text[0] ? text : cmd;
+		snprintf(d->cur.errmsg, sizeof d->cur.errmsg, "%s", msg);
+		d->cur.have_err = true;
 		struct dsh_args *x = calloc(1, sizeof *x);
 		if (x) {
 			x->argc = 1;
@@ -78,15 +78,15 @@ void dsh_late_failure(struct dsh *d, const char *file, int line, const char *cmd
 		}
 		out_result_drop(d);
 		out_result_restore(d, &kept);
-		d->cur_file = sf;
-		d->cur_line = sl;
-		d->cur_cmd = sc;
-		memcpy(d->errmsg, saved, sizeof saved);
-		d->have_err = had;
+		d->cur.file = sf;
+		d->cur.line = sl;
+		d->cur.cmd = sc;
+		memcpy(d->cur.errmsg, saved, sizeof saved);
+		d->cur.have_err = had;
 	}
-	d->failures++;
-	d->errors++;
-	d->has_last = false;
-	if (d->bail)
-		d->stop = true;
+	d->run.failures++;
+	d->run.errors++;
+	d->script.has_last = false;
+	if (d->opts.bail)
+		d->run.stop = true;
 }

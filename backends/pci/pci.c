@@ -44,7 +44,7 @@
 #include "dnet/map.h"
 #include "dnet/parse.h"
 #include "mmio/mmio.h"
-#include "pci/access.h"
+#include "pci/libpci_handle.h"
 #include "pci/bars.h"
 
 struct pci_args {

@@ -11,7 +11,7 @@
 #include "pci/bars.h"
 #include "dnet/probe.h"
 
-#include "pci/access.h" /* libpci's fatal errors as values */
+#include "pci/libpci_handle.h" /* libpci's fatal errors as values */
 
 /* Chipsets whose DRAM decode registers are public.  Intel 82865G/PE/P and
  * 82875P MCH datasheets: DRB0-DRB7 (DRAM Row Boundary) at 60h-67h, 8 bits

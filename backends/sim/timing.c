@@ -38,7 +38,7 @@ const struct sim_timing sim_timing_default = {
 	.host_l2_8b_ns = 1,
 	.host_l2_bytes = 512u << 10,
 	/* Which destination lines stay in the cache (decision D-BENCH-L2,
-	 * dsh/bench_cache.c): the Pentium 4's L2 is 8-way set associative and
+	 * dsh/bench/bench_cache.c): the Pentium 4's L2 is 8-way set associative and
 	 * physically indexed [I: Intel's Pentium 4 datasheet, not the thesis];
 	 * Linux 2.4 (Tab. 6.1) places a buffer's 4 KB pages at random physical
 	 * addresses, with no page colouring. */

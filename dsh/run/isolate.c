@@ -351,35 +351,6 @@ static int reset_nodes(struct run *r, unsigned s)
 	return rc;
 }
 
-/* The private dnetd accepts connections (dnetd renames its socket into
- * place once it listens, but --dnetd may name another program). */
-int run_wait_listening(struct run *r)
-{
-	struct sockaddr_un sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sun_family = AF_UNIX;
-	if (strlen(r->sock) >= sizeof sa.sun_path)
-		return 0; /* dnetd itself refused it already */
-	memcpy(sa.sun_path, r->sock, strlen(r->sock) + 1);
-	uint64_t until = run_mono_ms() + 5000;
-	for (;;) {
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			break;
-		int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa), e = errno;
-		close(fd);
-		if (rc == 0)
-			return 0;
-		if ((e != ECONNREFUSED && e != ENOENT) || run_mono_ms() >= until || run_signal_caught())
-			break;
-		struct timespec ts = { 0, 2000000 };
-		nanosleep(&ts, NULL);
-	}
-	if (!run_signal_caught())
-		fprintf(stderr, "dsh-run: %s does not accept connections on %s\n", r->dnetd, r->sock);
-	return -1;
-}
-
 /* A fresh private dnetd on the same socket; the last one's log is kept as
  * dnetd.sN.log (N: the script it served, from 0). */
 static int restart_dnetd(struct run *r, unsigned s)

@@ -1,4 +1,5 @@
-/* dsh-run: starting the ranks and the private dnetd, timeouts, and killing
+/* dsh-run: starting the ranks (the private dnetd and the processes: procs.c;
+ * what each rank is given: rankenv.c), timeouts, and killing
  * everything started on any exit (also on SIGINT/SIGTERM/SIGHUP).
  *
  * Every rank's dsh writes JSON Lines to its own file (-o with %r), so the
@@ -22,235 +23,18 @@
 #include <unistd.h>
 #include "run.h"
 
-#define KILL_GRACE_MS 2000u
-
-void run_signals_install(void)
-{
-	term_signals_watch();
-}
-
-int run_signal_caught(void)
-{
-	return term_signal_caught();
-}
-
-uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void nap(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* The children of one step: their pids (one per rank, or one launcher). */
 static pid_t *g_pids;
 static unsigned g_npids;
-
-/* fork + exec argv with stdout/stderr to files (NULL: inherited) and extra
- * environment "K=V" strings; the child gets its own process group so that
- * a kill reaches everything it started (mpirun's daemons, pdsh's children). */
-static pid_t spawn(char *const argv[], const char *out, const char *errf, char *const *env, unsigned nenv)
-{
-	pid_t p = fork();
-	if (p < 0)
-		return -1;
-	if (p == 0) {
-		setpgid(0, 0);
-		term_signals_default();
-		if (out) {
-			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || dup2(fd, 1) < 0)
-				_exit(126);
-			close(fd);
-		}
-		if (errf) {
-			int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || dup2(fd, 2) < 0)
-				_exit(126);
-			close(fd);
-		}
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			close(devnull);
-		}
-		for (unsigned i = 0; i < nenv; i++)
-			putenv(env[i]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "dsh-run: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(p, p);
-	return p;
-}
-
-/* SIGTERM to the process group, then SIGKILL after the grace time. */
-static void kill_group(pid_t p)
-{
-	if (p <= 0)
-		return;
-	kill(-p, SIGTERM);
-	kill(p, SIGTERM);
-	uint64_t until = run_mono_ms() + KILL_GRACE_MS;
-	while (run_mono_ms() < until) {
-		if (waitpid(p, NULL, WNOHANG) == p)
-			break;
-		nap(10);
-	}
-	kill(-p, SIGKILL);
-	kill(p, SIGKILL);
-	waitpid(p, NULL, 0);
-	/* the group's other members (a wrapper's dsh, a launcher's ranks) are
-	 * gone once init has reaped them: wait for that, bounded, so nothing
-	 * started outlives dsh-run */
-	for (until = run_mono_ms() + KILL_GRACE_MS; kill(-p, 0) == 0 && run_mono_ms() < until;)
-		nap(5);
-}
 
 void kill_all(struct run *r)
 {
 	for (unsigned i = 0; i < g_npids; i++)
 		if (g_pids[i] > 0) {
-			kill_group(g_pids[i]);
+			run_kill_group(g_pids[i]);
 			g_pids[i] = 0;
 		}
 	dnetd_stop(r);
-}
-
-/* Clients the private dnetd must admit at once: every rank, and as many
- * again for the one-per-rank dsh processes dsh-run itself starts (PGID
- * set-up, checks before a script) and for connections of ended processes
- * dnetd has not yet seen close; a few for dsh-run's own probes.  dnetd
- * raises its descriptor limit to fit (up to the hard limit) or says why
- * it cannot. */
-/* The first line of a file (a launcher's or dnetd's own complaint), or "". */
-void run_first_line(const char *path, char *buf, size_t n)
-{
-	buf[0] = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, (int)n, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-}
-
-static unsigned dnetd_clients(const struct run *r)
-{
-	return 2 * r->n + 8;
-}
-
-int dnetd_start(struct run *r)
-{
-	snprintf(r->sock, sizeof r->sock, "%s/dnetd.sock", r->tmp);
-	char nodes[16], listen[4300], log[4200], clients[16];
-	snprintf(nodes, sizeof nodes, "%u", r->n);
-	snprintf(clients, sizeof clients, "%u", dnetd_clients(r));
-	snprintf(listen, sizeof listen, "unix:%s", r->sock);
-	snprintf(log, sizeof log, "%s/dnetd.log", r->tmp);
-	/* --max-unauth too: hundreds of ranks connect in one burst, and on a
-	 * busy machine a HELLO may wait its turn for over a second (the
-	 * private socket admits nobody else). */
-	char *argv[] = { (char *)r->dnetd, "--sim", "-N", nodes, "--listen", listen, "--max-clients", clients,
-			 "--max-unauth", clients, r->lockstep ? "--lockstep" : NULL, nodes, NULL };
-	r->dnetd_pid = spawn(argv, log, log, NULL, 0);
-	if (r->dnetd_pid < 0) {
-		fprintf(stderr, "dsh-run: cannot start %s: %s\n", r->dnetd, strerror(errno));
-		return -1;
-	}
-	for (unsigned i = 0; i < 500; i++) {
-		struct stat st;
-		if (stat(r->sock, &st) == 0 && S_ISSOCK(st.st_mode))
-			return 0;
-		if (waitpid(r->dnetd_pid, NULL, WNOHANG) == r->dnetd_pid) {
-			r->dnetd_pid = 0;
-			char why[300];
-			run_first_line(log, why, sizeof why);
-			fprintf(stderr, "dsh-run: %s exited at start%s%s (log: %s)\n", r->dnetd, why[0] ? ": " : "",
-				why, log);
-			return -1;
-		}
-		nap(10);
-	}
-	fprintf(stderr, "dsh-run: %s did not open %s within 5 s\n", r->dnetd, r->sock);
-	return -1;
-}
-
-void dnetd_stop(struct run *r)
-{
-	if (r->dnetd_pid > 0)
-		kill_group(r->dnetd_pid);
-	r->dnetd_pid = 0;
-}
-
-const char *rank_backend(const struct run *r, unsigned k)
-{
-	if (r->table && r->table[k].backend[0])
-		return r->table[k].backend;
-	return r->backend;
-}
-
-const char *rank_token(const struct run *r, unsigned k)
-{
-	if (r->table && r->table[k].backend[0])
-		return r->table[k].token[0] ? r->table[k].token : getenv("DNET_TOKEN");
-	if (r->backend && r->token[0])
-		return r->token;
-	return r->backend ? getenv("DNET_TOKEN") : NULL; /* the private dnetd needs none */
-}
-
-char *rank_token_env(const struct run *r, unsigned k)
-{
-	const char *t = rank_token(r, k);
-	char *e = NULL;
-	if (t && *t && asprintf(&e, "DNET_TOKEN=%s", t) < 0)
-		e = NULL;
-	return e;
-}
-
-/* "remote:unix:SOCK" for the private dnetd. */
-static const char *private_backend(const struct run *r, char *buf, size_t n)
-{
-	snprintf(buf, n, "remote:unix:%s", r->sock);
-	return buf;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d) {
-		fprintf(stderr, "dsh-run: out of memory\n");
-		exit(2);
-	}
-	return d;
-}
-
-static char *envf(const char *fmt, const char *a, unsigned long v)
-{
-	char b[8192];
-	if (a)
-		snprintf(b, sizeof b, fmt, a);
-	else
-		snprintf(b, sizeof b, fmt, v);
-	return xstrdup(b);
-}
-
-/* "DSH_RANKMAP=CLID:WID,..." from the node table (malloc'd; NULL: no memory). */
-char *run_rankmap_env(const struct run *r)
-{
-	size_t cap = (size_t)r->n * 16 + 32;
-	char *m = malloc(cap);
-	if (!m)
-		return NULL;
-	size_t l = (size_t)snprintf(m, cap, "DSH_RANKMAP=");
-	for (unsigned k = 0; k < r->n; k++)
-		l += (size_t)snprintf(m + l, cap - l, "%s%u:%u", k ? "," : "", r->table[k].clid, r->table[k].wid);
-	return m;
 }
 
 /* The dsh command line of one rank (or of every rank, for a launcher). */
@@ -280,43 +64,6 @@ static void progress(const struct run *r, unsigned s, unsigned done, unsigned fa
 	fprintf(stderr, "\r\033[Kdsh-run: [%u/%u] %s: %u ranks: %u done, %u failed, %u running", s + 1,
 		r->nscripts, r->scripts[s], r->n, done, failed, running);
 	fflush(stderr);
-}
-
-/* PGIDs of a node table are set before any rank runs: a rank that set its
- * PGID while a faster peer already sent to it would drop that packet. */
-int pgid_setup(struct run *r)
-{
-	char *rm = r->table ? run_rankmap_env(r) : NULL;
-	for (unsigned k = 0; r->table && k < r->n; k++) {
-		if (!r->table[k].has_pgid)
-			continue;
-		char backend_buf[4400], errf[4400];
-		const char *b = rank_backend(r, k) ? rank_backend(r, k)
-						   : private_backend(r, backend_buf, sizeof backend_buf);
-		char *tok = rank_token_env(r, k);
-		char *env[6] = { envf("DSH_RANK=%lu", NULL, k), envf("DSH_SIZE=%lu", NULL, r->n),
-				 envf("DSH_PGID=%lu", NULL, r->table[k].pgid), tok, rm, NULL };
-		unsigned ne = 3;
-		if (tok)
-			env[ne++] = tok;
-		if (rm)
-			env[ne++] = rm;
-		snprintf(errf, sizeof errf, "%s/pgid.rank%u.err", r->tmp, k);
-		char *argv[] = { (char *)r->dsh, (char *)"-b", (char *)b, (char *)"-c", (char *)"info", NULL };
-		pid_t p = spawn(argv, "/dev/null", errf, env, ne);
-		int st = 0;
-		for (unsigned i = 0; i < 3; i++)
-			free(env[i]);
-		free(tok);
-		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			fprintf(stderr, "dsh-run: could not set PGID %u of rank %u (CLID %u, WID %u); see %s\n",
-				r->table[k].pgid, k, r->table[k].clid, r->table[k].wid, errf);
-			free(rm);
-			return -1;
-		}
-	}
-	free(rm);
-	return 0;
 }
 
 /* A launcher's ranks learn their environment and backend from files
@@ -485,10 +232,10 @@ int run_script(struct run *r, unsigned s)
 	/* every rank without a backend of its own (no -b; a node table's "-") uses the private dnetd */
 	const char *backend = r->backend;
 	if (!backend && r->private_dnetd) /* also a node table's "-" rows */
-		backend = private_backend(r, backend_buf, sizeof backend_buf);
+		backend = run_private_backend(r, backend_buf, sizeof backend_buf);
 	char *env[8];
 	unsigned nenv = 0;
-	env[nenv++] = envf("DSH_RUN_ID=%lu", NULL, (unsigned long)(r->run_base + s));
+	env[nenv++] = run_envf("DSH_RUN_ID=%lu", NULL, (unsigned long)(r->run_base + s));
 	if (r->table)
 		env[nenv++] = run_rankmap_env(r);
 	for (unsigned k = 0; k < n; k++) {
@@ -523,15 +270,15 @@ int run_script(struct run *r, unsigned s)
 			unsigned m = 0;
 			for (unsigned i = 0; i < nenv; i++)
 				renv[m++] = env[i];
-			renv[m++] = envf("DSH_RANK=%lu", NULL, k);
-			renv[m++] = envf("DSH_SIZE=%lu", NULL, n);
+			renv[m++] = run_envf("DSH_RANK=%lu", NULL, k);
+			renv[m++] = run_envf("DSH_SIZE=%lu", NULL, n);
 			char *tok = rank_token_env(r, k);
 			if (tok)
 				renv[m++] = tok;
 			const char *b = rank_backend(r, k) ? rank_backend(r, k) : backend;
 			dsh_argv(r, b, r->scripts[s], out_pat, argv);
 			res[k].start_ms = start;
-			g_pids[k] = spawn(argv, NULL, res[k].err_path, renv, m);
+			g_pids[k] = run_spawn(argv, NULL, res[k].err_path, renv, m);
 			for (unsigned i = nenv; i < m; i++)
 				free(renv[i]);
 		}
@@ -581,7 +328,7 @@ int run_script(struct run *r, unsigned s)
 			argv[a++] = (char *)"--kill-on-bad-exit=0";
 			if (r->table) { /* task k on line k of SLURM_HOSTFILE */
 				argv[a++] = (char *)"--distribution=arbitrary";
-				lenv[ln++] = envf("SLURM_HOSTFILE=%s", hfile, 0);
+				lenv[ln++] = run_envf("SLURM_HOSTFILE=%s", hfile, 0);
 			}
 		} else {
 			snprintf(fan, sizeof fan, "%u", n);
@@ -617,7 +364,7 @@ int run_script(struct run *r, unsigned s)
 		dsh_argv(r, NULL, r->scripts[s], out_pat, argv + a); /* -b from DIR/backends */
 		for (unsigned k = 0; k < n; k++)
 			res[k].start_ms = start;
-		g_pids[0] = spawn(argv, NULL, lerr, lenv, ln);
+		g_pids[0] = run_spawn(argv, NULL, lerr, lenv, ln);
 		for (unsigned i = nenv; i < ln; i++)
 			free(lenv[i]);
 		free(hlist);
@@ -633,7 +380,7 @@ int run_script(struct run *r, unsigned s)
 		if (r->dnetd_pid > 0 && dnetd_dead(r)) {
 			for (unsigned i = 0; i < g_npids; i++) /* its ranks cannot go on */
 				if (g_pids[i] > 0) {
-					kill_group(g_pids[i]);
+					run_kill_group(g_pids[i]);
 					g_pids[i] = 0;
 				}
 			for (unsigned k = 0; k < n; k++) {
@@ -676,7 +423,7 @@ int run_script(struct run *r, unsigned s)
 				launcher_statuses(res, n, rdir, true); /* before anything is killed */
 			for (unsigned i = 0; i < g_npids; i++)
 				if (g_pids[i] > 0) {
-					kill_group(g_pids[i]);
+					run_kill_group(g_pids[i]);
 					g_pids[i] = 0;
 					if (r->launcher == L_LOCAL) {
 						res[i].timed_out = timed_out;
@@ -689,7 +436,7 @@ int run_script(struct run *r, unsigned s)
 				}
 			break;
 		}
-		nap(left > 64 ? 20 : 5);
+		run_nap(left > 64 ? 20 : 5);
 	}
 	/* died while the ranks ran: they may have ended on their own, each
 	 * with "the daemon closed the connection"; the cause is said once */
@@ -704,7 +451,7 @@ int run_script(struct run *r, unsigned s)
 	if (judged < 0) {
 		for (unsigned i = 0; i < g_npids; i++)
 			if (g_pids[i] > 0) {
-				kill_group(g_pids[i]);
+				run_kill_group(g_pids[i]);
 				g_pids[i] = 0;
 			}
 		if (r->progress)

@@ -62,7 +62,7 @@ static void rank_from(const char *dir, char *var, size_t n)
 }
 
 /* The rank: from the launcher's own variable (from), else as dsh finds it
- * (dsh/sync.c dsh_sync_init, same order). */
+ * (dsh/ranks.c dsh_sync_init, same order). */
 static int env_rank(const char *from, unsigned *rank)
 {
 	static const char *const vars[] = { "DSH_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",

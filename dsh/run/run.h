@@ -2,8 +2,10 @@
  * Internal declarations shared by the files of dsh/run/.
  *
  *   main.c    options, the node table, the run loop, progress, exit status
- *   launch.c  starting ranks (local, mpirun, srun, pdsh) and dnetd, timeouts,
- *             killing everything started on any exit
+ *   launch.c  starting ranks (local, mpirun, srun, pdsh), timeouts, killing
+ *             everything started on any exit
+ *   rankenv.c what each rank is given: backend, token, rank map, PGID
+ *   procs.c   processes: signals, spawn and kill, the private dnetd
  *   rankexec.c  --exec-rank: in front of dsh on every rank a launcher starts,
  *             its own exit status in a file, whatever the launcher reports
  *   result.c  reading each rank's JSON Lines output into a test result
@@ -128,15 +130,30 @@ char *hosts_list(const struct run *r);
 /* Fail every result of script s whose rank ran elsewhere than the table says. */
 void hosts_check(const struct run *r, unsigned s);
 
-/* launch.c */
+/* procs.c: the processes dsh-run starts; the bottom, calling no other file */
 uint64_t now_ms(void);
 /* CLOCK_MONOTONIC in ms: deadlines and elapsed times. */
 static inline uint64_t run_mono_ms(void) { return dsh_mono_ns() / 1000000u; }
 void run_signals_install(void);
 int run_signal_caught(void);
+void run_nap(unsigned ms);
+/* fork + exec argv with stdout/stderr to files (NULL: inherited) and extra
+ * environment "K=V" strings, in a process group of its own. */
+pid_t run_spawn(char *const argv[], const char *out, const char *errf, char *const *env, unsigned nenv);
+/* SIGTERM to the process group, SIGKILL after a grace time, reaped. */
+void run_kill_group(pid_t p);
+/* The first line of a file (a program's own complaint), "" if none. */
+void run_first_line(const char *path, char *buf, size_t n);
 int dnetd_start(struct run *r);
 void dnetd_stop(struct run *r);
-int pgid_setup(struct run *r);
+/* The private dnetd accepts connections (-1: said why). */
+int run_wait_listening(struct run *r);
+
+/* rankenv.c: what each rank is given */
+/* Rank k's own backend (node table, else -b); NULL: the private dnetd. */
+const char *rank_backend(const struct run *r, unsigned k);
+/* "remote:unix:SOCK" for the private dnetd, in buf. */
+const char *run_private_backend(const struct run *r, char *buf, size_t n);
 /* Rank k's token: its backend's token=, else $DNET_TOKEN, else NULL.  It
  * reaches a rank only through its environment or a 0600 file, never a
  * command line (D-RUN-SECRETS). */
@@ -145,12 +162,14 @@ const char *rank_token(const struct run *r, unsigned k);
 char *rank_token_env(const struct run *r, unsigned k);
 /* "DSH_RANKMAP=CLID:WID,..." from the node table, for putenv (malloc'd). */
 char *run_rankmap_env(const struct run *r);
+/* fmt with the string a (or, when a is NULL, the number v), malloc'd; out of
+ * memory exits. */
+char *run_envf(const char *fmt, const char *a, unsigned long v);
+int pgid_setup(struct run *r);
+
+/* launch.c */
 /* Run script s on every rank; fills r->res[s * n + k]. */
 int run_script(struct run *r, unsigned s);
-/* Rank k's own backend (node table, else -b); NULL: the private dnetd. */
-const char *rank_backend(const struct run *r, unsigned k);
-/* The first line of a file (a program's own complaint), "" if none. */
-void run_first_line(const char *path, char *buf, size_t n);
 void kill_all(struct run *r);
 
 /* rankexec.c */
@@ -168,8 +187,6 @@ int rank_status_read(const char *dir, unsigned rank, int *code);
  * unless --no-reset; -1 (a message printed) when the script must not run. */
 int run_isolate(struct run *r, unsigned s);
 void run_isolate_free(struct run *r);
-/* The private dnetd accepts connections (-1: said why). */
-int run_wait_listening(struct run *r);
 /* For the report: "restart", "reset", "restart, reset", "process" or "none". */
 const char *run_isolation(const struct run *r);
 

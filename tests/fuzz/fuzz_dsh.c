@@ -66,18 +66,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct dsh dd;
 	struct dsh *d = &dd;
 	memset(d, 0, sizeof *d);
-	d->gap_ns = 1000;
-	d->base = DSH_DEFAULT_BASE;
-	d->timeout_ns = 100000;
-	d->nprocs = 1;
-	d->quit_code = -1;
-	d->json = mode & 1;
-	d->bail = mode & 2;
-	d->pretty = mode & 8;
-	d->echo = mode & 16;
-	d->spec = "sim:nodes=2";
+	d->opts.gap_ns = 1000;
+	d->opts.base = DSH_DEFAULT_BASE;
+	d->opts.timeout_ns = 100000;
+	d->opts.nprocs = 1;
+	d->run.quit_code = -1;
+	d->io.json = mode & 1;
+	d->opts.bail = mode & 2;
+	d->io.pretty = mode & 8;
+	d->opts.echo = mode & 16;
+	d->opts.spec = "sim:nodes=2";
 	struct dnet_err e = { 0 };
-	if (dnet_open(d->spec, &d->dev, &e) < 0) {
+	if (dnet_open(d->opts.spec, &d->dev, &e) < 0) {
 		fprintf(stderr, "fuzz_dsh: %s\n", e.msg);
 		abort();
 	}
@@ -87,17 +87,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_dsh: %s\n", serr);
 		abort();
 	}
-	set_num(d, "rank", d->rank);
-	set_num(d, "size", d->size);
-	set_num(d, "next", (d->rank + 1) % d->size);
-	set_num(d, "prev", (d->rank + d->size - 1) % d->size);
-	set_num(d, "clid", d->peer[d->rank].node);
-	d->regs = dnet_regs(&d->nregs);
-	d->nshadow = dnet_node_count(d->dev);
-	d->shadow = calloc(d->nshadow ? d->nshadow : 1, sizeof *d->shadow);
-	if (!d->shadow)
+	set_num(d, "rank", d->ranks.rank);
+	set_num(d, "size", d->ranks.size);
+	set_num(d, "next", (d->ranks.rank + 1) % d->ranks.size);
+	set_num(d, "prev", (d->ranks.rank + d->ranks.size - 1) % d->ranks.size);
+	set_num(d, "clid", d->ranks.peer[d->ranks.rank].node);
+	d->reg.db = dnet_regs(&d->reg.ndb);
+	d->reg.nshadow = dnet_node_count(d->dev);
+	d->reg.shadow = calloc(d->reg.nshadow ? d->reg.nshadow : 1, sizeof *d->reg.shadow);
+	if (!d->reg.shadow)
 		abort();
-	d->home_node = dnet_node(d->dev);
+	d->opts.home_node = dnet_node(d->dev);
 
 	FILE *out = stdout, *err = stderr;
 	fflush(stdout);
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dsh_post_sync(d); /* as main(): posted commands finish */
 		dsh_set_max_time(d, 0);
 	}
-	if (d->json || d->errors) {
+	if (d->io.json || d->run.errors) {
 		struct dsh_run_verdict v;
 		dsh_run_verdict(d, &v);
 		out_summary(d, &v);

@@ -171,19 +171,19 @@ static void arity(void)
 int main(void)
 {
 	struct dnet_err e;
-	dd.quit_code = -1;
-	dd.timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
+	dd.run.quit_code = -1;
+	dd.opts.timeout_ns = DSH_DEFAULT_TIMEOUT_NS;
 	if (dnet_open("sim:nodes=2", &dd.dev, &e) < 0) {
 		fprintf(stderr, "cannot open the emulator: %s\n", e.msg);
 		return 1;
 	}
-	dd.regs = dnet_regs(&dd.nregs);
+	dd.reg.db = dnet_regs(&dd.reg.ndb);
 	CHECK_EQ(dsh_var_set(&dd, "myvar", "1"), 0);
 	static struct dsh_snap snap = { .name = (char *)"snap1" };
-	dd.snaps = &snap;
+	dd.script.snaps = &snap;
 	RUN(table);
 	RUN(arity);
-	dd.snaps = NULL;
+	dd.script.snaps = NULL;
 	dsh_vars_free(&dd);
 	dnet_close(dd.dev);
 	return t_summary("test_dsh_complete");

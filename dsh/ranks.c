@@ -5,7 +5,7 @@
  * of the peers, each rank polling its own LLCM.  The protocol -- the
  * barrier, signals, and joining a run (D-SYNC-RUN) -- is libdnet's
  * (dnet/sync.h); dsh gives it hooks that store through its Write Window
- * shadow and its Command Ex Flag rule (device.c) and stop on Ctrl-C or
+ * shadow and its Command Ex Flag rule (device_ops.c) and stop on Ctrl-C or
  * --max-time (D-DSH-BARRIER).
  *
  * Rank and size come from dsh-run (DSH_RANK, DSH_SIZE) or from the launcher
@@ -53,8 +53,8 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 		{ "PMI_RANK", "PMI_SIZE" },
 		{ "SLURM_PROCID", "SLURM_NTASKS" },
 	};
-	d->rank = 0;
-	d->size = 1;
+	d->ranks.rank = 0;
+	d->ranks.size = 1;
 	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
 		uint64_t r, n;
 		if (!env_u64(src[i].rank, DSH_SYNC_MAX_RANKS, &r))
@@ -64,38 +64,38 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 				 src[i].size, DSH_SYNC_MAX_RANKS);
 			return -1;
 		}
-		d->rank = (unsigned)r;
-		d->size = (unsigned)n;
-		d->rank_from = src[i].rank;
+		d->ranks.rank = (unsigned)r;
+		d->ranks.size = (unsigned)n;
+		d->ranks.from = src[i].rank;
 		break;
 	}
 	/* The run id: given by dsh-run, else the launcher's job identity. */
 	static const char *const ids[] = { "DSH_RUN_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
 					   "PMI_JOBID", "SLURM_JOB_ID" };
-	d->run_id = 1;
+	d->ranks.run_id = 1;
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		const char *v = getenv(ids[i]);
 		if (v && *v) {
 			char buf[160];
 			const char *step = strcmp(ids[i], "SLURM_JOB_ID") == 0 ? getenv("SLURM_STEP_ID") : NULL;
 			snprintf(buf, sizeof buf, "%s.%s", v, step ? step : "");
-			d->run_id = hash32(buf);
+			d->ranks.run_id = hash32(buf);
 			break;
 		}
 	}
-	d->peer = calloc(d->size, sizeof *d->peer);
-	if (!d->peer) {
-		snprintf(err, errlen, "out of memory for %u ranks", d->size);
+	d->ranks.peer = calloc(d->ranks.size, sizeof *d->ranks.peer);
+	if (!d->ranks.peer) {
+		snprintf(err, errlen, "out of memory for %u ranks", d->ranks.size);
 		return -1;
 	}
 	const char *map = getenv("DSH_RANKMAP");
-	for (unsigned r = 0; r < d->size; r++) {
-		d->peer[r].node = r + 1;
-		d->peer[r].wid = d->wid;
+	for (unsigned r = 0; r < d->ranks.size; r++) {
+		d->ranks.peer[r].node = r + 1;
+		d->ranks.peer[r].wid = d->opts.wid;
 	}
 	if (map && *map) {
 		const char *p = map;
-		for (unsigned r = 0; r < d->size; r++) {
+		for (unsigned r = 0; r < d->ranks.size; r++) {
 			unsigned c, w;
 			int used = 0;
 			if (sscanf(p, "%u:%u%n", &c, &w, &used) != 2 || c < 1 || c > DNET_CLID_MAX_UNICAST || w > 1) {
@@ -103,19 +103,19 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 					 r + 1, DNET_CLID_MAX_UNICAST);
 				return -1;
 			}
-			d->peer[r].node = c;
-			d->peer[r].wid = w;
+			d->ranks.peer[r].node = c;
+			d->ranks.peer[r].wid = w;
 			p += used;
 			if (*p == ',')
 				p++;
-			else if (r + 1 < d->size) {
-				snprintf(err, errlen, "DSH_RANKMAP has %u entries for %u ranks", r + 1, d->size);
+			else if (r + 1 < d->ranks.size) {
+				snprintf(err, errlen, "DSH_RANKMAP has %u entries for %u ranks", r + 1, d->ranks.size);
 				return -1;
 			}
 			/* D-SYNC-PEERS: one flag area per rank (libdnet refuses it too,
 			 * but only at the first barrier: here nothing has run yet) */
 			for (unsigned q = 0; q < r; q++)
-				if (d->peer[q].node == c && d->peer[q].wid == w) {
+				if (d->ranks.peer[q].node == c && d->ranks.peer[q].wid == w) {
 					snprintf(err, errlen, "DSH_RANKMAP: entries %u and %u (ranks %u and %u) are both "
 						 "CLID %u WID %u: two ranks on one CLID:WID would share a flag area "
 						 "(every rank needs its own CLID:WID)", q + 1, r + 1, q, r, c, w);
@@ -124,10 +124,10 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 		}
 		if (*p || p[-1] == ',') { /* strict: an entry beyond the ranks is a map of another run */
 			snprintf(err, errlen, "DSH_RANKMAP has more than %u entries for %u ranks (from '%s')",
-				 d->size, d->size, p[-1] == ',' && !*p ? "," : p);
+				 d->ranks.size, d->ranks.size, p[-1] == ',' && !*p ? "," : p);
 			return -1;
 		}
-		d->rankmap = true;
+		d->ranks.rankmap = true;
 	}
 	return 0;
 }
@@ -135,14 +135,14 @@ int dsh_sync_init(struct dsh *d, char *err, size_t errlen)
 /* The shell attaches to its rank's node and WID (after the backend opened). */
 int dsh_sync_attach(struct dsh *d, char *err, size_t errlen)
 {
-	if (d->size <= 1 && !getenv("DSH_RANKMAP"))
+	if (d->ranks.size <= 1 && !getenv("DSH_RANKMAP"))
 		return 0;
-	unsigned want = d->peer[d->rank].node, n = dnet_node_count(d->dev);
-	d->wid = d->peer[d->rank].wid;
+	unsigned want = d->ranks.peer[d->ranks.rank].node, n = dnet_node_count(d->dev);
+	d->opts.wid = d->ranks.peer[d->ranks.rank].wid;
 	struct dnet_err e = { 0 };
 	/* n == 1: the backend is attached to one node already (remote node=K, a board). */
 	if (n > 1 && (want > n || dnet_set_node(d->dev, want, &e) < 0)) {
-		snprintf(err, errlen, "rank %u drives node %u, but the backend reaches nodes 1..%u", d->rank,
+		snprintf(err, errlen, "rank %u drives node %u, but the backend reaches nodes 1..%u", d->ranks.rank,
 			 want, n);
 		return -1;
 	}
@@ -154,10 +154,10 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen)
 			snprintf(err, errlen, "DSH_PGID=%s is not a PGID (0-255)", getenv("DSH_PGID"));
 			return -1;
 		}
-		const struct dnet_reg *r = dnet_reg_by_name(d->wid ? "pgid1" : "pgid0");
+		const struct dnet_reg *r = dnet_reg_by_name(d->opts.wid ? "pgid1" : "pgid0");
 		if (!r || dsh_reg_write(d, r, pg) < 0) {
-			snprintf(err, errlen, "cannot set PGID %" PRIu64 " of WID %u: %s", pg, d->wid,
-				 d->have_err ? d->errmsg : "no PGID register");
+			snprintf(err, errlen, "cannot set PGID %" PRIu64 " of WID %u: %s", pg, d->opts.wid,
+				 d->cur.have_err ? d->cur.errmsg : "no PGID register");
 			return -1;
 		}
 	}
@@ -166,19 +166,19 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen)
 
 void dsh_sync_free(struct dsh *d)
 {
-	dnet_sync_close(d->sync);
-	d->sync = NULL;
-	free(d->peer);
+	dnet_sync_close(d->ranks.sync);
+	d->ranks.sync = NULL;
+	free(d->ranks.peer);
 }
 
 /* ---- libdnet's barrier and signals with dsh's hooks ---- */
 
-/* A flag: through the shadow and the Command Ex Flag rule (device.c). */
+/* A flag: through the shadow and the Command Ex Flag rule (device_ops.c). */
 static int hook_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint64_t v, struct dnet_err *err)
 {
 	struct dsh *d = ctx;
 	if (dsh_rllcm_store(d, node, wid, off, v, DNET_SYNC_WW) < 0)
-		return dnet_seterr(err, DNET_EIO, "%s", d->errmsg); /* d keeps it as the first error */
+		return dnet_seterr(err, DNET_EIO, "%s", d->cur.errmsg); /* d keeps it as the first error */
 	return 0;
 }
 
@@ -188,7 +188,7 @@ static int hook_load(void *ctx, uint32_t off, uint64_t *v, unsigned n, struct dn
 {
 	struct dsh *d = ctx;
 	uint32_t addr;
-	int rc = dnet_region_addr(DNET_REG_LLCM, d->peer[d->rank].wid, off, 8 * n, &addr, err);
+	int rc = dnet_region_addr(DNET_REG_LLCM, d->ranks.peer[d->ranks.rank].wid, off, 8 * n, &addr, err);
 	if (rc == 0)
 		rc = n == 1 ? dnet_read64(d->dev, addr, v, err) : dnet_read_block(d->dev, addr, v, 8u * n, err);
 	return rc;
@@ -202,22 +202,22 @@ static const struct dnet_sync_ops dsh_sync_ops = {
  * then); from the first barrier, signal or waitfor on the area is reserved. */
 static struct dnet_sync *sync_obj(struct dsh *d)
 {
-	d->sync_used = true;
-	if (!d->sync) {
+	d->ranks.sync_used = true;
+	if (!d->ranks.sync) {
 		struct dnet_sync_params p;
 		struct dnet_err e = { 0 };
 		dnet_sync_params_default(&p);
-		p.rank = d->rank;
-		p.size = d->size;
-		p.peers = d->peer;
-		p.run_id = d->run_id;
-		p.area = d->sync_area;
+		p.rank = d->ranks.rank;
+		p.size = d->ranks.size;
+		p.peers = d->ranks.peer;
+		p.run_id = d->ranks.run_id;
+		p.area = d->ranks.sync_area;
 		p.ops = &dsh_sync_ops;
 		p.ctx = d;
-		if (dnet_sync_open(d->dev, &p, &d->sync, &e) < 0)
+		if (dnet_sync_open(d->dev, &p, &d->ranks.sync, &e) < 0)
 			dsh_derr(d, &e);
 	}
-	return d->sync;
+	return d->ranks.sync;
 }
 
 /* set sync_area A: refused once this rank joined the run with the area where it is. */
@@ -228,14 +228,14 @@ int dsh_sync_area_set(struct dsh *d, const char *v)
 		return -1;
 	if (a % 8)
 		return dsh_error(d, "set sync_area: 0x%" PRIx64 " is not 8-byte aligned", a);
-	if (d->sync && dnet_sync_generation(d->sync) && a != d->sync_area)
+	if (d->ranks.sync && dnet_sync_generation(d->ranks.sync) && a != d->ranks.sync_area)
 		return dsh_error(d, "set sync_area: this rank has joined the run with its flags at LLCM 0x%" PRIx32
 				 " already (every rank sets the same area before its first barrier, signal or "
-				 "waitfor)", d->sync_area);
+				 "waitfor)", d->ranks.sync_area);
 	struct dnet_err e = { 0 };
-	if (d->sync && dnet_sync_set_area(d->sync, (uint32_t)a, &e) < 0)
+	if (d->ranks.sync && dnet_sync_set_area(d->ranks.sync, (uint32_t)a, &e) < 0)
 		return dsh_derr(d, &e);
-	d->sync_area = (uint32_t)a;
+	d->ranks.sync_area = (uint32_t)a;
 	return 0;
 }
 
@@ -248,14 +248,14 @@ int dsh_sync_area_set(struct dsh *d, const char *v)
  * WID from the start. */
 int dsh_sync_wid_set(struct dsh *d, unsigned w)
 {
-	d->wid = w;
-	bool joined = d->sync && dnet_sync_generation(d->sync);
-	if (d->rankmap || joined || !d->peer)
+	d->opts.wid = w;
+	bool joined = d->ranks.sync && dnet_sync_generation(d->ranks.sync);
+	if (d->ranks.rankmap || joined || !d->ranks.peer)
 		return 0;
-	for (unsigned r = 0; r < d->size; r++)
-		d->peer[r].wid = w;
-	dnet_sync_close(d->sync);
-	d->sync = NULL;
+	for (unsigned r = 0; r < d->ranks.size; r++)
+		d->ranks.peer[r].wid = w;
+	dnet_sync_close(d->ranks.sync);
+	d->ranks.sync = NULL;
 	return 0;
 }
 
@@ -270,7 +270,7 @@ int dsh_barrier(struct dsh *d, uint64_t tmo, uint32_t *number, unsigned *rounds)
 	struct dnet_err e = { 0 };
 	if (!sync_obj(d))
 		return -1;
-	return sync_done(d, dnet_sync_barrier(d->sync, tmo, number, rounds, &e), &e);
+	return sync_done(d, dnet_sync_barrier(d->ranks.sync, tmo, number, rounds, &e), &e);
 }
 
 int dsh_signal(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
@@ -278,7 +278,7 @@ int dsh_signal(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
 	struct dnet_err e = { 0 };
 	if (!sync_obj(d))
 		return -1;
-	return sync_done(d, dnet_sync_signal(d->sync, r, tmo, count, &e), &e);
+	return sync_done(d, dnet_sync_signal(d->ranks.sync, r, tmo, count, &e), &e);
 }
 
 int dsh_waitfor(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
@@ -286,5 +286,5 @@ int dsh_waitfor(struct dsh *d, unsigned r, uint64_t tmo, uint32_t *count)
 	struct dnet_err e = { 0 };
 	if (!sync_obj(d))
 		return -1;
-	return sync_done(d, dnet_sync_waitfor(d->sync, r, tmo, count, &e), &e);
+	return sync_done(d, dnet_sync_waitfor(d->ranks.sync, r, tmo, count, &e), &e);
 }

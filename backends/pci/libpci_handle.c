@@ -1,8 +1,8 @@
-/* The libpci access handle of the pci backend and the probe (access.h). */
+/* The libpci access handle of the pci backend and the probe (libpci_handle.h). */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "pci/access.h"
+#include "pci/libpci_handle.h"
 
 jmp_buf dnet_pci_jmp;
 char dnet_pci_errmsg[DNET_ERR_MSG_MAX];

@@ -1,12 +1,13 @@
 /* dsh bench: its results as JSON -- the document json=FILE writes (every
  * value, curve and Table 7.3 row) and the values and table of the bench
- * command's result (through print.c's out_json_item). */
+ * command's result (cmd_bench.c puts them in the shell's output). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dsh.h"
+#include <cjson/cJSON.h>
+#include "dnet/dnet.h"
 #include "bench.h"
 
 static cJSON *fig_json(const struct bench_fig *f)
@@ -73,7 +74,8 @@ static cJSON *e8_json(const struct bench_e8row *r)
 	return o;
 }
 
-int bench_write_json(struct dsh *d, const char *path, const struct bench_out *b, const struct bench_opts *o)
+int bench_write_json(const char *path, const struct bench_out *b, const struct bench_opts *o, char *err,
+		     size_t errlen)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "tool", "dsh bench");
@@ -98,31 +100,40 @@ int bench_write_json(struct dsh *d, const char *path, const struct bench_out *b,
 	}
 	char *txt = cJSON_Print(root);
 	cJSON_Delete(root);
-	if (!txt)
-		return dsh_error(d, "json=%s: out of memory", path);
+	if (!txt) {
+		snprintf(err, errlen, "json=%s: out of memory", path);
+		return -1;
+	}
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		free(txt);
-		return dsh_error(d, "json=%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "json=%s: %s", path, strerror(errno));
+		return -1;
 	}
 	int bad = fputs(txt, f) < 0 || fputc('\n', f) < 0;
 	bad |= fclose(f) != 0;
 	free(txt);
-	return bad ? dsh_error(d, "json=%s: write failed", path) : 0;
+	if (bad) {
+		snprintf(err, errlen, "json=%s: write failed", path);
+		return -1;
+	}
+	return 0;
 }
 
-void bench_result_json(struct dsh *d, const struct bench_out *b)
+struct cJSON *bench_values_json(const struct bench_out *b)
 {
-	if (!d->json)
-		return;
 	cJSON *vals = cJSON_CreateArray();
 	for (unsigned i = 0; vals && i < b->nval; i++)
 		cJSON_AddItemToArray(vals, val_json(&b->val[i]));
-	out_json_item(d, "values", vals);
-	if (b->ne8) {
-		cJSON *t = cJSON_CreateArray();
-		for (unsigned i = 0; t && i < b->ne8; i++)
-			cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
-		out_json_item(d, "table7_3", t);
-	}
+	return vals;
+}
+
+struct cJSON *bench_table_json(const struct bench_out *b)
+{
+	if (!b->ne8)
+		return NULL;
+	cJSON *t = cJSON_CreateArray();
+	for (unsigned i = 0; t && i < b->ne8; i++)
+		cJSON_AddItemToArray(t, e8_json(&b->e8[i]));
+	return t;
 }

@@ -1,7 +1,8 @@
 /* dsh bench: the thesis's evaluation (docs/timing-model.md E1-E9) re-run on
  * the emulator with concurrent host timelines (bench_exp.c E1-E7, bench_e9.c;
- * building blocks in bench_prog.c, results in bench_results.c), and the
- * report (cmd_bench.c). */
+ * building blocks in bench_prog.c, results in bench_results.c).  The
+ * interface of the library dsh/bench/ is: the shell's bench command
+ * (dsh/cmd_bench.c, the report) sees only this header (D-LAYOUT). */
 #ifndef DSH_BENCH_H
 #define DSH_BENCH_H
 
@@ -124,10 +125,13 @@ int bench_e8(const struct bench_opts *o, struct bench_out *out, char *err, size_
 /* E9, LHS against IPUSH alone (bench_e9.c). */
 int bench_e9(const struct bench_opts *o, struct bench_out *out, char *err, size_t errlen);
 
-/* The results as JSON (bench_json.c): the json=FILE document, and the
- * values and Table 7.3 rows of the bench command's JSON result. */
-struct dsh;
-int bench_write_json(struct dsh *d, const char *path, const struct bench_out *b, const struct bench_opts *o);
-void bench_result_json(struct dsh *d, const struct bench_out *b);
+/* The results as JSON (bench_json.c): the json=FILE document (0, or -1 with
+ * a message in err), and the values and the Table 7.3 rows (NULL when E8 did
+ * not run) of the bench command's JSON result, trees the caller owns. */
+struct cJSON;
+int bench_write_json(const char *path, const struct bench_out *b, const struct bench_opts *o, char *err,
+		     size_t errlen);
+struct cJSON *bench_values_json(const struct bench_out *b);
+struct cJSON *bench_table_json(const struct bench_out *b);
 
 #endif

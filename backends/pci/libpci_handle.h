@@ -4,8 +4,8 @@
  * dnet_pci_errmsg and longjmps to dnet_pci_jmp, which the caller sets with
  * setjmp right after dnet_pci_alloc (one handle at a time).  Warnings and
  * debug output are dropped. */
-#ifndef DNET_PCI_ACCESS_H
-#define DNET_PCI_ACCESS_H
+#ifndef DNET_PCI_LIBPCI_HANDLE_H
+#define DNET_PCI_LIBPCI_HANDLE_H
 
 #include <setjmp.h>
 

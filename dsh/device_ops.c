@@ -37,7 +37,7 @@ static uint64_t ex_flag_shadow(struct dsh *d)
 	if (!r || !s)
 		return 0;
 	unsigned i = dsh_reg_index(d, r);
-	return s->reg_has[d->wid][i] ? s->reg[d->wid][i] & 1 : 0;
+	return s->reg_has[d->opts.wid][i] ? s->reg[d->opts.wid][i] & 1 : 0;
 }
 
 /* Wait until no request of this process sits in a command register, so that
@@ -45,8 +45,8 @@ static uint64_t ex_flag_shadow(struct dsh *d)
  * (the request takes the flag with it into the FIFO, §5.2.2). */
 static int wait_not_pending(struct dsh *d, struct dnet_err *e)
 {
-	return dnet_wait(d->dev, DNET_UREG_WID(d->wid) + DNET_UR_CTL_STATUS, DNET_CS_REQ_PENDING,
-			 DNET_COND_EQ, 0, d->timeout_ns, NULL, e);
+	return dnet_wait(d->dev, DNET_UREG_WID(d->opts.wid) + DNET_UR_CTL_STATUS, DNET_CS_REQ_PENDING,
+			 DNET_COND_EQ, 0, d->opts.timeout_ns, NULL, e);
 }
 
 int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
@@ -59,7 +59,7 @@ int dsh_issue(struct dsh *d, enum dnet_cmdsel sel, const struct dnet_cmd *cmd)
 		if (ex_flag_set(d, want) < 0)
 			return -1;
 	}
-	int rc = dnet_issue(d->dev, d->wid, sel, cmd, d->timeout_ns, &e);
+	int rc = dnet_issue(d->dev, d->opts.wid, sel, cmd, d->opts.timeout_ns, &e);
 	if (rc < 0)
 		dsh_derr(d, &e);   /* the first error is the one reported */
 	if (prev != want) {
@@ -81,7 +81,7 @@ int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *
 	if (dsh_now(d, &t0) < 0)
 		return -1;
 	char inflight[32];
-	snprintf(inflight, sizeof inflight, "w%u_in_flight", d->wid);
+	snprintf(inflight, sizeof inflight, "w%u_in_flight", d->opts.wid);
 	for (;;) {
 		bool busy = false, hidden = false;
 		for (unsigned k = all_nodes ? 1 : cur; k <= (all_nodes ? n : cur) && !busy; k++) {
@@ -126,7 +126,7 @@ int dsh_ww_store(struct dsh *d, uint32_t off, const void *buf, size_t len)
 {
 	struct dnet_err e = { 0 };
 	uint32_t addr;
-	if (dnet_region_addr(DNET_REG_WW, d->wid, off, (uint32_t)len, &addr, &e) < 0)
+	if (dnet_region_addr(DNET_REG_WW, d->opts.wid, off, (uint32_t)len, &addr, &e) < 0)
 		return dsh_derr(d, &e);
 	if (dnet_write_block(d->dev, addr, buf, len, &e) < 0)
 		return dsh_derr(d, &e);
@@ -139,9 +139,9 @@ void dsh_ww_shadow(struct dsh *d, uint32_t off, const void *buf, size_t len)
 	struct dsh_shadow *s = dsh_shadow(d);
 	if (!s || off >= DNET_WINAREA_SIZE || len > DNET_WINAREA_SIZE - off)
 		return;
-	memcpy(&s->ww[d->wid][off], buf, len);
+	memcpy(&s->ww[d->opts.wid][off], buf, len);
 	for (size_t i = off; i < off + len; i++)
-		s->ww_known[d->wid][i / 8] |= (uint8_t)(1u << (i % 8));
+		s->ww_known[d->opts.wid][i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 /* The bits of the 64-bit Write Window word at off that this shell wrote. */
@@ -173,7 +173,7 @@ static int prim_counter(struct dsh *d, uint64_t *v)
 	struct dnet_err e = { 0 };
 	if (!r)
 		return dsh_error(d, "libdnet has no Primitive Counter");
-	if (dnet_reg_read(d->dev, d->wid, r, v, &e) < 0)
+	if (dnet_reg_read(d->dev, d->opts.wid, r, v, &e) < 0)
 		return dsh_derr(d, &e);
 	return 0;
 }
@@ -213,7 +213,7 @@ int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write
 				 off, len, limit);
 	if (d->caps & DNET_CAP_BACKDOOR) {
 		*how = "emulator backdoor";
-		if (dnet_sodimm_access(d->dev, (uint64_t)d->wid * cap + off, buf, len, write, &e) < 0)
+		if (dnet_sodimm_access(d->dev, (uint64_t)d->opts.wid * cap + off, buf, len, write, &e) < 0)
 			return dsh_derr(d, &e);
 		return 0;
 	}
@@ -238,8 +238,8 @@ int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write
 				return -1;
 			uint64_t mask = ((1ull << DNET_PC_BITS) - 1) << DNET_PC_SHIFT(DNET_FAM_VS);
 			const struct dnet_reg *r = dsh_reg_at(DNET_BLK_USER, DNET_UR_PRIM_COUNTER, DNET_ACC_R);
-			if (dnet_wait(d->dev, dnet_reg_addr(r, d->wid), mask, DNET_COND_NE, before & mask,
-				      d->timeout_ns, NULL, &e) < 0)
+			if (dnet_wait(d->dev, dnet_reg_addr(r, d->opts.wid), mask, DNET_COND_NE, before & mask,
+				      d->opts.timeout_ns, NULL, &e) < 0)
 				return dsh_derr(d, &e);
 		}
 		return 0;
@@ -264,17 +264,17 @@ int dsh_sodimm_rw(struct dsh *d, uint64_t off, void *buf, size_t len, bool write
 		 * read for a while.  So first the VL counter must move (this VL
 		 * completed), then the flags must be 4'b1111 (as the VS path waits
 		 * for its counter). */
-		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->wid), vl_mask, DNET_COND_NE, before & vl_mask,
-			      d->timeout_ns, NULL, &e) < 0)
+		if (dnet_wait(d->dev, dnet_reg_addr(pc, d->opts.wid), vl_mask, DNET_COND_NE, before & vl_mask,
+			      d->opts.timeout_ns, NULL, &e) < 0)
 			return dsh_error(d, "VL into PW#3: the Primitive Counter's VL count did not move from %"
 					 PRIu64 " (no completion): %s", (before & vl_mask) >> DNET_PC_SHIFT(DNET_FAM_VL),
 					 e.msg);
 		uint64_t mask = dnet_field_mask(f3);
-		if (dnet_wait(d->dev, dnet_reg_addr(fr, d->wid), mask, DNET_COND_EQ, mask, d->timeout_ns,
+		if (dnet_wait(d->dev, dnet_reg_addr(fr, d->opts.wid), mask, DNET_COND_EQ, mask, d->opts.timeout_ns,
 			      NULL, &e) < 0)
 			return dsh_derr(d, &e);
 		uint32_t addr;
-		if (dnet_region_addr(DNET_REG_PW, d->wid, win, n, &addr, &e) < 0 ||
+		if (dnet_region_addr(DNET_REG_PW, d->opts.wid, win, n, &addr, &e) < 0 ||
 		    dnet_read_block(d->dev, addr, p + k, n, &e) < 0)
 			return dsh_derr(d, &e);
 	}
@@ -287,13 +287,13 @@ int dsh_region_read(struct dsh *d, enum dnet_region reg, uint32_t off, uint8_t *
 {
 	struct dnet_err e = { 0 };
 	uint32_t addr;
-	if (dnet_region_addr(reg, d->wid, off, (uint32_t)len, &addr, &e) < 0)
+	if (dnet_region_addr(reg, d->opts.wid, off, (uint32_t)len, &addr, &e) < 0)
 		return dsh_derr(d, &e);
 	if (reg == DNET_REG_WW) {
 		struct dsh_shadow *s = dsh_shadow(d);
 		if (!s)
 			return dsh_error(d, "out of memory");
-		memcpy(buf, &s->ww[d->wid][off], len);
+		memcpy(buf, &s->ww[d->opts.wid][off], len);
 		return 0;
 	}
 	if (dnet_read_block(d->dev, addr, buf, len, &e) < 0)
@@ -315,15 +315,15 @@ int dsh_mem_word(struct dsh *d, enum dnet_region r, bool sodimm, uint32_t off, u
 			return dsh_error(d, "out of memory");
 		if (off >= DNET_WINAREA_SIZE)
 			return dsh_error(d, "offset 0x%" PRIx32 " outside the Write Window area", off);
-		uint64_t missing = need & ~ww_known_bits(s, d->wid, off);
+		uint64_t missing = need & ~ww_known_bits(s, d->opts.wid, off);
 		if (missing == need)
 			return dsh_error(d, "ww 0x%" PRIx32 " is write-only (the Write Window cannot be read back) "
 					 "and dsh has not written it on node %u, WID %u (no shadow)", off,
-					 dnet_node(d->dev), d->wid);
+					 dnet_node(d->dev), d->opts.wid);
 		if (missing)
 			return dsh_error(d, "ww 0x%" PRIx32 " is write-only (the Write Window cannot be read back) "
 					 "and dsh has not written bits 0x%" PRIx64 " of it on node %u, WID %u (no "
-					 "shadow; a mask can leave them out)", off, missing, dnet_node(d->dev), d->wid);
+					 "shadow; a mask can leave them out)", off, missing, dnet_node(d->dev), d->opts.wid);
 	}
 	if (sodimm) {
 		const char *how;
@@ -343,7 +343,7 @@ int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, u
 {
 	struct dnet_sync_flag_pkt p;
 	struct dnet_err e = { 0 };
-	if (dnet_sync_flag_pkt(d->wid, clid, dwid, 0, off, val, ww, &p, &e) < 0)
+	if (dnet_sync_flag_pkt(d->opts.wid, clid, dwid, 0, off, val, ww, &p, &e) < 0)
 		return dsh_derr(d, &e);
 	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, p.bytes, p.len) < 0)
 		return -1;
@@ -354,17 +354,17 @@ int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, u
 
 bool dsh_sync_reserved(const struct dsh *d)
 {
-	return d->size > 1 || d->sync_used;
+	return d->ranks.size > 1 || d->ranks.sync_used;
 }
 
 int dsh_sync_area_guard(struct dsh *d, uint32_t off, uint32_t len)
 {
-	uint32_t a = d->sync_area;
+	uint32_t a = d->ranks.sync_area;
 	if (dsh_sync_reserved(d) && off + len > a && off < a + DSH_SYNC_AREA_SIZE)
 		return dsh_error(d, "LLCM 0x%" PRIx32 "-0x%" PRIx32 " overlaps the synchronisation area "
 				 "0x%" PRIx32 "-0x%" PRIx32 " used by barrier/signal/waitfor (%s); add 'force' to "
 				 "write it anyway, or move the area (set sync_area)", off, off + len - 1, a,
 				 a + DSH_SYNC_AREA_SIZE - 1,
-				 d->size > 1 ? "this run has several ranks" : "this shell synchronised");
+				 d->ranks.size > 1 ? "this run has several ranks" : "this shell synchronised");
 	return 0;
 }
