@@ -315,7 +315,7 @@ unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r);
 unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r);
 /* Which access rule (libdnet's dnet_access_check, the one place they are
  * coded) refuses reading (write false) or writing r on the current node
- * and WID: DNET_RULE_NONE if none; its message in e (may be NULL). */
+ * and WID: DNET_RULE_NONE if none; its message in e (may be NULL); D-ACCESS-RULES. */
 enum dnet_rule dsh_reg_rule(struct dsh *d, const struct dnet_reg *r, bool write, struct dnet_err *e);
 /* Readable from the device without a side effect (no rule refuses it). */
 bool dsh_reg_readable(struct dsh *d, const struct dnet_reg *r);

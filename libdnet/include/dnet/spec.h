@@ -6,7 +6,7 @@
  *
  * ("sim:nodes=4,cold", "remote:unix:/run/d.sock,node=2"): a value may hold
  * '=' and ':', never ','.  Programs that build or look into a spec (dsh -N,
- * dnetd --sim, dsh-run) use these rather than splice strings. */
+ * dnetd --sim, dsh-run) use these rather than splice strings (D-SPEC-OPTIONS). */
 #ifndef DNET_SPEC_H
 #define DNET_SPEC_H
 
