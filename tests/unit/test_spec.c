@@ -81,7 +81,9 @@ static void set(void)
 	char small[12];
 	CHECK_EQ(dnet_spec_set("sim:cold", "nodes", "2", small, sizeof small, &e), -DNET_EINVAL);
 	CHECK_STR(small, "");
-	CHECK_OK(dnet_spec_set("sim:cold", "nodes", "2", small, 17, &e), &e); /* 16 + NUL */
+	char exact[17]; /* "sim:cold,nodes=2" and its NUL */
+	CHECK_OK(dnet_spec_set("sim:cold", "nodes", "2", exact, sizeof exact, &e), &e);
+	CHECK_STR(exact, "sim:cold,nodes=2");
 }
 
 static void add(void)
