@@ -49,9 +49,38 @@ static int need_faults(struct dnet_dev *dev, struct dnet_err *e)
 			   "sim:..., or remote: to a dnetd serving one)", dnet_dev_backend(dev));
 }
 
-static int fault_info(struct dnet_dev *dev, struct fault_info *fi, struct dnet_err *e)
+/* Where fault_info reads the values (D-PARAM-ALL): all of them, read at once
+ * (dnet_param_get_all: one request through dnetd), or one request each
+ * (dnet_param_get) from a dnetd before PARAM_ALL. */
+struct source {
+	struct dnet_dev *dev;
+	struct dnet_param_value *vals; /* NULL: one request each */
+	unsigned n;
+};
+
+static int get_text(const struct source *s, const char *name, char *buf, size_t len, struct dnet_err *e)
 {
-	static char text[DNET_PARAM_VALUE_MAX], fired[DNET_PARAM_VALUE_MAX];
+	if (!s->vals)
+		return dnet_param_get(s->dev, name, buf, len, e);
+	for (unsigned i = 0; i < s->n; i++)
+		if (!strcmp(s->vals[i].name, name)) {
+			if (strlen(s->vals[i].value) >= len)
+				return dnet_seterr(e, DNET_EINVAL, "parameter '%s': its value does not fit", name);
+			strcpy(buf, s->vals[i].value);
+			return 0;
+		}
+	return dnet_seterr(e, DNET_ENOENT, "no parameter '%s' among the backend's", name);
+}
+
+static int get_u64(const struct source *s, const char *name, uint64_t *v, struct dnet_err *e)
+{
+	char buf[32];
+	int rc = get_text(s, name, buf, sizeof buf, e);
+	return rc ? rc : dnet_parse_u64(buf, UINT64_MAX, v, name, e);
+}
+
+static int fault_read(const struct source *src, struct fault_info *fi, char *text, char *fired, struct dnet_err *e)
+{
 	struct { const char *name; uint64_t *v; } const nums[] = {
 		{ "fault.seed", &fi->seed }, { "fault.rto_ns", &fi->rto_ns },
 		{ "swif.retransmissions", &fi->retransmissions }, { "swif.timeouts", &fi->timeouts },
@@ -60,17 +89,37 @@ static int fault_info(struct dnet_dev *dev, struct fault_info *fi, struct dnet_e
 		{ "swif.naks_sent", &fi->naks_sent }, { "swif.unacked", &fi->unacked },
 	};
 	int rc;
-	memset(fi, 0, sizeof *fi);
-	if ((rc = need_faults(dev, e)))
-		return rc;
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-		if ((rc = dnet_param_get_u64(dev, nums[i].name, nums[i].v, e)))
+		if ((rc = get_u64(src, nums[i].name, nums[i].v, e)))
 			return rc;
 	for (unsigned k = 0; k < NKINDS; k++)
-		if ((rc = dnet_param_get_u64(dev, kind_params[k], &fi->injected[k], e)))
+		if ((rc = get_u64(src, kind_params[k], &fi->injected[k], e)))
 			return rc;
-	if ((rc = dnet_param_get(dev, "fault.rules", text, sizeof text, e)) ||
-	    (rc = dnet_param_get(dev, "fault.fired", fired, sizeof fired, e)))
+	if ((rc = get_text(src, "fault.rules", text, DNET_PARAM_VALUE_MAX, e)) ||
+	    (rc = get_text(src, "fault.fired", fired, DNET_PARAM_VALUE_MAX, e)))
+		return rc;
+	return 0;
+}
+
+static int fault_info(struct dnet_dev *dev, struct fault_info *fi, struct dnet_err *e)
+{
+	static char text[DNET_PARAM_VALUE_MAX], fired[DNET_PARAM_VALUE_MAX];
+	struct source src = { .dev = dev };
+	int rc;
+	memset(fi, 0, sizeof *fi);
+	rc = dnet_param_get_all(dev, &src.vals, &src.n, e);
+	if (rc && rc != -DNET_ENOTSUP)
+		return rc;
+	bool model = false;
+	for (unsigned i = 0; i < src.n; i++)
+		model |= !strcmp(src.vals[i].name, "fault.rules");
+	if (!model && (rc = need_faults(dev, e))) { /* one request each: as before */
+		free(src.vals);
+		return rc;
+	}
+	rc = fault_read(&src, fi, text, fired, e);
+	free(src.vals);
+	if (rc)
 		return rc;
 	char *s1 = NULL, *s2 = NULL;
 	char *r = strtok_r(text, "\n", &s1), *f = strtok_r(fired, "\n", &s2);

@@ -1,10 +1,11 @@
 /* dsh: raw access -- peek and poke one value of 8, 16, 32 or 64 bits at a
  * region offset, as devmem reads and writes one value at an address, with
- * the checks a named register gets: no read of a write-only register or of
- * one whose read acts (Controller Reset), no write of a read-only one or of
- * the host-read-only Prefetch Window and LH Buffer, values that fit the
- * width (and, for a whole register, its implemented bits), the flag area of
- * LLCM protected.
+ * the checks a named register gets: libdnet's access rules (dnet_access_check,
+ * before anything is read or written: no read of a write-only register or of
+ * one whose read acts, no write of a read-only one or of the host-read-only
+ * Prefetch Window and LH Buffer, no Write Window read, registers 64 bits at a
+ * time), values that fit the width (and, for a whole register, its
+ * implemented bits), the flag area of LLCM protected.
  *
  *   peek REGION OFFSET [width=8|16|32|64]
  *   poke REGION OFFSET VALUE [width=8|16|32|64] [force]
@@ -45,21 +46,13 @@ static int raw_args(struct dsh *d, struct dsh_args *a, uint64_t w, bool write, s
 	struct dnet_err e = { 0 };
 	if (dnet_region_addr(r->region, d->opts.wid, r->off, r->width, &r->addr, &e) < 0)
 		return dsh_derr(d, &e);
-	if (r->region == DNET_REG_UREG || r->region == DNET_REG_SREG) {
-		enum dnet_reg_block blk = r->region == DNET_REG_UREG ? DNET_BLK_USER : DNET_BLK_SYSTEM;
-		r->reg = dsh_reg_at(blk, r->off & ~7u, write ? DNET_ACC_W : DNET_ACC_R);
-		if (!r->reg) {
-			const struct dnet_reg *other = dsh_reg_at(blk, r->off & ~7u, write ? DNET_ACC_R : DNET_ACC_W);
-			if (other)
-				return dsh_error(d, "%s 0x%" PRIx32 " is %s (%s): it cannot be %s", r->ri->name,
-						 r->off, other->name, write ? "read-only" : "write-only",
-						 write ? "written" : "read");
-			return dsh_error(d, "%s 0x%" PRIx32 ": no register there", r->ri->name, r->off);
-		}
-		if (!write && (r->reg->flags & DNET_RF_READ_EFFECT))
-			return dsh_error(d, "%s 0x%" PRIx32 " is %s: reading it acts (App. B); 'reg %s confirm' "
-					 "reads it on purpose", r->ri->name, r->off, r->reg->name, r->reg->name);
-	}
+	enum dnet_rule rule;
+	if (dnet_access_check(dnet_dev_caps(d->dev), r->addr, r->width, r->width, write, false, &rule, &e) < 0)
+		return rule == DNET_RULE_WW_READ ? dsh_error(d, "%s; 'dump ww' shows what this shell wrote", e.msg)
+						 : dsh_derr(d, &e);
+	if (r->region == DNET_REG_UREG || r->region == DNET_REG_SREG) /* the one the rules let through */
+		r->reg = dsh_reg_at(r->region == DNET_REG_UREG ? DNET_BLK_USER : DNET_BLK_SYSTEM, r->off & ~7u,
+				    write ? DNET_ACC_W : DNET_ACC_R);
 	return 0;
 }
 
@@ -139,9 +132,6 @@ int cmd_peek(struct dsh *d, struct dsh_args *a)
 	struct raw r;
 	if (raw_args(d, a, bits, false, &r) < 0)
 		return -1;
-	if (r.region == DNET_REG_WW)
-		return dsh_error(d, "the Write Window cannot be read (write-only for the host); 'dump ww' shows "
-				 "what this shell wrote");
 	struct dnet_err e = { 0 };
 	uint64_t v = 0;
 	if (r.region == DNET_REG_PW || r.region == DNET_REG_LHB) {
@@ -173,8 +163,6 @@ int cmd_poke(struct dsh *d, struct dsh_args *a)
 	struct raw r;
 	if (raw_args(d, a, bits, true, &r) < 0)
 		return -1;
-	if (r.region == DNET_REG_PW || r.region == DNET_REG_LHB)
-		return dsh_error(d, "the %s is read-only for the host (the controller writes it)", r.ri->title);
 	uint64_t v;
 	uint64_t max = r.width == 8 ? UINT64_MAX : (1ull << (8 * r.width)) - 1;
 	if (dsh_num(d, a, 3, max, "value", &v) < 0)

@@ -73,9 +73,10 @@ static int read_orig(struct dsh *d, struct dsh_args *a, enum dnet_reg_block blk)
 	if (r->block != blk)
 		return dsh_error(d, "%s is a %s register: use %s_read", r->name,
 				 r->block == DNET_BLK_USER ? "User" : "System", block_name(r));
-	if (!(r->access & DNET_ACC_R))
-		return dsh_error(d, "%s is write-only (use %s_write, or 'reg %s' for dsh's shadow)",
-				 r->name, block_name(r), r->name);
+	struct dnet_err e = { 0 };
+	if (dsh_reg_rule(d, r, false, &e) == DNET_RULE_REG_WO) /* the original reads the device only */
+		return dsh_error(d, "%s (use %s_write, or 'reg %s' for dsh's shadow)", e.msg, block_name(r),
+				 r->name);
 	uint64_t v;
 	bool sh;
 	if (dsh_reg_read(d, r, &v, &sh) < 0)
@@ -113,8 +114,9 @@ static int write_orig(struct dsh *d, struct dsh_args *a, enum dnet_reg_block blk
 	if (r->block != blk)
 		return dsh_error(d, "%s is a %s register: use %s_write", r->name,
 				 r->block == DNET_BLK_USER ? "User" : "System", block_name(r));
-	if (!(r->access & DNET_ACC_W))
-		return dsh_error(d, "%s is read-only (use %s_read)", r->name, block_name(r));
+	struct dnet_err e = { 0 };
+	if (dsh_reg_rule(d, r, true, &e) != DNET_RULE_NONE) /* before the value: the rule is the error */
+		return dsh_derr(d, &e);
 	uint64_t v = 0;
 	if (a->argc == 3) {
 		if (dsh_num(d, a, 2, UINT64_MAX, "value", &v) < 0)
@@ -216,8 +218,6 @@ static int reg_read_confirmed(struct dsh *d, const char *name)
 	if (!(r->flags & DNET_RF_READ_EFFECT))
 		return dsh_error(d, "'confirm' is only for a register whose read acts (%s reads without effect)",
 				 r->name);
-	if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
-		return dsh_error(d, "%s is in the System Register: a privileged process only", r->name);
 	uint64_t v = 0;
 	struct dnet_err e = { 0 };
 	if (dnet_reg_read_effect(d->dev, d->opts.wid, r, &v, &e) < 0)
@@ -247,9 +247,10 @@ static int reg_glob(struct dsh *d, const char *pat)
 		uint64_t v = 0;
 		bool sh = false;
 		const char *note = NULL;
-		if (r->flags & DNET_RF_READ_EFFECT) {
+		enum dnet_rule rule = dsh_reg_rule(d, r, false, NULL);
+		if (rule == DNET_RULE_REG_EFFECT) {
 			note = "not read: a read acts";
-		} else if (!(r->access & DNET_ACC_R) && !dsh_shadow_of(d, r->name, &v)) {
+		} else if (rule == DNET_RULE_REG_WO && !dsh_shadow_of(d, r->name, &v)) {
 			note = "write-only, not written by dsh";
 		} else if (dsh_reg_read(d, r, &v, &sh) < 0) {
 			out_close(d);
@@ -359,13 +360,14 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 	uint64_t nv;
 	if (dsh_num_str(d, val, UINT64_MAX, "value", &nv) < 0)
 		return -1;
-	if (!(r->access & DNET_ACC_W))
-		return dsh_error(d, "%s is read-only", r->name);
+	struct dnet_err re = { 0 };
+	if (dsh_reg_rule(d, r, true, &re) != DNET_RULE_NONE)
+		return dsh_derr(d, &re);
 	uint64_t w = nv;
 	bool base_shadow = false, base_none = false;
 	if (f) {
 		uint64_t base = 0;
-		if (dsh_reg_readable(r)) {
+		if (dsh_reg_readable(d, r)) {
 			bool sh;
 			if (dsh_reg_read(d, r, &base, &sh) < 0)
 				return -1;
@@ -400,7 +402,7 @@ int cmd_reg(struct dsh *d, struct dsh_args *a)
 			 base_none ? " (no shadow: other fields written as 0)" : "");
 	else
 		out_text(d, "%s = 0x%016" PRIx64 "\n", r->name, w);
-	if (dsh_reg_readable(r)) {
+	if (dsh_reg_readable(d, r)) {
 		uint64_t rb;
 		bool sh;
 		if (dsh_reg_read(d, r, &rb, &sh) < 0)

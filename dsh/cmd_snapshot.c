@@ -48,16 +48,15 @@ static struct dsh_snap *snap_take(struct dsh *d, const char *name)
 	for (unsigned i = 0; i < d->reg.ndb; i++) {
 		const struct dnet_reg *r = &d->reg.db[i];
 		struct dnet_err e = { 0 };
-		if (dsh_reg_readable(r)) {
-			if (r->block == DNET_BLK_SYSTEM && !(d->caps & DNET_CAP_PRIVILEGED))
-				continue;
+		enum dnet_rule rule = dsh_reg_rule(d, r, false, NULL); /* privilege too: skipped */
+		if (rule == DNET_RULE_NONE) {
 			if (dnet_reg_read(d->dev, d->opts.wid, r, &s->val[i], &e) < 0) {
 				dsh_error(d, "cannot read %s: %s", r->name, e.msg[0] ? e.msg : dnet_strerror(e.code));
 				snap_free(s);
 				return NULL;
 			}
 			s->has[i] = true;
-		} else if (!(r->access & DNET_ACC_R) && sh && !(r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE))) {
+		} else if (rule == DNET_RULE_REG_WO && sh && !(r->flags & (DNET_RF_KICK | DNET_RF_ANY_VALUE))) {
 			unsigned w = dsh_shadow_wid(d, r);
 			if (sh->reg_has[w][i]) {
 				s->val[i] = sh->reg[w][i];
@@ -182,8 +181,9 @@ int cmd_watch(struct dsh *d, struct dsh_args *a)
 	const struct dnet_field *f;
 	if (dsh_parse_regspec(d, a->argv[1], &r, &f) < 0)
 		return -1;
-	if (!dsh_reg_readable(r))
-		return dsh_error(d, "%s cannot be read (write-only or read side effect)", r->name);
+	struct dnet_err re = { 0 };
+	if (dsh_reg_rule(d, r, false, &re) != DNET_RULE_NONE)
+		return dsh_derr(d, &re);
 	uint64_t interval = 1000000, count = 10;
 	if (a->argc >= 3) {
 		struct dnet_err e = { 0 };

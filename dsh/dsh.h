@@ -350,8 +350,12 @@ struct dsh_shadow *dsh_shadow(struct dsh *d);
 unsigned dsh_reg_index(struct dsh *d, const struct dnet_reg *r);
 /* The WID whose shadow holds r (the System Register has one, kept as WID 0). */
 unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r);
-/* Readable from the device without a side effect. */
-bool dsh_reg_readable(const struct dnet_reg *r);
+/* Which access rule (libdnet's dnet_access_check, the one place they are
+ * coded) refuses reading (write false) or writing r on the current node
+ * and WID: DNET_RULE_NONE if none; its message in e (may be NULL); D-ACCESS-RULES. */
+enum dnet_rule dsh_reg_rule(struct dsh *d, const struct dnet_reg *r, bool write, struct dnet_err *e);
+/* Readable from the device without a side effect (no rule refuses it). */
+bool dsh_reg_readable(struct dsh *d, const struct dnet_reg *r);
 /* The decode listings of ureg_read module_state / prim_counter (Fig. C.13, C.14). */
 void dsh_modstate_listing(struct dsh *d, uint64_t v);
 void dsh_counter_listing(struct dsh *d, uint64_t v);

@@ -411,12 +411,15 @@ int main(int argc, char **argv)
 		spec = getenv("DSH_BACKEND");
 	if (!spec || !*spec)
 		spec = "sim";
-	bool is_sim = strncmp(spec, "sim", 3) == 0 && (spec[3] == 0 || spec[3] == ':');
+	bool is_sim = dnet_spec_is(spec, "sim");
 	if (nodes && !is_sim)
 		return usage_error("-N applies to the sim backend, not '%s'", dnet_spec_redact(spec, redacted, sizeof redacted));
-	if (is_sim && !strstr(spec, "nodes=")) {
-		snprintf(specbuf, sizeof(specbuf), "%s%snodes=%" PRIu64, spec, spec[3] ? "," : ":",
-			 nodes ? nodes : 2);
+	if (is_sim && dnet_spec_get(spec, "nodes", NULL, 0, NULL) < 0) {
+		char n[24];
+		struct dnet_err serr;
+		snprintf(n, sizeof n, "%" PRIu64, nodes ? nodes : 2);
+		if (dnet_spec_set(spec, "nodes", n, specbuf, sizeof specbuf, &serr) < 0)
+			return usage_error("backend spec: %s", serr.msg);
 		spec = specbuf;
 	} else if (is_sim && nodes) {
 		return usage_error("%s", "-N and nodes= in the backend spec are both given");

@@ -45,28 +45,36 @@ unsigned dsh_shadow_wid(struct dsh *d, const struct dnet_reg *r)
 	return r->block == DNET_BLK_USER ? d->opts.wid : 0;
 }
 
-bool dsh_reg_readable(const struct dnet_reg *r)
+enum dnet_rule dsh_reg_rule(struct dsh *d, const struct dnet_reg *r, bool write, struct dnet_err *e)
 {
-	return (r->access & DNET_ACC_R) && !(r->flags & DNET_RF_READ_EFFECT);
+	enum dnet_rule rule = DNET_RULE_NONE;
+	dnet_reg_access_check(dnet_dev_caps(d->dev), r, d->opts.wid, write, false, &rule, e);
+	return rule;
+}
+
+bool dsh_reg_readable(struct dsh *d, const struct dnet_reg *r)
+{
+	return dsh_reg_rule(d, r, false, NULL) == DNET_RULE_NONE;
 }
 
 int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *shadow)
 {
 	struct dnet_err e = { 0 };
 	*shadow = false;
-	if (r->flags & DNET_RF_READ_EFFECT)
-		return dsh_error(d, "reading %s resets the controller (App. B: any access, read or write, "
-				 "does); refused -- 'reg %s confirm' reads it on purpose", r->name, r->name);
-	if (r->access & DNET_ACC_R) {
+	enum dnet_rule rule = dsh_reg_rule(d, r, false, &e);
+	if (rule == DNET_RULE_NONE) {
 		if (dnet_reg_read(d->dev, d->opts.wid, r, v, &e) < 0)
 			return dsh_derr(d, &e);
 		return 0;
 	}
+	if (rule != DNET_RULE_REG_WO)
+		return dsh_derr(d, &e);
+	/* write-only: what dsh wrote, said to be a shadow */
 	struct dsh_shadow *s = dsh_shadow(d);
 	unsigned i = dsh_reg_index(d, r), w = dsh_shadow_wid(d, r);
 	if (!s || !s->reg_has[w][i])
-		return dsh_error(d, "%s is write-only and dsh has not written it on node %u (no shadow)",
-				 r->name, dnet_node(d->dev));
+		return dsh_error(d, "%s; dsh has not written it on node %u (no shadow)", e.msg,
+				 dnet_node(d->dev));
 	*v = s->reg[w][i];
 	*shadow = true;
 	return 0;
@@ -75,9 +83,7 @@ int dsh_reg_read(struct dsh *d, const struct dnet_reg *r, uint64_t *v, bool *sha
 int dsh_reg_write(struct dsh *d, const struct dnet_reg *r, uint64_t v)
 {
 	struct dnet_err e = { 0 };
-	if (!(r->access & DNET_ACC_W))
-		return dsh_error(d, "%s is read-only", r->name);
-	if (dnet_reg_write(d->dev, d->opts.wid, r, v, &e) < 0)
+	if (dnet_reg_write(d->dev, d->opts.wid, r, v, &e) < 0) /* read-only: the access rules' message */
 		return dsh_derr(d, &e);
 	if (r->block == DNET_BLK_SYSTEM && r->offset == DNET_SR_CTL_RESET)
 		return dsh_ctl_reset_done(d);

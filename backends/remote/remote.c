@@ -714,6 +714,32 @@ static int remote_param_set(struct dnet_dev *dev, const struct dnet_param *p, co
 	return param_rpc(dev, DNET_PARAM_OP_SET, p->name, value, &rep, err);
 }
 
+/* PARAM_ALL (D-PARAM-ALL): one request.  A daemon that does not know it answers ERROR
+ * EPROTO ("unknown message type") and stays connected: then, and for one
+ * before parameters (1.3), the core asks one parameter at a time. */
+static int remote_param_get_all(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
+{
+	struct remote *r = dev->priv;
+	if (r->minor < 3 || r->no_param_all)
+		return -DNET_ENOTSUP;
+	struct dnet_proto_msg req, rep;
+	msg_init(&req, DNET_MSG_PARAM_ALL);
+	int rc = rmt_rpc(r, &req, &rep, 0, err);
+	if (rc == -DNET_EPROTO && !r->broken) {
+		r->no_param_all = true;
+		return -DNET_ENOTSUP;
+	}
+	if (rc)
+		return rc;
+	*pairs = malloc(rep.data_len + 1);
+	if (!*pairs)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	if (rep.data_len)
+		memcpy(*pairs, rep.data, rep.data_len);
+	*len = rep.data_len;
+	return 0;
+}
+
 const struct dnet_backend_ops dnet_backend_remote = {
 	.name = "remote",
 	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=DUR][,anypeer]",
@@ -740,4 +766,5 @@ const struct dnet_backend_ops dnet_backend_remote = {
 	.params = remote_params,
 	.param_get = remote_param_get,
 	.param_set = remote_param_set,
+	.param_get_all = remote_param_get_all,
 };

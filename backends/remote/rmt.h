@@ -43,6 +43,7 @@ struct remote {
 	unsigned nparams;
 	char *params_text;
 	bool params_done;
+	bool no_param_all;     /* the daemon answered PARAM_ALL as an unknown type */
 	/* posting */
 	bool can_post;         /* the daemon speaks protocol 1.1 */
 	uint32_t unconfirmed;  /* posted frames since the last SYNC */

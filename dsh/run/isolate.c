@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "dnet/spec.h"
 #include "run.h"
 
 /* What one node's reset does: Controller Reset (App. B: any access; the
@@ -56,15 +57,14 @@ static const char RESET_SCRIPT[] =
 /* An in-process emulator: every dsh builds its own, fresh. */
 static bool per_process(const char *b)
 {
-	return strncmp(b, "sim", 3) == 0 && (b[3] == 0 || b[3] == ':' || b[3] == ',');
+	return dnet_spec_is(b, "sim");
 }
 
 /* A board of the machine the backend is opened on (devmem, pci): one
  * node, whatever CLID the rank drives on it. */
 static bool local_board(const char *b)
 {
-	size_t l = strcspn(b, ":,");
-	return (l == 6 && !strncmp(b, "devmem", 6)) || (l == 3 && !strncmp(b, "pci", 3));
+	return dnet_spec_is(b, "devmem") || dnet_spec_is(b, "pci");
 }
 
 static unsigned clid_of(const struct run *r, unsigned k)

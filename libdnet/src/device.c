@@ -273,7 +273,7 @@ int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, str
 	if (!valid_width(width))
 		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
 	int rc = check_access(off, width, width, err);
-	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, false, confirmed, err)))
+	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, false, confirmed, NULL, err)))
 		return rc;
 	if (dev->dry)
 		memset(buf, 0, width);
@@ -293,7 +293,7 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
 	if (!valid_width(width))
 		return dnet_seterr(err, DNET_EINVAL, "access width %u is not 1, 2, 4, 8 or 16 bytes", width);
 	int rc = check_access(off, width, width, err);
-	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, true, false, err)))
+	if (rc || (rc = dnet_access_check(dev->caps, off, width, width, true, false, NULL, err)))
 		return rc;
 	if (!dev->dry)
 		rc = dev->ops->write(dev, off, buf, width, err);
@@ -328,7 +328,7 @@ int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t le
 			struct dnet_err *err)
 {
 	int rc = check_access(off, len, 8, err);
-	if (rc || len == 0 || (rc = dnet_access_check(dev->caps, off, len, 8, write, false, err)))
+	if (rc || len == 0 || (rc = dnet_access_check(dev->caps, off, len, 8, write, false, NULL, err)))
 		return rc;
 	if (dev->dry) {
 		if (!write)
@@ -389,7 +389,7 @@ int dnet_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n,
 		struct dnet_err e;
 		int rc = check_access(q->off, q->len, 8, &e);
 		if (!rc && q->len)
-			rc = dnet_access_check(dev->caps, q->off, q->len, 8, false, false, &e);
+			rc = dnet_access_check(dev->caps, q->off, q->len, 8, false, false, NULL, &e);
 		/* Write-back regions: drop stale lines before reading (§4.2.1). */
 		if (!rc && q->len && dnet_addr_attr(q->off) == DNET_ATTR_WB)
 			rc = dnet_cache_flush(dev, q->off, q->len, &e);
@@ -668,7 +668,7 @@ int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond 
 	if ((unsigned)cond > DNET_COND_GE)
 		return dnet_seterr(err, DNET_EINVAL, "bad wait condition %d", (int)cond);
 	int rc = check_access(off, 8, 8, err);
-	if (rc || (rc = dnet_access_check(dev->caps, off, 8, 8, false, false, err)))
+	if (rc || (rc = dnet_access_check(dev->caps, off, 8, 8, false, false, NULL, err)))
 		return rc;
 	uint64_t lv = 0;
 	if (dev->dry)
@@ -767,16 +767,10 @@ static void bit_runs(uint64_t mask, char *buf, size_t len)
 int dnet_reg_read(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		  uint64_t *v, struct dnet_err *err)
 {
-	if (!(reg->access & DNET_ACC_R))
-		return dnet_seterr(err, DNET_EPERM, "register '%s' is write-only", reg->name);
-	if (reg->flags & DNET_RF_READ_EFFECT)
-		return dnet_seterr(err, DNET_EPERM,
-				   "reading '%s' resets the controller (App. B: any access does); "
-				   "dnet_reg_read_effect reads it on purpose", reg->name);
-	if (wid >= DNET_NWID)
-		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
-	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
-	return rc ? rc : dnet_reg_check(reg, *v, err);
+	int rc = dnet_reg_access_check(dev->caps, reg, wid, false, false, NULL, err);
+	if (rc || (rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err)))
+		return rc;
+	return dnet_reg_check(reg, *v, err);
 }
 
 /* Reserved bits read 0 on a DIMMnet-2: set, the value is not the
@@ -799,13 +793,11 @@ int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_r
 	if (!(reg->flags & DNET_RF_READ_EFFECT))
 		return dnet_seterr(err, DNET_EINVAL, "reading '%s' has no effect to confirm; use dnet_reg_read",
 				   reg->name);
-	if (reg->block == DNET_BLK_SYSTEM && !(dnet_dev_caps(dev) & DNET_CAP_PRIVILEGED))
-		return dnet_seterr(err, DNET_EPERM, "'%s' is in the System Register: a privileged process only",
-				   reg->name);
-	if (wid >= DNET_NWID)
-		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	int rc = dnet_reg_access_check(dev->caps, reg, wid, false, true, NULL, err);
+	if (rc)
+		return rc;
 	dev->confirm_next = true; /* this read, on purpose (access.h reg-effect) */
-	int rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
+	rc = dnet_read64(dev, dnet_reg_addr(reg, wid), v, err);
 	dev->confirm_next = false;
 	if (!rc)
 		*v &= reg->valid_mask;
@@ -815,10 +807,10 @@ int dnet_reg_read_effect(struct dnet_dev *dev, unsigned wid, const struct dnet_r
 int dnet_reg_write(struct dnet_dev *dev, unsigned wid, const struct dnet_reg *reg,
 		   uint64_t v, struct dnet_err *err)
 {
-	if (!(reg->access & DNET_ACC_W))
-		return dnet_seterr(err, DNET_EPERM, "register '%s' is read-only", reg->name);
-	if (wid >= DNET_NWID)
-		return dnet_seterr(err, DNET_EINVAL, "WID %u out of range (0-1)", wid);
+	/* the rules before the value: a read-only register is refused as one */
+	int rc = dnet_reg_access_check(dev->caps, reg, wid, true, false, NULL, err);
+	if (rc)
+		return rc;
 	if (v & ~reg->valid_mask)
 		return dnet_seterr(err, DNET_ERANGE,
 				   "value 0x%llx has bits outside '%s' (valid mask 0x%llx)",
@@ -850,7 +842,8 @@ int dnet_field_write(struct dnet_dev *dev, unsigned wid, const char *spec, uint6
 	if (!f)
 		return dnet_reg_write(dev, wid, reg, v, err);
 	uint64_t word = base ? *base : 0;
-	if (!base && (reg->access & DNET_ACC_R) && !(reg->flags & DNET_RF_READ_EFFECT) &&
+	/* the other fields from the register when the rules let it be read */
+	if (!base && !dnet_reg_access_check(dev->caps, reg, wid, false, false, NULL, NULL) &&
 	    (rc = dnet_reg_read(dev, wid, reg, &word, err)))
 		return rc;
 	if ((rc = dnet_field_set(f, &word, v, err)))

@@ -2,6 +2,7 @@
  * and number checks, then the backend's param_get / param_set. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnet/backend.h"
@@ -95,6 +96,81 @@ int dnet_param_set(struct dnet_dev *dev, const char *name, const char *value, st
 	if (p->type == DNET_PARAM_U64 && (rc = dnet_parse_u64(value, UINT64_MAX, &v, name, err)))
 		return rc;
 	return dev->ops->param_set(dev, p, value, err);
+}
+
+/* The pairs asked for one parameter at a time (a backend without its own
+ * param_get_all). */
+static int pairs_one_by_one(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
+{
+	unsigned n;
+	const struct dnet_param *p = list_of(dev, &n, err);
+	if (!p)
+		return -(err && err->code ? err->code : DNET_EIO);
+	size_t cap = 1;
+	for (unsigned i = 0; i < n; i++)
+		cap += strlen(p[i].name) + 1 + DNET_PARAM_VALUE_MAX;
+	char *b = malloc(cap);
+	if (!b)
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory for %u parameter values", n);
+	size_t used = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (p[i].flags & DNET_PARAM_WO)
+			continue;
+		size_t nl = strlen(p[i].name) + 1;
+		memcpy(b + used, p[i].name, nl);
+		b[used + nl] = '\0';
+		int rc = dev->ops->param_get(dev, &p[i], b + used + nl, DNET_PARAM_VALUE_MAX, err);
+		if (rc) {
+			free(b);
+			return rc;
+		}
+		used += nl + strlen(b + used + nl) + 1;
+	}
+	*pairs = b;
+	*len = used;
+	return 0;
+}
+
+int dnet_param_get_all(struct dnet_dev *dev, struct dnet_param_value **vals, unsigned *n,
+		       struct dnet_err *err)
+{
+	char *pairs = NULL;
+	size_t len = 0;
+	int rc = -DNET_ENOTSUP;
+	*vals = NULL;
+	*n = 0;
+	if (dev->ops->param_get_all && !dev->dry)
+		rc = dev->ops->param_get_all(dev, &pairs, &len, err);
+	else
+		rc = pairs_one_by_one(dev, &pairs, &len, err); /* in process: no round trips */
+	if (rc) {
+		free(pairs);
+		return rc;
+	}
+	unsigned count = 0;
+	for (size_t i = 0; i < len; i++)
+		count += pairs[i] == '\0';
+	count /= 2;
+	/* one block: the entries, then the pairs they point into */
+	struct dnet_param_value *v = malloc(count * sizeof *v + len + 1);
+	if (!v) {
+		free(pairs);
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory for %u parameter values", count);
+	}
+	char *text = (char *)(v + count);
+	if (len)
+		memcpy(text, pairs, len);
+	text[len] = '\0';
+	free(pairs);
+	for (unsigned k = 0; k < count; k++) {
+		v[k].name = text;
+		text += strlen(text) + 1;
+		v[k].value = text;
+		text += strlen(text) + 1;
+	}
+	*vals = v;
+	*n = count;
+	return 0;
 }
 
 const char *dnet_param_type_name(enum dnet_param_type t)

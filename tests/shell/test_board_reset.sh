@@ -25,7 +25,7 @@ for b in sim "remote:unix:$T_TMP/sim.sock"; do
 		expect_status "$n: '$r' after traffic" 0 "$DSH" -b "$b" -c "prim VS size=8 src=0 dst=0 wait; $r; assert prim_counter == 0; assert pkt_counter == 0"
 		# The cleared User Registers' shadows are gone (both WIDs) ...
 		expect_status "$n: '$r' forgets cmd_ex_flag" 1 "$DSH" -b "$b" -c "ureg_write cmd_ex_flag 1; $r; assert cmd_ex_flag == 1"
-		expect_match "$n: '$r': no shadow" "cmd_ex_flag is write-only and dsh has not written it on node 1 \(no shadow\)" "$(cat "$T_TMP/err")"
+		expect_match "$n: '$r': no shadow" "\[reg-wo\] 0x40c00 is cmd_ex_flag \(ureg 0\+0xc00\), which is write-only: it is not read; dsh has not written it on node 1 \(no shadow\)" "$(cat "$T_TMP/err")"
 		expect_status "$n: '$r' forgets WID 1's status_area_size" 1 "$DSH" -b "$b" -c "set wid 1; ureg_write status_area_size 2; set wid 0; $r; set wid 1; assert status_area_size == 2"
 		# ... the System Register's configuration, which the device keeps, stays.
 		expect_status "$n: '$r' keeps pgid0's shadow" 0 "$DSH" -b "$b" -c "sreg_write pgid0 7; $r; assert pgid0 == 7"

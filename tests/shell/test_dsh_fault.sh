@@ -134,6 +134,38 @@ else
 	skip "$DNETD not built: faults in a daemon's emulator not tried"
 fi
 
+# ---- fault through dnetd: one request (PARAM_ALL), the output of the emulator in process --
+# dnetd -vv logs every request ("client #N: TYPE id I"): a session that shows
+# the faults makes exactly one more than one that does nothing (it made a
+# LIST and a GET per value, 19, before PARAM_ALL); what it prints is what the
+# same emulator in process prints, byte for byte (there every value is read
+# in process, one at a time).
+if [ -x "$DNETD" ]; then
+	SOCK1="$T_TMP/one.sock"
+	spawn timeout 120 "$DNETD" --sim -N 2 --sim-args 'faults=drop:20%+dup:from:1:to:2:count:2+seed:3' -vv \
+		--listen "unix:$SOCK1" 2>"$T_TMP/one.log"
+	if wait_for_socket "$SOCK1" 50; then
+		requests() { sed -n "s/.*client #$1: \([A-Z_]*\) id .*/\1/p" "$T_TMP/one.log"; }
+		tmo "$BIN/dsh" -b "remote:unix:$SOCK1" -c 'echo nothing' >/dev/null  # client #1
+		tmo "$BIN/dsh" -b "remote:unix:$SOCK1" -c 'fault' >"$T_TMP/one.out"  # client #2
+		tmo "$BIN/dsh" -b "remote:unix:$SOCK1" --json -c 'fault show' >"$T_TMP/one.json"  # client #3
+		sleep 0.2 # the log of the last requests written
+		expect_eq "fault through dnetd: one request more than a session doing nothing" \
+			"$(($(requests 1 | wc -l) + 1))" "$(requests 2 | wc -l)"
+		expect_eq "fault through dnetd: that request is PARAM_ALL" "PARAM_ALL" \
+			"$(diff <(requests 1) <(requests 2) | sed -n 's/^> //p')"
+		expect_eq "fault show --json through dnetd: one request too" "$(($(requests 1 | wc -l) + 1))" "$(requests 3 | wc -l)"
+		expect_eq "fault through dnetd: the output of the emulator in process" \
+			"$("$BIN/dsh" -b 'sim:faults=drop:20%+dup:from:1:to:2:count:2+seed:3' -c 'fault')" "$(cat "$T_TMP/one.out")"
+		expect_eq "fault --json through dnetd: the output of the emulator in process" \
+			"$("$BIN/dsh" -b 'sim:faults=drop:20%+dup:from:1:to:2:count:2+seed:3' --json -c 'fault show')" \
+			"$(cat "$T_TMP/one.json")"
+		expect_match "fault through dnetd: the rules shown" "^rule 2: dup from 1 to 2 for 100ns count 2 \(fired 0\)" "$(cat "$T_TMP/one.out")"
+	else
+		fail "dnetd did not create $SOCK1 within 5 s"
+	fi
+fi
+
 # ---- fault under dsh-run: 4 ranks on its private dnetd, messages exactly once --
 # Every rank sets the same rules (fault.rules replaces them), then ranks 1-3
 # send to rank 0 and rank 0 to each of them; check= compares every byte.

@@ -144,6 +144,87 @@ static void regions(void)
 	dnet_close(d);
 }
 
+/* The verdict of dnet_access_check itself, as a caller that acts on the
+ * rule (dsh) sees it: the rule each access of the tables above gets,
+ * computed here from the tables, and a message naming it and the offset. */
+static int verdict(unsigned caps, uint32_t off, unsigned width, bool write, bool confirmed,
+		   enum dnet_rule want)
+{
+	struct dnet_err e = { 0 };
+	enum dnet_rule got = (enum dnet_rule)-1;
+	char tag[24], at[16];
+	int rc = dnet_access_check(caps, off, width, width, write, confirmed, &got, &e);
+	snprintf(tag, sizeof tag, "[%s]", dnet_rule_name(want));
+	snprintf(at, sizeof at, "0x%x", off);
+	bool ok = got == want && (want == DNET_RULE_NONE ? rc == 0 && dnet_rule_name(got)[0] == 0
+				  : rc < 0 && strncmp(e.msg, tag, strlen(tag)) == 0 && strstr(e.msg, at));
+	if (!ok)
+		fprintf(stderr, "  0x%x %s width %u: want %s, got rule %d rc %d: %s\n", off, write ? "write" : "read",
+			width, tag, (int)got, rc, e.msg);
+	return ok;
+}
+
+static void verdicts(void)
+{
+	const unsigned P = DNET_CAP_PRIVILEGED;
+	for (unsigned w = 0; w < 2; w++)
+		for (size_t i = 0; i < sizeof ureg_tab / sizeof ureg_tab[0]; i++) {
+			uint32_t a = 0x40000 + 0x1000 * w + ureg_tab[i].off;
+			CHECK(verdict(0, a, 8, false, false, ureg_tab[i].r ? DNET_RULE_NONE : DNET_RULE_REG_WO));
+			CHECK(verdict(0, a, 8, true, false, ureg_tab[i].w ? DNET_RULE_NONE : DNET_RULE_REG_RO));
+			CHECK(verdict(0, a, 4, false, false, DNET_RULE_REG_WIDTH));
+			CHECK(verdict(0, a + 8, 8, true, false, DNET_RULE_NO_REG)); /* between the registers */
+		}
+	for (size_t i = 0; i < sizeof sreg_tab / sizeof sreg_tab[0]; i++) {
+		uint32_t a = 0x50000 + sreg_tab[i].off;
+		bool reset = sreg_tab[i].off == 0xa00;
+		CHECK(verdict(0, a, 8, false, false, DNET_RULE_PRIVILEGED));
+		CHECK(verdict(0, a, 8, true, false, DNET_RULE_PRIVILEGED));
+		CHECK(verdict(P, a, 8, false, false, sreg_tab[i].r ? DNET_RULE_NONE
+					: reset ? DNET_RULE_REG_EFFECT : DNET_RULE_REG_WO));
+		CHECK(verdict(P, a, 8, false, true, sreg_tab[i].r || reset ? DNET_RULE_NONE : DNET_RULE_REG_WO));
+		CHECK(verdict(P, a, 8, true, false, sreg_tab[i].w ? DNET_RULE_NONE : DNET_RULE_REG_RO));
+	}
+	/* Regions (Tab. 4.1): WW write-only, PW and LHB read-only, LLCM both. */
+	static const struct { uint32_t off; bool r, w; } regs[] = {
+		{ 0x00000, 0, 1 }, { 0x02000, 0, 1 }, { 0x10000, 1, 0 }, { 0x12000, 1, 0 },
+		{ 0x30040, 1, 0 }, { 0x38000, 1, 0 }, { 0x20000, 1, 1 }, { 0x28000, 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+		for (unsigned width = 1; width <= 16; width *= 2) {
+			CHECK(verdict(0, regs[i].off, width, false, false, regs[i].r ? DNET_RULE_NONE : DNET_RULE_WW_READ));
+			CHECK(verdict(0, regs[i].off, width, true, false, regs[i].w ? DNET_RULE_NONE : DNET_RULE_RO_REGION));
+		}
+	CHECK(verdict(P, 0x00800, 8, false, false, DNET_RULE_HOLE));
+	CHECK(verdict(P, 0x42000, 8, true, false, DNET_RULE_HOLE));
+	/* Named registers: two at one address (docs/device.md 3.1: Primitive
+	 * Counter read, Primitive Counter Reset written at ureg +0x300), the one
+	 * named decides. */
+	static const struct { const char *name; bool r, w; } named[] = {
+		{ "prim_counter", 1, 0 }, { "prim_counter_reset", 0, 1 }, { "ctl_status", 1, 0 },
+		{ "cmd0_lower", 0, 1 }, { "pkt_counter", 1, 0 }, { "pkt_counter_reset", 0, 1 },
+	};
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+		const struct dnet_reg *r = dnet_reg_by_name(named[i].name);
+		struct dnet_err e = { 0 };
+		enum dnet_rule got;
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		int rc = dnet_reg_access_check(0, r, 1, false, false, &got, &e);
+		CHECK_EQ(got, named[i].r ? DNET_RULE_NONE : DNET_RULE_REG_WO);
+		CHECK(named[i].r ? rc == 0 : rc == -DNET_EPERM && strstr(e.msg, named[i].name) && strstr(e.msg, "ureg 1+"));
+		rc = dnet_reg_access_check(0, r, 0, true, false, &got, &e);
+		CHECK_EQ(got, named[i].w ? DNET_RULE_NONE : DNET_RULE_REG_RO);
+		CHECK(named[i].w ? rc == 0 : rc == -DNET_EPERM && strstr(e.msg, named[i].name) && strstr(e.msg, "[reg-ro]"));
+	}
+	const struct dnet_reg *pg = dnet_reg_by_name("pgid0");
+	enum dnet_rule got;
+	CHECK(pg && dnet_reg_access_check(0, pg, 0, true, false, &got, NULL) == -DNET_EPERM &&
+	      got == DNET_RULE_PRIVILEGED);
+	CHECK(pg && dnet_reg_access_check(0, pg, 2, true, false, &got, NULL) == -DNET_EINVAL);
+}
+
 /* ---- the tap ---- */
 
 struct seen {
@@ -268,6 +349,7 @@ int main(void)
 	close(fd);
 	RUN(registers);
 	RUN(regions);
+	RUN(verdicts);
 	RUN(tap_and_issue);
 	RUN(dry_run);
 	RUN(poll_backoff);

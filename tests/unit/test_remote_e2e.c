@@ -347,6 +347,72 @@ static void test_identity_sim(void)
 	free(t2.buf);
 }
 
+/* ---- every parameter at once (PARAM_ALL) ---- */
+
+/* dnet_param_get_all gives each readable parameter of the list, in its
+ * order, with the value dnet_param_get reads, and no write-only one. */
+static void check_get_all(struct dnet_dev *d, const char *what)
+{
+	struct dnet_err e;
+	const struct dnet_param *p;
+	unsigned np, nv, k = 0;
+	struct dnet_param_value *v = NULL;
+	CHECK_OK(dnet_param_list(d, &p, &np, &e), &e);
+	CHECK_OK(dnet_param_get_all(d, &v, &nv, &e), &e);
+	CHECK(np > 10);
+	static char want[DNET_PARAM_VALUE_MAX];
+	for (unsigned i = 0; v && i < np; i++) {
+		if (p[i].flags & DNET_PARAM_WO)
+			continue;
+		CHECK_OK(dnet_param_get(d, p[i].name, want, sizeof want, &e), &e);
+		if (k >= nv || strcmp(v[k].name, p[i].name) || strcmp(v[k].value, want))
+			fprintf(stderr, "  %s: parameter %u (%s) not as dnet_param_get reads it\n", what, i, p[i].name);
+		CHECK(k < nv && !strcmp(v[k].name, p[i].name) && !strcmp(v[k].value, want));
+		k++;
+	}
+	CHECK_EQ(k, nv);
+	free(v);
+}
+
+static void test_param_get_all(void)
+{
+	if (!have_sim()) {
+		SKIP("sim backend not linked in: parameters not checked");
+		return;
+	}
+	static const char spec[] = "sim:nodes=2,faults=drop:20%+dup:from:1:to:2:count:2+seed:3";
+	struct dnet_err e;
+	struct dnet_dev *d = NULL;
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	if (d) {
+		check_get_all(d, "in process");
+		dnet_close(d);
+	}
+	char sock[128];
+	snprintf(sock, sizeof sock, "unix:%s/pall.sock", tmpdir);
+	struct server sv = {0};
+	if (start_server(&sv, spec, sock, NULL, 0) != 0) {
+		CHECK(!"server started");
+		return;
+	}
+	CHECK_OK(open_remote(&sv, "user", &d, &e), &e); /* reading is open to a user */
+	if (d) {
+		check_get_all(d, "through dnetd");
+		dnet_close(d);
+	}
+	CHECK_EQ(stop_server(&sv), 0);
+	/* a dry run has no parameters: none, no error */
+	struct dnet_param_value *v = (void *)1;
+	unsigned n = 9;
+	CHECK_OK(dnet_open_dry(spec, &d, &e), &e);
+	if (d) {
+		CHECK_OK(dnet_param_get_all(d, &v, &n, &e), &e);
+		CHECK_EQ(n, 0);
+		free(v);
+		dnet_close(d);
+	}
+}
+
 /* ---- permissions ---- */
 
 static void test_permissions(void)
@@ -914,6 +980,7 @@ int main(void)
 	RUN(test_privilege_table);
 	RUN(test_identity_devmem);
 	RUN(test_identity_sim);
+	RUN(test_param_get_all);
 	RUN(test_permissions);
 	RUN(test_posted);
 	RUN(test_read_blocks);

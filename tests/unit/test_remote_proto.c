@@ -209,6 +209,10 @@ static void build_samples(void)
 	m->data = (const uint8_t *)"drop 5% from 1 to 2"; m->data_len = 19;
 	m = add(DNET_MSG_PARAM | DNET_MSG_REPLY); m->data = (const uint8_t *)"16384"; m->data_len = 5;
 	m = add(DNET_MSG_PARAM | DNET_MSG_REPLY);
+	m = add(DNET_MSG_PARAM_ALL);
+	m = add(DNET_MSG_PARAM_ALL | DNET_MSG_REPLY); m->count = 2;
+	m->data = (const uint8_t *)"fault.seed\0003\0fault.rules\0\0"; m->data_len = 26;
+	m = add(DNET_MSG_PARAM_ALL | DNET_MSG_REPLY);
 	m = add(DNET_MSG_ERROR); m->code = DNET_ERANGE; strcpy(m->msg, "offset out of range");
 	m = add(DNET_MSG_SET_NODE | DNET_MSG_REPLY);
 	/* the other empty replies, and SYNC */
@@ -282,6 +286,9 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 	case DNET_MSG_PARAM:
 	case DNET_MSG_PARAM | DNET_MSG_REPLY:
 		return a->op == b->op && !strcmp(a->name, b->name) && a->data_len == b->data_len &&
+		       (!a->data_len || !memcmp(a->data, b->data, a->data_len));
+	case DNET_MSG_PARAM_ALL | DNET_MSG_REPLY:
+		return a->count == b->count && a->data_len == b->data_len &&
 		       (!a->data_len || !memcmp(a->data, b->data, a->data_len));
 	case DNET_MSG_ERROR:
 		return a->code == b->code && !strcmp(a->msg, b->msg);
@@ -427,6 +434,11 @@ static void test_decode_rejects(void)
 		{"PARAM name past end", DNET_MSG_PARAM, 5, {1, 0, 2, 0, 'a'}},
 		{"PARAM value NUL", DNET_MSG_PARAM, 6, {2, 0, 1, 0, 'a', 0}},
 		{"PARAM reply NUL", DNET_MSG_PARAM | DNET_MSG_REPLY, 2, {'a', 0}},
+		{"PARAM_ALL with payload", DNET_MSG_PARAM_ALL, 1, {0}},
+		{"PARAM_ALL reply name without NUL", DNET_MSG_PARAM_ALL | DNET_MSG_REPLY, 2, {'a', 'b'}},
+		{"PARAM_ALL reply name without value", DNET_MSG_PARAM_ALL | DNET_MSG_REPLY, 2, {'a', 0}},
+		{"PARAM_ALL reply value without NUL", DNET_MSG_PARAM_ALL | DNET_MSG_REPLY, 3, {'a', 0, '1'}},
+		{"PARAM_ALL reply empty name", DNET_MSG_PARAM_ALL | DNET_MSG_REPLY, 3, {0, '1', 0}},
 		{"ERROR code 0", DNET_MSG_ERROR, 6, {0, 0, 0, 0, 0, 0}},
 		{"ERROR code 65536", DNET_MSG_ERROR, 6, {0, 0, 1, 0, 0, 0}},
 		{"ERROR msg past end", DNET_MSG_ERROR, 8, {1, 0, 0, 0, 5, 0, 'a', 'b'}},

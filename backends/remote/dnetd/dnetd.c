@@ -441,28 +441,19 @@ int main(int argc, char **argv)
 
 	char spec[DNET_SPEC_MAX];
 	if (sim) {
-		int n = snprintf(spec, sizeof spec, "sim");
-		char sep = ':';
-		if (nodes) {
-			n += snprintf(spec + n, sizeof spec - (size_t)n, "%cnodes=%u", sep, (unsigned)nodes);
-			sep = ',';
-		}
-		if (cold) {
-			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ccold", sep);
-			sep = ',';
-		}
-		if (capacity) {
-			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ccapacity=%u", sep, (unsigned)capacity);
-			sep = ',';
-		}
-		if (sim_args && *sim_args) {
-			n += snprintf(spec + n, sizeof spec - (size_t)n, "%c%s", sep, sim_args);
-			sep = ',';
-		}
-		if (lockstep) /* a host clock per node (D-SIM-TIMELINES) */
-			n += snprintf(spec + n, sizeof spec - (size_t)n, "%ctimelines", sep);
-		if (n < 0 || (size_t)n >= sizeof spec)
-			return usage_error("sim arguments too long");
+		char nv[24], cv[24];
+		snprintf(nv, sizeof nv, "%u", (unsigned)nodes);
+		snprintf(cv, sizeof cv, "%u", (unsigned)capacity);
+		snprintf(spec, sizeof spec, "sim");
+		/* --sim-args added as given, after the options: one named twice
+		 * is refused by the emulator (D-SPEC-ONCE) */
+		if ((nodes && dnet_spec_set(spec, "nodes", nv, spec, sizeof spec, &err)) ||
+		    (cold && dnet_spec_set(spec, "cold", NULL, spec, sizeof spec, &err)) ||
+		    (capacity && dnet_spec_set(spec, "capacity", cv, spec, sizeof spec, &err)) ||
+		    (sim_args && dnet_spec_add(spec, sim_args, spec, sizeof spec, &err)) ||
+		    (lockstep /* a host clock per node (D-SIM-TIMELINES) */ &&
+		     dnet_spec_add(spec, "timelines", spec, sizeof spec, &err)))
+			return usage_error("sim arguments too long (%s)", err.msg);
 	} else {
 		if (strlen(backend) >= sizeof spec)
 			return usage_error("backend spec too long");

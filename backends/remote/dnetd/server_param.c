@@ -71,3 +71,38 @@ int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
 		return dnet_seterr(err, DNET_EPROTO, "PARAM: op %u", m->op);
 	}
 }
+
+int dnet_srv_param_all(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
+{
+	struct dnet_param_value *v;
+	unsigned n;
+	*pairs = NULL;
+	*len = 0;
+	int rc = dnet_param_get_all(dev, &v, &n, err);
+	if (rc)
+		return rc;
+	size_t cap = 1;
+	for (unsigned i = 0; i < n; i++)
+		cap += strlen(v[i].name) + strlen(v[i].value) + 2;
+	if (cap - 1 > DNET_PROTO_MAX_PAYLOAD) {
+		free(v);
+		return dnet_seterr(err, DNET_EINVAL, "PARAM_ALL: %u values (%zu bytes) do not fit in a reply", n,
+				   cap - 1);
+	}
+	char *b = malloc(cap);
+	if (!b) {
+		free(v);
+		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
+	}
+	size_t used = 0;
+	for (unsigned i = 0; i < n; i++) {
+		size_t nl = strlen(v[i].name) + 1, vl = strlen(v[i].value) + 1;
+		memcpy(b + used, v[i].name, nl);
+		memcpy(b + used + nl, v[i].value, vl);
+		used += nl + vl;
+	}
+	free(v);
+	*pairs = b;
+	*len = used;
+	return 0;
+}

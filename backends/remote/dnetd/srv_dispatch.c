@@ -221,6 +221,19 @@ static int serve_param(struct dnet_srv *s, struct client *c, const struct dnet_p
 	return rc;
 }
 
+/* Every readable parameter at once: one request where PARAM GET is one a
+ * parameter (dsh's fault). */
+static int serve_param_all(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
+			   struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
+{
+	(void)c, (void)m;
+	char *pairs = NULL;
+	int rc = dnet_srv_param_all(s->cfg.dev, &pairs, &r->data_len, e);
+	*hold = (uint8_t *)pairs;
+	r->data = (const uint8_t *)pairs;
+	return rc;
+}
+
 /* ---- the table ---- */
 
 /* The privilege column (decision D-DNETD-PRIV): what a user client may not
@@ -262,6 +275,7 @@ static const struct srv_request requests[] = {
 	[DNET_MSG_STAT_NAMES]   = { serve_stat_names, CHK_NONE, true, true },
 	[DNET_MSG_SYNC]         = { serve_sync, CHK_NONE, true, true },
 	[DNET_MSG_PARAM]        = { serve_param, CHK_PARAM_SET, true, true },
+	[DNET_MSG_PARAM_ALL]    = { serve_param_all, CHK_NONE, true, true },
 };
 /* A request type added to the protocol (DNET_MSG_REQ_LAST moves) needs
  * its entry here; a hole is caught by test_remote_e2e (dnet_srv_serves). */

@@ -66,7 +66,8 @@ enum dnet_msg_type {
 	DNET_MSG_STAT_NAMES   = 0x0011,
 	DNET_MSG_SYNC         = 0x0012, /* 1.1 */
 	DNET_MSG_PARAM        = 0x0013, /* 1.3: backend parameters (dnet/param.h) */
-	DNET_MSG_REQ_LAST     = DNET_MSG_PARAM,
+	DNET_MSG_PARAM_ALL    = 0x0014, /* every readable parameter's value at once */
+	DNET_MSG_REQ_LAST     = DNET_MSG_PARAM_ALL,
 
 	DNET_MSG_REPLY        = 0x8000, /* or'ed into a request type */
 	DNET_MSG_ERROR        = 0x80ff,
@@ -170,6 +171,8 @@ struct dnet_proto_msg {
 	/* PARAM: op, name, and for SET the value in data.  PARAM reply: the
 	 * text in data (LIST: "NAME\tTYPE\tFLAGS\tHELP\n" each; GET: the value). */
 	uint8_t op;             /* enum dnet_param_op */
+	/* PARAM_ALL: nothing.  PARAM_ALL reply: in data, NAME NUL VALUE NUL for
+	 * every readable parameter (dnet_param_get_all), count of them. */
 
 	/* STAT_NAMES reply: count names; when encoding, names[0..count).
 	 * SYNC reply: count posted requests failed, skipped of them skipped

@@ -786,6 +786,51 @@ static int param_reply_decode(const uint8_t *p, size_t n, const char *tn, struct
 	return 0;
 }
 
+/* ---- PARAM_ALL: every readable parameter, NAME NUL VALUE NUL each ---- */
+
+/* The pairs of a PARAM_ALL reply: names 1..NAME_MAX bytes, values at most
+ * VALUE_MAX, each NUL-terminated; how many in *count.  NULL if they are not. */
+static const char *param_all_check(const uint8_t *p, size_t n, uint32_t *count)
+{
+	*count = 0;
+	for (size_t i = 0; i < n;) {
+		const uint8_t *z = memchr(p + i, 0, n - i);
+		size_t nl = z ? (size_t)(z - (p + i)) : 0;
+		if (!z || nl == 0 || nl > DNET_PROTO_NAME_MAX)
+			return "a name of 1 to 63 bytes, NUL-terminated";
+		i += nl + 1;
+		z = i < n ? memchr(p + i, 0, n - i) : NULL;
+		if (!z || (size_t)(z - (p + i)) > DNET_PROTO_VALUE_MAX)
+			return "a value of at most 8191 bytes, NUL-terminated, after every name";
+		i += (size_t)(z - (p + i)) + 1;
+		(*count)++;
+	}
+	return NULL;
+}
+
+static int param_all_reply_size(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err)
+{
+	uint32_t c;
+	const char *why = m->data_len > DNET_PROTO_MAX_PAYLOAD ? "at most a frame" :
+			  param_all_check(m->data, m->data_len, &c);
+	if (why)
+		return INVAL("PARAM_ALL reply: %zu bytes: %s", m->data_len, why);
+	*n = m->data_len;
+	return 0;
+}
+
+static int param_all_reply_decode(const uint8_t *p, size_t n, const char *tn, struct dnet_proto_msg *m,
+				  struct dnet_err *err)
+{
+	(void)tn;
+	const char *why = param_all_check(p, n, &m->count);
+	if (why)
+		return BAD("PARAM_ALL reply: %s", why);
+	m->data = n ? p : NULL;
+	m->data_len = n;
+	return 0;
+}
+
 /* ---- the table ---- */
 
 #define VAR DNET_PROTO_VAR
@@ -837,6 +882,8 @@ static const struct dnet_proto_type types[] = {
 	[DNET_MSG_PARAM] = { "PARAM", "PARAM reply", false,
 		CODEC(VAR, param_size, param_encode, param_decode),
 		CODEC(VAR, param_reply_size, param_reply_encode, param_reply_decode) },
+	[DNET_MSG_PARAM_ALL] = { "PARAM_ALL", "PARAM_ALL reply", false,
+		EMPTY, CODEC(VAR, param_all_reply_size, param_reply_encode, param_all_reply_decode) },
 };
 /* A request type added to the enum (DNET_MSG_REQ_LAST moves) needs its
  * entry here; a hole is caught by test_remote_proto (every name set). */

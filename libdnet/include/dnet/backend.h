@@ -81,6 +81,10 @@ struct dnet_backend_ops {
 			 struct dnet_err *err);
 	int (*param_set)(struct dnet_dev *dev, const struct dnet_param *p, const char *value,
 			 struct dnet_err *err);
+	/* Optional (NULL, or -DNET_ENOTSUP: the core calls param_get for each):
+	 * every readable parameter's value at once, *pairs a malloc'd
+	 * NAME NUL VALUE NUL ... of *len bytes the core frees. */
+	int (*param_get_all)(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err);
 };
 
 struct dnet_dev {

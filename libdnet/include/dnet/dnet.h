@@ -33,6 +33,7 @@
 #include "dnet/probe.h"
 #include "dnet/sync.h"
 #include "dnet/suggest.h"
+#include "dnet/spec.h"
 
 #define DNET_VERSION_MAJOR 0
 #define DNET_VERSION_MINOR 1

@@ -63,6 +63,20 @@ int dnet_param_get_u64(struct dnet_dev *dev, const char *name, uint64_t *v, stru
  * refuses (err says why). */
 int dnet_param_set(struct dnet_dev *dev, const char *name, const char *value,
 		   struct dnet_err *err);
+/* One parameter and its value, as dnet_param_get_all gives them. */
+struct dnet_param_value {
+	const char *name;
+	const char *value;
+};
+/* Every readable parameter of the device with its value, at once -- through
+ * dnetd one request (PARAM_ALL), not one a parameter: *vals is one
+ * allocation (the caller free()s it) of *n of them in the backend's order,
+ * write-only ones (actions) left out; a backend without parameters gives 0.
+ * An in-process backend without a way of its own is asked one parameter at
+ * a time; -DNET_ENOTSUP (and *n 0) from a dnetd before PARAM_ALL: the
+ * caller asks for what it needs with dnet_param_get. */
+int dnet_param_get_all(struct dnet_dev *dev, struct dnet_param_value **vals, unsigned *n,
+		       struct dnet_err *err);
 /* "u64" or "text". */
 const char *dnet_param_type_name(enum dnet_param_type t);
 
