@@ -4,6 +4,7 @@
 # counters, JSON, refusals, the same rules as a spec option, a dnetd
 # emulator started with faults (the counters through remote), the command
 # through dnetd (privileged clients only) and under a 4-rank dsh-run.
+# Decisions pinned here (docs/decisions.md): D-PARAMS.
 . "$(dirname "$0")/lib.sh"
 tmo() { timeout 120 "$@"; }
 

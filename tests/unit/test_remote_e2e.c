@@ -1,6 +1,7 @@
 /* End to end: the dnetd server loop (backends/remote/srv_*.c) run in a
- * child process, driven through the `remote` backend (test_remote_wire.c
- * drives it with raw frames; remote_e2e_util.h is what both share).
+ * child process, driven through the `remote` backend
+ * (backends/remote/remote.c; test_remote_wire.c drives it with raw frames;
+ * remote_e2e_util.h is what both share).
  *
  *  - the same scenario gives the same trace directly and through dnetd
  *    (devmem on a file always; the emulator when `sim` is linked in);
@@ -12,6 +13,7 @@
  *    per read made, its own address, length, data and result, in order);
  *  - every request type has a handler in dnetd's dispatch table.
  */
+/* Decisions pinned here (docs/decisions.md): D-DSH-POSTED, D-READ-BLOCKS. */
 #include "remote_e2e_util.h"
 
 /* ---- the scenario and its trace ---- */
