@@ -155,13 +155,22 @@ TEST_EXTRA =
 $(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)
 $(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ)
 $(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ)
-# (A test that includes a .c whole, as test_run_report does dsh/run/report.c,
-# has it in its .d like a header.)
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(B)/tests/%.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit $(DEPFLAGS) -o $@ $< $(TEST_EXTRA) $(LIBA) \
 	  $(VLDFLAGS) $(PKG_LIBS) -lm && $(DEPDONE)
+
+# A test of a program's files links their objects (never includes a .c) and
+# sees the program's headers: test_X_OBJ names them.
+test_run_hosts_OBJ := $(B)/obj/dsh/run/hosts.o
+test_run_report_OBJ := $(B)/obj/dsh/run/report.o
+test_journal_format_OBJ := $(B)/obj/dsh/journal.o $(B)/obj/common/outfile.o
+test_bench_cache_OBJ := $(B)/obj/dsh/bench_cache.o
+PROG_TESTS := test_run_hosts test_run_report test_journal_format test_bench_cache
+$(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): $($(t)_OBJ)))
+$(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): TEST_EXTRA = $($(t)_OBJ)))
+$(PROG_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(PUB_CFLAGS) -Idsh
 
 # test_dsh_complete links dsh's objects but main.o (completion reads the command table).
 $(B)/tests/test_dsh_complete: $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ))

@@ -125,6 +125,9 @@ for t in sorted(glob.glob('tests/unit/test_*.c')):
 PY
 )
 expect_eq "every unit test names the source files it tests, and they exist" "" "$bad"
+# ... and links them: no test includes a .c whole (the Makefile's test_X_OBJ).
+hits=$(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.c"' tests/unit/*.[ch] tests/fuzz/*.[ch] 2>/dev/null)
+expect_eq "no unit test includes a .c file" "" "$hits"
 
 # 7. docs/device.md's register tables are scripts/device-tables.sh's output
 # (libdnet's register database as dsh lists it), byte for byte.
