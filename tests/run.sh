@@ -64,6 +64,11 @@ suites() {
 		selected "$(basename "$s" .sh)" "$(basename "$s")" && echo "shell $s"
 	done
 }
+# A TESTS that names no suite is a mistake, not a pass.
+if [ -n "${TESTS:-}" ] && [ -z "$(suites "${variants[0]%%:*}")" ]; then
+	echo "tests/run.sh: TESTS='$TESTS' names no suite (tests/run.sh --list shows them)" >&2
+	exit 2
+fi
 if [ -n "$list" ]; then
 	for v in "${variants[@]}"; do
 		b=${v%%:*}
