@@ -110,9 +110,10 @@ tests: $(UNIT_BIN) $(FUZZ_BIN)
 TESTS ?=
 # The unit tests alone, built and run (make CC=clang unit: the .ci check).
 unit: $(UNIT_BIN)
-	@fail=0; for t in $(UNIT_BIN); do case $${t##*/} in $(or $(TESTS),*)) ;; *) continue ;; esac; \
+	@fail=0; ran=0; for t in $(UNIT_BIN); do case $${t##*/} in $(or $(TESTS),*)) ;; *) continue ;; esac; ran=1; \
 	  out=$$($$t 2>&1) || { fail=1; echo "FAIL $$t"; printf '%s\n' "$$out" | tail -n 20; }; \
-	  printf '%s\n' "$$out" | tail -n 1 | sed 's/^/  /'; done; exit $$fail
+	  printf '%s\n' "$$out" | tail -n 1 | sed 's/^/  /'; done; \
+	  [ $$ran = 1 ] || { echo "make unit: TESTS='$(TESTS)' names no unit test" >&2; exit 2; }; exit $$fail
 
 # libdnet's boundary: its objects hide every symbol but those the public
 # headers declare (they say so with a visibility pragma), and the version
@@ -172,7 +173,7 @@ test_run_hosts_OBJ := $(B)/obj/dsh/run/hosts.o
 test_run_report_OBJ := $(B)/obj/dsh/run/report.o
 test_journal_format_OBJ := $(B)/obj/dsh/journal.o $(B)/obj/common/outfile.o
 test_bench_cache_OBJ := $(B)/obj/dsh/bench_cache.o
-PROG_TESTS := test_run_hosts test_run_report test_journal_format test_bench_cache
+PROG_TESTS := $(patsubst %_OBJ,%,$(filter test_%_OBJ,$(.VARIABLES)))
 $(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): $($(t)_OBJ)))
 $(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): TEST_EXTRA = $($(t)_OBJ)))
 $(PROG_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(PUB_CFLAGS) -Idsh
