@@ -3,7 +3,7 @@
  * independently of libdnet's (docs/device.md): each refused
  * access names its rule and leaves the file untouched; the tap sees every
  * operation once with its result; a dry-run handle reaches no backend. */
-/* Decisions pinned here (docs/decisions.md): D-ISSUE-FLOW, D-ACCESS-RULES, D-SIM-REG-WIDTH. */
+/* Decisions pinned here (docs/decisions.md): D-ISSUE-FLOW, D-ACCESS-RULES. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>
