@@ -57,14 +57,12 @@ for l in doc.split('\n'):
 
 FIELDS = ['Question', 'Decision', 'Source', 'Where', 'Test']
 def resolve(name):
-    """The tracked files a name in a Where or Test stands for: its path, a
-    glob of paths, or (the name of a file that moved) its basename."""
-    if name in files:
-        return [name]
-    if '*' in name:
-        hit = [f for f in files if fnmatch.fnmatch(f, name)]
-        return hit or [f for f in files if fnmatch.fnmatch(os.path.basename(f), os.path.basename(name))]
-    return base.get(os.path.basename(name), [])
+    """The files a name in a Where stands for: a path (or a glob of paths)
+    as it is, or as an include names it (dnet/regs.h); a bare name ("wc.c",
+    beside a path of its folder) wherever a file of that name is."""
+    if '/' in name:
+        return [f for f in files if fnmatch.fnmatch(f, name) or fnmatch.fnmatch(f, '*/' + name)]
+    return [f for f in files if fnmatch.fnmatch(os.path.basename(f), name)]
 
 src_files = [f for f in files if f.endswith(('.c', '.h', '.sh', '.py', '.ver')) or os.path.basename(f) == 'Makefile']
 for i in order:
@@ -141,6 +139,7 @@ plant() { # NAME EXPECTED-REGEX SED-SCRIPT
 plant "a cited ID has no section" '^cited: D-MAP-SCALE: ' '/^### D-MAP-SCALE:/s/D-MAP-SCALE/D-MAP-SCALX/'
 plant "a field is missing" '^fields: D-MTU-1024: ' '/^### D-MTU-1024:/,/^- \*\*Test/{/^- \*\*Source/d}'
 plant "a Where file is gone" '^where: D-MTU-1024: no file libdnet/src/nocodes\.c' '/^### D-MTU-1024:/,/^- \*\*Test/s#^(- \*\*Where:\*\* ).*#\1`libdnet/src/nocodes.c`#'
+plant "a Where path names a file of that name elsewhere" '^where: D-MTU-1024: no file dsh/codes\.c' '/^### D-MTU-1024:/,/^- \*\*Test/s#libdnet/src/codes\.c#dsh/codes.c#'
 plant "a Where symbol is gone" '^where: D-HDR-LINES: no symbol dnet_hdr_nolines' '/^### D-HDR-LINES:/,/^- \*\*Test/s/dnet_hdr_lines/dnet_hdr_nolines/'
 plant "a Test file is gone" '^test: D-MAP-SCALE: no file tests/unit/test_nomap\.c' '/^### D-MAP-SCALE:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1`tests/unit/test_nomap.c`#'
 plant "a Test file does not cite the ID" '^test: D-MTU-1024: tests/unit/test_parse\.c does not cite' '/^### D-MTU-1024:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1`tests/unit/test_parse.c`#'
