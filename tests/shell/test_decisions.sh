@@ -75,6 +75,8 @@ for i in order:
     for k in FIELDS:
         if k in val and not val[k].strip():
             print('fields: %s: %s is empty' % (i, k))
+        elif 'TODO' in val.get(k, ''):
+            print('fields: %s: %s still says TODO' % (i, k))
     # Where: each file, then each `symbol` in the files named (the tree if none).
     where = val.get('Where', '')
     named = []
@@ -145,5 +147,6 @@ plant "a Test file is gone" '^test: D-MAP-SCALE: no file tests/unit/test_nomap\.
 plant "a Test file does not cite the ID" '^test: D-MTU-1024: tests/unit/test_parse\.c does not cite' '/^### D-MTU-1024:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1`tests/unit/test_parse.c`#'
 plant "a test citing the ID is not listed" '^test: D-MAP-SCALE: tests/unit/test_regs\.c cites it' '/^### D-MAP-SCALE:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1none: planted#'
 plant "none without a reason" '^test: D-SIM-SLID: "none" without' '/^### D-SIM-SLID:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1none#'
+plant "a field left TODO" '^fields: D-SIM-SLID: Test still says TODO' '/^### D-SIM-SLID:/,/^- \*\*Test/s#^(- \*\*Test:\*\* ).*#\1none: TODO-LEAD#'
 plant "a heading out of shape" '^heading: ' 's/^### D-MTU-1024:/### D-MTU-1024/'
 finish

@@ -103,8 +103,8 @@ expect_eq "docs/device.md's request and header bits are the headers'" "" "$bad"
 
 # 6c. docs/architecture.md's claim about the unit tests: every
 # tests/unit/test_X.c names, in its first comment, the source files it
-# tests (a path, or beside one a bare name of the same folder), and each
-# exists.
+# tests (a path, beside one a bare name of the same folder, or a folder:
+# backends/remote/dnetd/), and each exists.
 bad=$(python3 - <<'PY'
 import glob, os, re, subprocess
 files = subprocess.run(['git', 'ls-files', '--cached', '--others', '--exclude-standard'],
@@ -112,11 +112,18 @@ files = subprocess.run(['git', 'ls-files', '--cached', '--others', '--exclude-st
 for t in sorted(glob.glob('tests/unit/test_*.c')):
     s = open(t, errors='ignore').read()
     m = re.match(r'\s*/\*(.*?)\*/', s, re.S)
-    names = re.findall(r'[A-Za-z0-9_./*-]+\.[ch]\b', m.group(1) if m else '')
+    text = m.group(1) if m else ''
+    names = re.findall(r'[A-Za-z0-9_./*-]+\.[ch]\b', text)
+    # a folder (backends/remote/dnetd/) stands for its files
+    names += re.findall(r'(?<![A-Za-z0-9_./-])((?:libdnet|backends|dsh|common)/[A-Za-z0-9_/-]*/)', text)
     srcs = [n for n in names if not os.path.basename(n).startswith(('test_', 'remote_e2e_util', 'harness'))]
     if not srcs:
         print(t + ': its first comment names no source file it tests')
     for n in srcs:
+        if n.endswith('/'):
+            if not any(f.startswith(n) and f.endswith(('.c', '.h')) for f in files):
+                print(t + ': names the folder ' + n + ', which holds no source file')
+            continue
         # a path as it is (or as an include names it: dnet/sync.h), a bare
         # name ("wc.c", beside a path of its folder) anywhere
         pat = re.escape(n).replace(r'\*', '[^/]*')
