@@ -5,7 +5,8 @@
  * computed by the test's own model of the decisions, not by the emulator. */
 /* Decisions pinned here (docs/decisions.md): D-SIM-AMT-TABLE,
  * D-SIM-IPUSH-WIRE, D-SIM-IPUSH-MSG, D-SIM-IPUSH-STATUS, D-SIM-LHS-VL,
- * D-SIM-LHSV2. */
+ * D-SIM-LHSV2, D-SIM-SLID (each sender's ring is found by its source LID:
+ * test_seven_senders). */
 #include "test_spec_enc.h"
 
 #define OT_IPUSH 0x18u
