@@ -112,16 +112,22 @@ LIBSO := $(OUT_LIB)/libdnet.so
 LIBWIRE := $(B)/libdnetwire.a
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
-.PHONY: all lib progs tests deps deps-run deps-test run test test-plain unit bench install uninstall \
+.PHONY: all lib progs tests deps deps-run deps-test run test test-plain test-list unit bench install uninstall \
 	clean fuzz stress help print-objs
 all: lib progs tests
 lib: $(LIBA) $(LIBSO)
 progs: $(PROGS)
 tests: $(UNIT_BIN) $(FUZZ_BIN)
+# TESTS=GLOB: only the suites whose name matches (make test, test-plain,
+# test-list, unit; tests/run.sh reads it).  Passed on explicitly, so that
+# `make test TESTS=test_dsh_*` runs those suites after the whole build.
+TESTS ?=
 # The unit tests alone, built and run (make CC=clang unit: the .ci check).
 unit: $(UNIT_BIN)
-	@fail=0; for t in $(UNIT_BIN); do out=$$($$t 2>&1) || { fail=1; echo "FAIL $$t"; printf '%s\n' "$$out" | tail -n 20; }; \
-	  printf '%s\n' "$$out" | tail -n 1 | sed 's/^/  /'; done; exit $$fail
+	@fail=0; ran=0; for t in $(UNIT_BIN); do case $${t##*/} in $(or $(TESTS),*)) ;; *) continue ;; esac; ran=1; \
+	  out=$$($$t 2>&1) || { fail=1; echo "FAIL $$t"; printf '%s\n' "$$out" | tail -n 20; }; \
+	  printf '%s\n' "$$out" | tail -n 1 | sed 's/^/  /'; done; \
+	  [ $$ran = 1 ] || { echo "make unit: TESTS='$(TESTS)' names no unit test" >&2; exit 2; }; exit $$fail
 
 # libdnet's boundary: its objects hide every symbol but those the public
 # headers declare (they say so with a visibility pragma), and the version
@@ -182,13 +188,22 @@ TEST_EXTRA =
 $(INTERNAL_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(BASE_CFLAGS)
 $(SERVER_TESTS:%=$(B)/tests/%): $(SERVER_OBJ) $(LIBWIRE)
 $(SERVER_TESTS:%=$(B)/tests/%): TEST_EXTRA = $(SERVER_OBJ) $(WHOLE_WIRE)
-# (A test that includes a .c whole, as test_run_report does dsh/run/report.c,
-# has it in its .d like a header.)
 $(B)/tests/%: tests/unit/%.c $(LIBA) $(B)/tests/%.d
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(TEST_CFLAGS) $(VCFLAGS) -Itests/unit $(DEPFLAGS) -o $@ $< $(TEST_EXTRA) $(LIBA) \
 	  $(VLDFLAGS) $(PKG_LIBS) -lm && $(DEPDONE)
+
+# A test of a program's files links their objects (never includes a .c) and
+# sees the program's headers: test_X_OBJ names them.
+test_run_hosts_OBJ := $(B)/obj/dsh/run/hosts.o
+test_run_report_OBJ := $(B)/obj/dsh/run/report.o
+test_journal_format_OBJ := $(B)/obj/dsh/journal.o $(B)/obj/common/outfile.o
+test_bench_cache_OBJ := $(B)/obj/dsh/bench/bench_cache.o
+PROG_TESTS := $(patsubst %_OBJ,%,$(filter test_%_OBJ,$(.VARIABLES)))
+$(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): $($(t)_OBJ)))
+$(foreach t,$(PROG_TESTS),$(eval $(B)/tests/$(t): TEST_EXTRA = $($(t)_OBJ)))
+$(PROG_TESTS:%=$(B)/tests/%): TEST_CFLAGS = $(PUB_CFLAGS) -Idsh
 
 # test_dsh_complete links dsh's objects but main.o (completion reads the command table).
 $(B)/tests/test_dsh_complete: $(filter-out $(B)/obj/dsh/main.o,$(DSH_OBJ))
@@ -249,10 +264,14 @@ SAN_B := build-san$(CC_TAG)
 test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory SAN=1 all
-	@tests/run.sh --variant $(PLAIN_B):$(PLAIN_BIN) --variant $(SAN_B):$(SAN_B)/bin
+	@TESTS='$(TESTS)' tests/run.sh --variant $(PLAIN_B):$(PLAIN_BIN) --variant $(SAN_B):$(SAN_B)/bin
 
 test-plain: all
-	@tests/run.sh --variant $(B):$(OUT_BIN)
+	@TESTS='$(TESTS)' tests/run.sh --variant $(B):$(OUT_BIN)
+
+# What make test would run (after TESTS), without building or running.
+test-list:
+	@TESTS='$(TESTS)' tests/run.sh --list --variant $(PLAIN_B):$(PLAIN_BIN) --variant $(SAN_B):$(SAN_B)/bin
 
 bench: all
 	@scripts/bench.sh
@@ -332,6 +351,7 @@ help:
 	'  run            install the shell'"'"'s packages if missing, build dsh, start it on the emulator' \
 	'  test           install every test package if missing, build plain and SAN=1, run every test' \
 	'  test-plain     build and run every test, plain build only' \
+	'  test-list      list the suites make test runs (after TESTS), build and run nothing' \
 	'  deps-run       install the packages make run needs (scripts/install-deps.sh run)' \
 	'  deps, deps-test  install the packages make test needs (scripts/install-deps.sh test)' \
 	'  install        install under DESTDIR+PREFIX; without DESTDIR, as root, also ldconfig' \
@@ -347,6 +367,8 @@ help:
 	'  BUILD=DIR      build directory (default build/, build-san/ with SAN=1, -clang appended for clang)' \
 	'  SAN=1          AddressSanitizer + UBSan build (build-san/)' \
 	'  V=1            print the full commands' \
+	'  TESTS=GLOB     make test, test-plain, test-list, unit: only the suites named so' \
+	'                 (TESTS='"'"'test_dsh_run*'"'"', TESTS=test_durations.sh; the build stays whole)' \
 	'  CFLAGS=$(CFLAGS)' \
 	'  PREFIX=$(PREFIX)  DESTDIR=$(DESTDIR)' \
 	'  BINDIR=$(BINDIR)  LIBDIR=$(LIBDIR)  INCLUDEDIR=$(INCLUDEDIR)' \

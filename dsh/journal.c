@@ -95,7 +95,7 @@ size_t dsh_journal_line_max(const struct dnet_tap_rec *r)
 	return 512 + 2 * r->len + (r->msg ? 2 * strlen(r->msg) : 0);
 }
 
-static void tap(void *ctx, const struct dnet_tap_rec *r)
+void dsh_journal_tap(void *ctx, const struct dnet_tap_rec *r)
 {
 	(void)ctx;
 	size_t need = dsh_journal_line_max(r);
@@ -128,7 +128,7 @@ int dsh_journal_start(struct dsh *d, const char *path, char *msg, size_t n)
 	}
 	fprintf(J.journal, "%s\n# backend %s\n", DSH_JOURNAL_MAGIC, dnet_dev_spec(d->dev));
 	J.records = 0;
-	dnet_set_tap(d->dev, tap, NULL);
+	dnet_set_tap(d->dev, dsh_journal_tap, NULL);
 	return 0;
 }
 
@@ -137,7 +137,7 @@ void dsh_dry_start(struct dsh *d, FILE *out)
 	J.dry = out;
 	fprintf(out, "dry: %s  (nothing is done: reads give 0, waits are taken as met)\n",
 		dnet_dev_spec(d->dev));
-	dnet_set_tap(d->dev, tap, NULL);
+	dnet_set_tap(d->dev, dsh_journal_tap, NULL);
 }
 
 int dsh_journal_stop(const struct dsh_run_verdict *v)

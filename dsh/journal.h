@@ -52,6 +52,9 @@ int dsh_journal_stop(const struct dsh_run_verdict *v);
  * ends in " ...(cut)".  dsh_journal_line_max: a buffer it always fits. */
 void dsh_journal_format(const struct dnet_tap_rec *r, char *buf, size_t n);
 size_t dsh_journal_line_max(const struct dnet_tap_rec *r);
+/* The tap both install: record r goes to the journal and the dry run's
+ * output (its unit test calls it with records of its own). */
+void dsh_journal_tap(void *ctx, const struct dnet_tap_rec *r);
 
 int cmd_replay(struct dsh *d, struct dsh_args *a);
 

@@ -12,7 +12,12 @@
 # mostly compute, so two cores hold both; each build's suites run one at a
 # time, and every suite has its own directory, sockets and ports.
 # TEST_JOBS=1 runs the builds one after the other.  TESTS=GLOB runs only the
-# suites whose name matches (TESTS='test_dsh_run*'), for a quick check.
+# suites whose name matches (TESTS='test_dsh_run*'; a shell suite's name
+# with or without .sh), for a quick check; `make test TESTS=GLOB` passes it.
+# The suites are what the tree holds: BUILD/tests/test_X for every
+# tests/unit/test_X.c, BUILD/tests/test_fuzz_X for every tests/fuzz/fuzz_X.c
+# (one not built fails), and every tests/shell/test_*.sh; --list prints
+# them (after TESTS) and runs nothing.
 set -u
 cd "$(dirname "$0")/.."
 # --variant BUILD:BINDIR (repeatable) names the builds to test (make passes
@@ -20,12 +25,15 @@ cd "$(dirname "$0")/.."
 # --san: build-san/ only.
 variants=()
 only=""
+list=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--plain | --san) only=$1 ;;
+	--list) list=1 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--variant) [ $# -ge 2 ] || { echo "tests/run.sh: --variant needs BUILD:BINDIR" >&2; exit 2; }
 		variants+=("$2"); shift ;;
-	*) echo "tests/run.sh: unknown argument '$1' (known: --plain, --san, --variant BUILD:BINDIR)" >&2; exit 2 ;;
+	*) echo "tests/run.sh: unknown argument '$1' (known: --plain, --san, --variant BUILD:BINDIR, --list, --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -35,6 +43,40 @@ if [ ${#variants[@]} -eq 0 ]; then
 	--san) variants=("build-san:build-san/bin") ;;
 	*) variants=("build:bin" "build-san:build-san/bin") ;;
 	esac
+fi
+# suites BUILD: the suites of one build after TESTS, one "unit PATH" or
+# "shell PATH" line each, in the order they run.  A unit suite is named by
+# its source, so one not built is a failure (run_suite), never left out, and
+# a binary whose source is gone is not run.
+selected() { # NAME [ALTNAME]
+	[[ $1 == ${TESTS:-*} ]] || { [ $# -gt 1 ] && [[ $2 == ${TESTS:-*} ]]; }
+}
+suites() {
+	local c n s
+	for c in tests/unit/test_*.c tests/fuzz/fuzz_*.c; do
+		[ -f "$c" ] || continue
+		n=$(basename "$c" .c)
+		n=test_${n#test_}
+		selected "$n" && echo "unit $1/tests/$n"
+	done
+	for s in tests/shell/test_*.sh; do
+		[ -f "$s" ] || continue
+		selected "$(basename "$s" .sh)" "$(basename "$s")" && echo "shell $s"
+	done
+}
+# A TESTS that names no suite is a mistake, not a pass.
+if [ -n "${TESTS:-}" ] && [ -z "$(suites "${variants[0]%%:*}")" ]; then
+	echo "tests/run.sh: TESTS='$TESTS' names no suite (tests/run.sh --list shows them)" >&2
+	exit 2
+fi
+if [ -n "$list" ]; then
+	for v in "${variants[@]}"; do
+		b=${v%%:*}
+		suites "$b" | while read -r kind p; do
+			if [ "$kind" = unit ]; then echo "$b/$(basename "$p")"; else echo "$b/$(basename "$p" .sh)"; fi
+		done
+	done
+	exit 0
 fi
 jobs=${TEST_JOBS:-2}
 case $jobs in 1 | 2) ;; *) echo "tests/run.sh: TEST_JOBS must be 1 or 2, not '$jobs'" >&2; exit 2 ;; esac
@@ -83,16 +125,14 @@ run_variant() {
 	: >"$v_out.times"; : >"$v_out.failed"
 	{
 		echo "== $build"
-		for t in "$build"/tests/test_*; do
-			[ -x "$t" ] || continue
-			[[ $(basename "$t") == ${TESTS:-*} ]] || continue
-			run_suite "$build/$(basename "$t")" "$t"
-		done
-		for s in tests/shell/test_*.sh; do
-			[ -f "$s" ] || continue
-			[[ $(basename "$s" .sh) == ${TESTS:-*} ]] || continue
-			BIN="$PWD/$bindir" run_suite "$build/$(basename "$s" .sh)" env BIN="$PWD/$bindir" bash "$s"
-		done
+		while read -r kind p; do
+			if [ "$kind" = unit ]; then
+				if [ -x "$p" ]; then run_suite "$build/$(basename "$p")" "$p" </dev/null
+				else run_suite "$build/$(basename "$p")" sh -c "echo 'tests/run.sh: $p is not built (make tests)'; exit 1"; fi
+			else
+				BIN="$PWD/$bindir" run_suite "$build/$(basename "$p" .sh)" env BIN="$PWD/$bindir" bash "$p" </dev/null
+			fi
+		done < <(suites "$build")
 		echo "$v_pass $v_fail $v_skip $v_na" >"$v_out.counts"
 	} | if [ -n "$live" ]; then tee "$v_out.log"; else cat >"$v_out.log"; fi
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "dnet/dnet.h"
 #include "run.h"
+#include "report.h"
 #include "../../common/utf8.h"
 
 #define TOOL_VERSION "0.1.0"
@@ -35,7 +36,6 @@
 #define CMD_RESULTS_MAX 16      /* command_results of a failed test */
 #define CMD_TAIL 4              /* ... of them the last commands it ran */
 #define FAILURES_MAX 8          /* failures[] and trace lines of a test */
-#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 static const char *status_name(enum status s)
 {
@@ -67,7 +67,7 @@ static void iso8601(uint64_t ms, char *b, size_t n)
  * start a valid UTF-8 character, and U+FFFE/U+FFFF (not XML characters),
  * become U+FFFD.  Applied to a whole report: its structure is ASCII, so
  * only the text in it changes. */
-static char *utf8_valid(const char *s, size_t *len)
+char *report_utf8_valid(const char *s, size_t *len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char *o = malloc(3 * strlen(s) + 1); /* a byte becomes at most 3 */
@@ -197,7 +197,7 @@ static size_t common_dir(char *const *abs, unsigned n)
 	return len;
 }
 
-static void names_free(char **names, unsigned n)
+void report_names_free(char **names, unsigned n)
 {
 	for (unsigned s = 0; names && s < n; s++)
 		free(names[s]);
@@ -207,7 +207,7 @@ static void names_free(char **names, unsigned n)
 /* Each script's name in the reports: its path below the scripts' common
  * directory, so that a/t.dsh and b/t.dsh stay apart (a single script is its
  * base name); a script given again is "t.dsh #2".  NULL: out of memory. */
-static char **script_names(const struct run *r)
+char **report_script_names(const struct run *r)
 {
 	unsigned n = r->nscripts;
 	char **abs = calloc(n, sizeof *abs), **names = calloc(n, sizeof *names);
@@ -226,9 +226,9 @@ static char **script_names(const struct run *r)
 		if (!ok)
 			names[s] = NULL;
 	}
-	names_free(abs, abs ? n : 0);
+	report_names_free(abs, abs ? n : 0);
 	if (!ok) {
-		names_free(names, names ? n : 0);
+		report_names_free(names, names ? n : 0);
 		return NULL;
 	}
 	return names;
@@ -297,7 +297,7 @@ static char *mem_close(struct mem *m)
 static int write_report(const char *kind, const char *path, const char *text, FILE *to)
 {
 	size_t len = 0;
-	char *clean = text ? utf8_valid(text, &len) : NULL;
+	char *clean = text ? report_utf8_valid(text, &len) : NULL;
 	int err = clean ? 0 : ENOMEM;
 	FILE *f = clean ? (to ? to : fopen(path, "w")) : NULL;
 	if (clean && !f)
@@ -512,9 +512,9 @@ static char *ctrf_text(const struct run *r, char *const *names)
 
 int report_ctrf(const struct run *r, const char *path)
 {
-	char **names = script_names(r);
+	char **names = report_script_names(r);
 	char *text = names ? ctrf_text(r, names) : NULL;
-	names_free(names, r->nscripts);
+	report_names_free(names, r->nscripts);
 	int rc = write_report("CTRF", path, text, path == r->report ? r->report_out : NULL);
 	free(text);
 	return rc;
@@ -589,7 +589,7 @@ static void junit_counts_attr(FILE *f, size_t tests, const unsigned cnt[J_KINDS]
  * "dsh-run.status_ring_wrap.dsh" showed as class "dsh" of package
  * "dsh-run.status_ring_wrap"; now the package is dsh-run and the class the
  * script ("b/t.dsh #2" gives "dsh-run.b/t #2"). */
-static char *junit_classname(const char *script_name)
+char *report_junit_classname(const char *script_name)
 {
 	size_t n = strlen(script_name);
 	const char *suffix = strstr(script_name, " #"); /* the second of two same names */
@@ -619,7 +619,7 @@ static void junit_case(FILE *f, const struct result *t, const char *script_name)
 	fprintf(f, "    <testcase name=\"");
 	xml_put(f, name ? name : script_name, true);
 	free(name);
-	char *cls = junit_classname(script_name);
+	char *cls = report_junit_classname(script_name);
 	fprintf(f, "\" classname=\"");
 	xml_put(f, cls ? cls : "dsh-run", true);
 	free(cls);
@@ -714,9 +714,9 @@ static char *junit_text(const struct run *r, char *const *names)
 
 int report_junit(const struct run *r, const char *path)
 {
-	char **names = script_names(r);
+	char **names = report_script_names(r);
 	char *text = names ? junit_text(r, names) : NULL;
-	names_free(names, r->nscripts);
+	report_names_free(names, r->nscripts);
 	int rc = write_report("JUnit", path, text, path == r->junit ? r->junit_out : NULL);
 	free(text);
 	return rc;

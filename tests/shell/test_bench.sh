@@ -4,6 +4,7 @@
 # out by hand from the hardware constants, what concurrent host timelines
 # must show (bidirectional BOTF is two independent senders; SO-DIMM to
 # SO-DIMM is not), determinism, the JSON and the errors.
+# Decisions pinned here (docs/decisions.md): D-BENCH-E5-BILAT, D-BENCH-E9-READS.
 . "$(dirname "$0")/lib.sh"
 S=$T_TMP
 PY=python3

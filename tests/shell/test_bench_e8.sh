@@ -4,6 +4,8 @@
 # known answers, and the built-in NPB patterns against partner sets worked
 # out here from the NPB 3.3 formulas (not from the bench's generators).
 # No emulator: a few seconds.
+# Decisions pinned here (docs/decisions.md): D-BENCH-E8-COLL,
+# D-BENCH-E8-PARTNER.
 . "$(dirname "$0")/lib.sh"
 S=$T_TMP
 PY=python3

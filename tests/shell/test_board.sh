@@ -3,6 +3,7 @@
 # rules named, a Prefetch Window read that waits for the VL counter (not
 # stale flags), --dry-run showing exactly the accesses a run makes, and a
 # --journal recorded on a stand-in for the board replayed on the emulator.
+# Decisions pinned here (docs/decisions.md): D-PW-DONE.
 . "$(dirname "$0")/lib.sh"
 MEM="$T_TMP/board.mem"
 fresh() { rm -f "$MEM"; truncate -s $((0x51000)) "$MEM"; }

@@ -4,6 +4,7 @@
 # many clients, garbage on the socket.  UNIX sockets in a temp dir and TCP
 # on 127.0.0.1 only; every daemon is killed by the trap in lib.sh; every
 # wait is bounded.
+# Decisions pinned here (docs/decisions.md): D-DNETD-FULL, D-DNETD-VTIME.
 . "$(dirname "$0")/lib.sh"
 
 # wait_gone PID [TENTHS]: wait for a background daemon to exit; its status in $GONE_STATUS

@@ -11,6 +11,7 @@
 #  - --vtime-budget: the virtual time one peer may add to the shared clock.
 # UNIX sockets in a temp dir and TCP on 127.0.0.1 only; every daemon is
 # stopped by lib.sh's trap; every wait is bounded.  About 12 s (30 s under ASan).
+# Decisions pinned here (docs/decisions.md): D-DNETD-PRIV.
 . "$(dirname "$0")/lib.sh"
 
 tmo() { timeout 20 "$@"; }

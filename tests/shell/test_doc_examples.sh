@@ -141,6 +141,8 @@ fragment man/libdnet.3 'dsh --journal' 'an option named'
 # ---- not here ---------------------------------------------------------------
 elsewhere README.md 'make run' 'tests/shell/test_dsh_interactive.sh (in tmux) and tests/shell/test_make_run.sh (as a user)'
 elsewhere README.md 'make test' '.ci/run (CI is make test)'
+elsewhere README.md "make test TESTS='test_dsh_run*'" 'tests/shell/test_run_suites.sh (make -n: TESTS reaches tests/run.sh; a TESTS run on stand-in suites)'
+in_root README.md "make test-list TESTS='test_sim_*'"
 elsewhere README.md 'make' 'make test (the build every test runs on)'
 elsewhere README.md 'make install PREFIX=/usr/local' 'tests/shell/test_install.sh (as root: the system install, then make uninstall)'
 elsewhere README.md 'make bench' 'tests/shell/test_make_bench.sh (scripts/bench.sh, what make bench runs)'

@@ -77,46 +77,8 @@ if [ -z "$vars" ]; then fail "no dsh_var_set(d, \"NAME\", ...) found in dsh/*.c"
 own=$(grep -n -E '^[[:space:]]*(set|repeat [^ ]+) (prev|next|pclid|nclid|clid|rank|size)( |;|$)' scripts/tests/*.dsh | head -5)
 expect_eq "scripts/tests/*.dsh use the built-in neighbour variables" "" "$own"
 
-# 6. Every decision docs/device.md names is a row of docs/decisions.md.
-missing=""
-for d in $(grep -o -E '(^|[^A-Za-z0-9])D-[A-Z0-9]+(-[A-Z0-9]+)*' docs/device.md 2>/dev/null | sed -E 's/^[^D]//' | sort -u); do
-	grep -q "^| $d |" docs/decisions.md || missing="$missing $d"
-done
-expect_eq "every decision named in docs/device.md is in docs/decisions.md" "" "$missing"
-# 6b. Every decision any tracked file cites is a row of docs/decisions.md
-# (an ID ending in -* names the rows it begins; an ID broken over two lines, "D-SIM-" at
-# a line's end, is left out).
-missing=""
-for d in $(git ls-files 2>/dev/null | grep -v '^docs/reviews/' | xargs grep -ohE '(^|[^A-Za-z0-9_-])D-[A-Z0-9]+(-[A-Z0-9]+)*-?\*?' 2>/dev/null |
-	sed -E 's/^[^D]//' | grep -v -- '-$' | sort -u); do
-	case $d in
-	*-\*) grep -q "^| ${d%\*}" docs/decisions.md || missing="$missing $d" ;;
-	*) grep -q "^| $d |" docs/decisions.md || missing="$missing $d" ;;
-	esac
-done
-expect_eq "every decision cited in the tree is in docs/decisions.md" "" "$missing"
-# 6c. Every file and every `name` a decision's "Where" gives still exists
-# (a rename must carry the table along).
-stale=$(python3 - <<'PY'
-import os, re, subprocess
-files = subprocess.run(['git', 'ls-files'], capture_output=True, text=True).stdout.split()
-base = {os.path.basename(f) for f in files}
-src = ' '.join(open(f, errors='ignore').read() for f in files if f.endswith(('.c', '.h', '.sh', '.py')))
-for l in open('docs/decisions.md'):
-    if not l.startswith('| D-'):
-        continue
-    cols = [c.strip() for c in l.rstrip('\n').strip('|').split(' | ')]
-    where = cols[-1]
-    for f in re.findall(r'[A-Za-z0-9_./-]+\.(?:c|h|sh|py|md|[1358])\b', where):
-        if f not in files and os.path.basename(f) not in base:
-            print(cols[0], f)
-    for n in re.findall(r'`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`', where):
-        if not re.search(r'\b' + re.escape(n) + r'\b', src):
-            print(cols[0], n)
-PY
-)
-expect_eq "every file and name in decisions.md's Where column exists" "" "$stale"
-
+# 6. docs/decisions.md (each decision cited is a section, its Where and
+# Test exist): tests/shell/test_decisions.sh.
 # 6b. The request's and the header's bit positions in docs/device.md (4.2,
 # 6.2) are those of dnet/request.h and dnet/packet.h: each field's low bit is
 # its DNET_LO_*/DNET_H1_* shift.
@@ -138,6 +100,43 @@ for f in "Packet Size:SIZE" TYPE:TYPE PGID:PGID DWID:DWID SWID:SWID DLID:DLID DT
 	[ -n "$want" ] && [ "$want" = "$got" ] || bad="$bad $n($m=$want,doc=$got)"
 done
 expect_eq "docs/device.md's request and header bits are the headers'" "" "$bad"
+
+# 6c. docs/architecture.md's claim about the unit tests: every
+# tests/unit/test_X.c names, in its first comment, the source files it
+# tests (a path, beside one a bare name of the same folder, or a folder:
+# backends/remote/dnetd/), and each exists.
+bad=$(python3 - <<'PY'
+import glob, os, re, subprocess
+files = subprocess.run(['git', 'ls-files', '--cached', '--others', '--exclude-standard'],
+                       capture_output=True, text=True).stdout.split()
+for t in sorted(glob.glob('tests/unit/test_*.c')):
+    s = open(t, errors='ignore').read()
+    m = re.match(r'\s*/\*(.*?)\*/', s, re.S)
+    text = m.group(1) if m else ''
+    names = re.findall(r'[A-Za-z0-9_./*-]+\.[ch]\b', text)
+    # a folder (backends/remote/dnetd/) stands for its files
+    names += re.findall(r'(?<![A-Za-z0-9_./-])((?:libdnet|backends|dsh|common)/[A-Za-z0-9_/-]*/)', text)
+    srcs = [n for n in names if not os.path.basename(n).startswith(('test_', 'remote_e2e_util', 'harness'))]
+    if not srcs:
+        print(t + ': its first comment names no source file it tests')
+    for n in srcs:
+        if n.endswith('/'):
+            if not any(f.startswith(n) and f.endswith(('.c', '.h')) for f in files):
+                print(t + ': names the folder ' + n + ', which holds no source file')
+            continue
+        # a path as it is (or as an include names it: dnet/sync.h), a bare
+        # name ("wc.c", beside a path of its folder) anywhere
+        pat = re.escape(n).replace(r'\*', '[^/]*')
+        ok = any(re.fullmatch('(.*/)?' + pat, f) for f in files) if '/' in n else \
+            any(re.fullmatch(pat, os.path.basename(f)) for f in files)
+        if not ok:
+            print(t + ': names ' + n + ', which does not exist')
+PY
+)
+expect_eq "every unit test names the source files it tests, and they exist" "" "$bad"
+# ... and links them: no test includes a .c whole (the Makefile's test_X_OBJ).
+hits=$(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.c"' tests/unit/*.[ch] tests/fuzz/*.[ch] 2>/dev/null)
+expect_eq "no unit test includes a .c file" "" "$hits"
 
 # 7. docs/device.md's register tables are scripts/device-tables.sh's output
 # (libdnet's register database as dsh lists it), byte for byte.

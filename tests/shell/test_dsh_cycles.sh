@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # No import cycle among the files of any program (issue 24; issue 33 item 4;
 # D-LAYOUT):
-# dsh (dsh/, dsh/bench/), dsh-run (dsh/run/) and dnetd.  scripts/dsh-cycles.py
+# dsh (dsh/, dsh/bench/), dsh-run (dsh/run/) and dnetd (D-DNETD-ROOM: the server's own folder, no cycle).  scripts/dsh-cycles.py
 # derives the call graph between the files from their object files (nm:
 # what each defines, what each uses) and names any cycle; the command
 # table's edges to the handlers are the only ones left out.  Each program's

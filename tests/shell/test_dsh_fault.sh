@@ -4,6 +4,7 @@
 # counters, JSON, refusals, the same rules as a spec option, a dnetd
 # emulator started with faults (the counters through remote), the command
 # through dnetd (privileged clients only) and under a 4-rank dsh-run.
+# Decisions pinned here (docs/decisions.md): D-PARAMS.
 . "$(dirname "$0")/lib.sh"
 tmo() { timeout 120 "$@"; }
 
@@ -134,7 +135,7 @@ else
 	skip "$DNETD not built: faults in a daemon's emulator not tried"
 fi
 
-# ---- fault through dnetd: one request (PARAM_ALL), the output of the emulator in process --
+# ---- fault through dnetd: one request (PARAM_ALL), the output of the emulator in process -- (D-PARAM-ALL)
 # dnetd -vv logs every request ("client #N: TYPE id I"): a session that shows
 # the faults makes exactly one more than one that does nothing (it made a
 # LIST and a GET per value, 19, before PARAM_ALL); what it prints is what the

@@ -4,6 +4,7 @@
 # objects as cJSON prints them (--pretty still goes through cJSON_Print),
 # and the output batching: into a pipe or file a line is out within about
 # 20 ms even while dsh waits for its input, and 2>&1 keeps the order.
+# Decisions pinned here (docs/decisions.md): D-PRINT-ONE.
 . "$(dirname "$0")/lib.sh"
 S=$T_TMP
 PY=python3

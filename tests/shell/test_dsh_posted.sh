@@ -3,6 +3,7 @@
 # finds only after the command has returned is still reported at the
 # command's own line, counted, and decides the exit status -- the same
 # verdicts, messages and device state as `set posted off`.
+# Decisions pinned here (docs/decisions.md): D-DSH-POSTED.
 . "$(dirname "$0")/lib.sh"
 SOCK="$T_TMP/d.sock"
 start_dnetd "$SOCK" --sim -N 2

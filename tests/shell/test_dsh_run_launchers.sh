@@ -39,6 +39,7 @@
 # class share one call.  The cells print "cell CLASS x LAUNCHER: pass|FAIL",
 # the table of docs/reports.md.  mpirun, pdsh and srun run on the plain
 # build only.
+# Decisions pinned here (docs/decisions.md): D-RUN-ENV, D-RUN-LAUNCHER-ABORT.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reports.sh"
 . "$(dirname "$0")/slurm.sh"

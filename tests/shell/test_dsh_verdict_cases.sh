@@ -9,6 +9,7 @@
 #      target can take (assert ctl_status >= 0) passed;
 #   8. a read error on standard input was the end of the script (exit 0);
 #  10. a journal without records, or cut short, replayed as a pass.
+# Decisions pinned here (docs/decisions.md): D-DSH-WW-KNOWN, D-DSH-CONST-COND.
 . "$(dirname "$0")/lib.sh"
 J() { "$DSH" --json "$@"; }
 SOCK=$T_TMP/d.sock

@@ -3,6 +3,8 @@
 # table"): each failure class fails in every layer -- exit status, text
 # summary, JSON summary -- in process and through dnetd with posting on and
 # off, and the same script with the failure removed passes in every layer.
+# Decisions pinned here (docs/decisions.md): D-VERDICT-STICKY,
+# D-DSH-JOURNAL-END.
 . "$(dirname "$0")/lib.sh"
 
 S=$T_TMP/d.sock

@@ -7,6 +7,7 @@
 #  3. a differential test: random scripts of expect/assert/wait/prim whose
 #     exit status, JSON oks and summary must agree with each other and with
 #     the reference.
+# Decisions pinned here (docs/decisions.md): D-VERDICT-PENDING, D-VERDICT-RUN.
 . "$(dirname "$0")/lib.sh"
 SEED=${DSH_VERDICT_SEED:-7}
 RANDOM=$SEED

@@ -3,6 +3,7 @@
 # (libdnet/include/dnet/*.h) declare -- every function and backend table
 # there, and nothing else (no emulator internal, no server); the daemon's
 # server is not in the library at all.
+# Decisions pinned here (docs/decisions.md): D-LIB-BOUNDARY.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SO="$BIN/../lib/libdnet.so"

@@ -1,8 +1,9 @@
-/* The per-region access rules of libdnet (access.h) on a file standing in
+/* The per-region access rules of libdnet (libdnet/src/access.c, access.h) on a file standing in
  * for the board, checked against the spec's tables written out here
  * independently of libdnet's (docs/device.md): each refused
  * access names its rule and leaves the file untouched; the tap sees every
  * operation once with its result; a dry-run handle reaches no backend. */
+/* Decisions pinned here (docs/decisions.md): D-ISSUE-FLOW, D-ACCESS-RULES. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>

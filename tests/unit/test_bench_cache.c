@@ -1,11 +1,11 @@
 /* dsh bench's host cache model (dsh/bench/bench_cache.c, decision D-BENCH-L2),
- * included whole, against an independent oracle: a simulated physically
+ * linked in, against an independent oracle: a simulated physically
  * indexed, set-associative LRU cache into which a destination of P pages,
  * each placed at a random physical page, is written whole message after
  * message, with the Prefetch Window's 2 KB filled into it before each
  * copy.  The share of destination lines that hit in the steady state,
  * averaged over many placements, must match the closed form. */
-#include "../../dsh/bench/bench_cache.c"
+#include "bench/bench_host.h"
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"

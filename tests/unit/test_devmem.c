@@ -1,11 +1,12 @@
-/* The devmem backend end to end against a temporary file standing in for
- * /dev/mem: every access width lands at the right file offset (checked with
- * pread, independently of the backend), request issue order, block copies,
- * register access rules, and the open-time safety checks: alignment, size,
- * fake /proc/iomem lists (System RAM, Reserved, ACPI NVS, straddling, empty,
- * unreadable, zeroed), /dev/mem known by fstat through a symlink, the
- * presence check before the first write, the System Register only with
- * ,privileged. */
+/* The devmem backend (backends/devmem/devmem.c, iomem.c) end to end
+ * against a temporary file standing in for /dev/mem: every access width
+ * lands at the right file offset (checked with pread, independently of the
+ * backend), request issue order, block copies, register access rules, and
+ * the open-time safety checks: alignment, size, fake /proc/iomem lists
+ * (System RAM, Reserved, ACPI NVS, straddling, empty, unreadable, zeroed),
+ * /dev/mem known by fstat through a symlink, the presence check before the
+ * first write, the System Register only with ,privileged. */
+/* Decisions pinned here (docs/decisions.md): D-DEVMEM-RANGE. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * (a token file readable by others, an allow-list writable by others);
  * what a client holds with --allow and --user-tokens together (srv_auth.c):
  * what both grant. */
+/* Decisions pinned here (docs/decisions.md): D-DNETD-PRIV. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* dsh's completion (dsh/complete.c) over a table of (line, point) ->
  * candidates, on an emulator of two nodes (stat and params names come
  * from the backend); and the check's word counts from the same table. */
+/* Decisions pinned here (docs/decisions.md): D-CMD-ARGS. */
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"

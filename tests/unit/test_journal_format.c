@@ -1,26 +1,48 @@
-/* dsh's journal lines (dsh/journal.c, included whole for its tap): a
+/* dsh's journal lines (dsh/journal.c and common/outfile.c, linked in): a
  * record's message is kept whole however long (issue 31: it was cut at 255
  * characters without a marker), a line end in it cannot start a record of
  * its own, and a line that does not fit a caller's buffer says so. */
-#include "../../dsh/journal.c"
-#include "../../common/outfile.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "journal.h"
 #include "harness.h"
 
 void dsh_flush_for_stderr(void) {}
 
+/* The line r makes in a journal: a journal started on a dry device, r
+ * written through its tap, the journal closed; its third line (after the
+ * magic and backend lines, before the end record), with its newline. */
 static char *journal_of(const struct dnet_tap_rec *r)
 {
 	static char buf[1 << 16];
-	J.journal = tmpfile();
-	if (!J.journal)
+	char path[] = "/tmp/test_journal_format.XXXXXX", msg[256];
+	int fd = mkstemp(path);
+	struct dnet_err err;
+	struct dsh d;
+	memset(&d, 0, sizeof d);
+	if (fd < 0 || dnet_open_dry("sim:nodes=1", &d.dev, &err) != 0 ||
+	    dsh_journal_start(&d, path, msg, sizeof msg) != 0) {
+		fprintf(stderr, "journal_of: cannot start a journal in %s\n", path);
 		return NULL;
-	tap(NULL, r);
-	rewind(J.journal);
-	size_t n = fread(buf, 1, sizeof buf - 1, J.journal);
+	}
+	dsh_journal_tap(NULL, r);
+	int rc = dsh_journal_stop(NULL);
+	dnet_close(d.dev);
+	FILE *f = fdopen(fd, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
 	buf[n] = 0;
-	fclose(J.journal);
-	J.journal = NULL;
-	return buf;
+	if (f)
+		fclose(f);
+	unlink(path);
+	char *l = strchr(buf, '\n');
+	l = l ? strchr(l + 1, '\n') : NULL;
+	char *end = l ? strchr(l + 1, '\n') : NULL;
+	if (rc != 0 || !end || strcmp(end + 1, DSH_JOURNAL_END " 1 record\n") != 0)
+		return NULL;
+	end[1] = 0;
+	return l + 1;
 }
 
 static void long_message(void)

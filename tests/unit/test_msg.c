@@ -5,6 +5,8 @@
  * messages among 4 ranks checked against the test's own queues.  Payloads
  * are generated from (sender, sequence) here, so every byte delivered is
  * checked against what the test sent. */
+/* Decisions pinned here (docs/decisions.md): D-MSG-ENV, D-MSG-EAGER,
+ * D-MSG-RNDV, D-MSG-LH-PHASE. */
 #include <stdio.h>
 #include <string.h>
 #include "test_sim_util.h"

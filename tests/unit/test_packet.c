@@ -1,6 +1,8 @@
 /* Packet header codec, receive status and LH entry decoders
  * (libdnet/src/packet.c).  Expected words are assembled here from the
  * positions of docs/device.md */
+/* Decisions pinned here (docs/decisions.md): D-HDR-DW1, D-HDR-DW23,
+ * D-HDR-LINES, D-STATUS-ORDER, D-LH-ENTRY. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

@@ -1,5 +1,6 @@
 /* Strict number parsing (libdnet/src/parse.c): whole tokens or a clear
  * error; a backend spec's options (dnet_kv_split): each given once. */
+/* Decisions pinned here (docs/decisions.md): D-NUMBERS. */
 #include "dnet/backend.h"
 #include "dnet/dnet.h"
 #include "harness.h"

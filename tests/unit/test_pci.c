@@ -1,10 +1,12 @@
-/* The pci backend against a fake sysfs tree and, as pciutils' own tests do,
- * libpci's dump access method on fixture dumps (tests/fixtures/pci): libpci
- * finds the device by slot or by id, the BAR is checked (memory BAR, not the
- * upper half of a 64-bit one, assigned, large enough, memory decoding on or
- * turned on with ,enable), the BAR file is mapped and the Write Window from
- * resourceN_wc, accesses land at the right offsets (checked with pread), and
- * every failure has a clear message. */
+/* The pci backend (backends/pci/pci.c, bars.c, probe.c) against a fake sysfs
+ * tree and, as pciutils' own tests do, libpci's dump access method on
+ * fixture dumps (tests/fixtures/pci): libpci finds the device by slot or by
+ * id, the BAR is checked (memory BAR, not the upper half of a 64-bit one,
+ * assigned, large enough, memory decoding on or turned on with ,enable), the
+ * BAR file is mapped and the Write Window from resourceN_wc, accesses land
+ * at the right offsets (checked with pread), and every failure has a clear
+ * message. */
+/* Decisions pinned here (docs/decisions.md): D-CACHE, D-PCI-EXT. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>

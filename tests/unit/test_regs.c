@@ -1,6 +1,8 @@
 /* Register table, bit fields, code tables, LID<->CLID, Module State and the
  * memory map (libdnet/src/regs.c, codes.c, modstate.c, map.c).  The thesis
  * values of Fig. C.12-C.14 are decoded here. */
+/* Decisions pinned here (docs/decisions.md): D-MAP-SCALE, D-AMT-OFFSET,
+ * D-AMT-WORD, D-MODSTATE, D-REG-NAMES. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

@@ -1,6 +1,7 @@
 /* End to end: the dnetd server loop (backends/remote/dnetd/) run in a
- * child process, driven through the `remote` backend (test_remote_wire.c
- * drives it with raw frames; remote_e2e_util.h is what both share).
+ * child process, driven through the `remote` backend
+ * (backends/remote/remote.c; test_remote_wire.c drives it with raw frames;
+ * remote_e2e_util.h is what both share).
  *
  *  - the same scenario gives the same trace directly and through dnetd
  *    (devmem on a file always; the emulator when `sim` is linked in);
@@ -12,6 +13,7 @@
  *    per read made, its own address, length, data and result, in order);
  *  - every request type has a handler in dnetd's dispatch table.
  */
+/* Decisions pinned here (docs/decisions.md): D-DSH-POSTED, D-READ-BLOCKS. */
 #include "remote_e2e_util.h"
 
 /* ---- the scenario and its trace ---- */
@@ -374,6 +376,7 @@ static void check_get_all(struct dnet_dev *d, const char *what)
 	free(v);
 }
 
+/* D-PARAM-ALL: every parameter in one request, equal to one GET each */
 static void test_param_get_all(void)
 {
 	if (!have_sim()) {

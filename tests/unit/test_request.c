@@ -2,6 +2,7 @@
  * every layout round-tripped over random field values, and rejection of
  * out-of-range fields.  Expected words are built here from the bit
  * positions of docs/device.md */
+/* Decisions pinned here (docs/decisions.md): D-UNKNOWN-OTYPE. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

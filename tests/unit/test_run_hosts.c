@@ -1,7 +1,10 @@
 /* dsh-run's node-table hosts (dsh/run/hosts.c, D-RUN-HOSTS): which names
  * match where a rank ran, "localhost" as this machine, pdsh's -w list, and
  * the check that fails a rank placed elsewhere (and only such a rank). */
-#include "../../dsh/run/hosts.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run/run.h"
 #include "harness.h"
 
 static void same(void)

@@ -1,8 +1,13 @@
-/* dsh-run's reports (dsh/run/report.c, included whole for its static
- * helpers): text made valid, excerpts cut between characters, test names,
+/* dsh-run's reports (dsh/run/report.c, linked with the pieces report.h
+ * exposes): text made valid, excerpts cut between characters, test names,
  * and JUnit's and CTRF's counts for every status, the one no run produces
  * today (ST_OTHER: JUnit <error>) included. */
-#include "../../dsh/run/report.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "run/report.h"
 #include "harness.h"
 
 /* isolate.c is not linked in: the report only names what it chose. */
@@ -52,7 +57,7 @@ static void valid_utf8(void)
 	};
 	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		size_t n;
-		char *o = utf8_valid(cases[i].in, &n);
+		char *o = report_utf8_valid(cases[i].in, &n);
 		CHECK_STR(o, cases[i].out);
 		CHECK_EQ(n, strlen(cases[i].out));
 		free(o);
@@ -62,33 +67,33 @@ static void valid_utf8(void)
 static void excerpts(void)
 {
 	char big[64];
-	char *e = excerpt(file_with("none", "", 0), 8);
+	char *e = run_excerpt(file_with("none", "", 0), 8);
 	CHECK_STR(e, "");
 	free(e);
-	CHECK(excerpt("/nonexistent/err", 8) == NULL);
+	CHECK(run_excerpt("/nonexistent/err", 8) == NULL);
 	/* exactly max bytes: all of it, nothing said */
-	e = excerpt(file_with("8", "12345678", 8), 8);
+	e = run_excerpt(file_with("8", "12345678", 8), 8);
 	CHECK_STR(e, "12345678");
 	free(e);
-	e = excerpt(file_with("9", "123456789", 9), 8);
+	e = run_excerpt(file_with("9", "123456789", 9), 8);
 	CHECK_STR(e, "12345678\n... (1 byte more)\n");
 	free(e);
 	/* a 4-byte character over the limit is left out whole */
-	e = excerpt(file_with("emoji", "12345\xf0\x9f\x98\x80xy", 11), 8);
+	e = run_excerpt(file_with("emoji", "12345\xf0\x9f\x98\x80xy", 11), 8);
 	CHECK_STR(e, "12345\n... (6 bytes more)\n");
 	free(e);
 	/* ... and one that ends at it is kept */
-	e = excerpt(file_with("emoji2", "1234\xf0\x9f\x98\x80xy", 10), 8);
+	e = run_excerpt(file_with("emoji2", "1234\xf0\x9f\x98\x80xy", 10), 8);
 	CHECK_STR(e, "1234\xf0\x9f\x98\x80\n... (2 bytes more)\n");
 	free(e);
 	/* a NUL cannot be in a C string; a stray byte is cut alone (write_report replaces it) */
-	e = excerpt(file_with("nul", "a\0b\xff\n", 5), 8);
+	e = run_excerpt(file_with("nul", "a\0b\xff\n", 5), 8);
 	CHECK_STR(e, "a" REPLACEMENT "b\xff\n");
 	free(e);
 	/* a line that ended at the cut gets no extra newline */
 	memset(big, 'x', sizeof big);
 	big[7] = '\n';
-	e = excerpt(file_with("nl", big, 20), 8);
+	e = run_excerpt(file_with("nl", big, 20), 8);
 	CHECK_STR(e, "xxxxxxx\n... (12 bytes more)\n");
 	free(e);
 }
@@ -107,12 +112,12 @@ static void names(void)
 	};
 	for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		struct run r = { .scripts = cases[c].in, .nscripts = cases[c].n };
-		char **n = script_names(&r);
+		char **n = report_script_names(&r);
 		CHECK(n != NULL);
 		for (unsigned s = 0; n && s < cases[c].n; s++)
 			if (cases[c].want[s])
 				CHECK_STR(n[s], cases[c].want[s]);
-		names_free(n, cases[c].n);
+		report_names_free(n, cases[c].n);
 	}
 	/* relative paths: from the working directory */
 	char *a = run_abs_path("x/../y.dsh"), cwd[4096];
@@ -135,7 +140,7 @@ static void classnames(void)
 		{ ".dsh", "dsh-run." },
 	};
 	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *c = junit_classname(cases[i][0]);
+		char *c = report_junit_classname(cases[i][0]);
 		CHECK_STR(c, cases[i][1]);
 		free(c);
 	}

@@ -4,6 +4,7 @@
  * and event count (sim.c, eventq.c) -- and the host-speed shortcuts that
  * change nothing the model shows (sim.h: sim_now_is_next, sim_quiet_until,
  * struct sim_sd_copy). */
+/* Decisions pinned here (docs/decisions.md): D-SIM-HOST-COST. */
 #include <stdio.h>
 #include <unistd.h>
 #include "test_spec_enc.h"

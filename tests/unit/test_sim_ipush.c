@@ -3,6 +3,10 @@
  * D-SIM-IPUSH-*, D-SIM-LHS*).  Requests, AMT words and AMT entries are built
  * bit by bit here; ring positions, LH entry contents, flags and counts are
  * computed by the test's own model of the decisions, not by the emulator. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-AMT-TABLE,
+ * D-SIM-IPUSH-WIRE, D-SIM-IPUSH-MSG, D-SIM-IPUSH-STATUS, D-SIM-LHS-VL,
+ * D-SIM-LHSV2, D-SIM-SLID (each sender's ring is found by its source LID:
+ * test_seven_senders). */
 #include "test_spec_enc.h"
 
 #define OT_IPUSH 0x18u

@@ -5,6 +5,8 @@
  * (thesis §4.4, Fig. 4.16,
  * Tab. 4.8, 4.12, App. A, App. B).  Expected register values are written out
  * by hand.  Controller Reset: test_sim_reset.c. */
+/* Decisions pinned here (docs/decisions.md): D-SDIMM-INIT-BIT,
+ * D-SIM-RING-DEFAULT, D-SIM-AREA. */
 #include "test_spec_enc.h"
 
 static void test_idle(void)

@@ -9,6 +9,8 @@
  * spec's tables; every expected word is computed in the test.  IPUSH/LHS
  * reception: test_sim_ipush.c; the audit's pinned cases (RVL responder
  * counts, halt on a receive error): test_sim_corrections.c. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-RC-ERR, D-SIM-RVL-PW,
+ * D-SIM-BOTF-LINES, D-SIM-STATUS. */
 #include "test_spec_enc.h"
 
 static void test_botf_llcm(void)

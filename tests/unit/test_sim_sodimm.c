@@ -2,6 +2,7 @@
  * (address bit 3 selects the module), observed through the sparse storage's
  * chunk count (thesis §4.5.6, Fig. 4.16).
  * The expected module offsets are computed here. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-AREA. */
 #include "test_spec_enc.h"
 
 /* Two SO-DIMMs interleaved every 8 bytes (§4.5.6): address bit 3 selects

@@ -4,6 +4,7 @@
  * network, the sender's SWIF FIFO filling while a receiver stalls
  * (thesis §4.1, §5.3).
  * Faults and the retransmission under them: test_faults.c. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-SWIF-BUF. */
 #include <string.h>
 #include "test_spec_enc.h"
 

@@ -5,6 +5,7 @@
  * chapter 6).  The bounds are computed here from the clock, not read from
  * the table.  The calibration points themselves: tests/shell/test_bench.sh;
  * the IPUSH costs: test_sim_ipush.c. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-SD-CONTEND. */
 #include "test_spec_enc.h"
 
 static uint64_t wait_tail(struct dnet_dev *d, unsigned n, uint32_t v)

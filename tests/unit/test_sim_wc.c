@@ -9,6 +9,9 @@
  * emulator.  Access patterns (stride, list): test_sim_xfer.c; the audit's
  * pinned cases (VSS destination overrun, copy lists, halt on error):
  * test_sim_corrections.c. */
+/* Decisions pinned here (docs/decisions.md): D-SIM-FIFO-ARB,
+ * D-SIM-COPY-MARKER, D-SIM-COPY-DONE, D-SIM-PWFLAG, D-SIM-COUNTERS,
+ * D-SIM-OTYPE, D-SIM-REQ-ID. */
 #include "test_spec_enc.h"
 
 /* The thesis's worked example (Fig. C.7, C.12, C.14). */

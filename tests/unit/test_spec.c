@@ -1,4 +1,4 @@
-/* The options of a backend spec (dnet/spec.h): read, set and added, with
+/* The options of a backend spec (dnet/spec.h, D-SPEC-OPTIONS): read, set and added, with
  * the edge cases a splice by string got wrong or might -- a key absent, a
  * key that is a prefix of another ("node", "nodes"), a value holding '=',
  * an empty value, a flag, a buffer too small (refused, never cut short). */

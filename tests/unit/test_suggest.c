@@ -1,5 +1,6 @@
 /* "did you mean" (libdnet/src/suggest.c): the distance, swaps counted one,
  * the threshold, ties. */
+/* Decisions pinned here (docs/decisions.md): D-SUGGEST. */
 #include "dnet/dnet.h"
 #include "harness.h"
 

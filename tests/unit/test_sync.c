@@ -5,6 +5,7 @@
  * program's own store hook; the blocking calls' timeouts and the stop
  * hook; that flags of an earlier run never satisfy a new one (D-SYNC-RUN);
  * refusals.  Every wait is bounded. */
+/* Decisions pinned here (docs/decisions.md): D-DSH-BARRIER. */
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/dnet.h"
