@@ -24,7 +24,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 # the library, dnetd and the tests of emulator or daemon internals
 # (INTERNAL_TESTS) also see backends/ (private headers).
 PUB_CFLAGS  := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include $(PKG_CFLAGS)
-BASE_CFLAGS := $(PUB_CFLAGS) -Ibackends
+BASE_CFLAGS := $(PUB_CFLAGS) -Ilibdnet/internal -Ibackends
 CFLAGS  ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -146,9 +146,12 @@ $(OUT_BIN)/dsh-run: $(RUN_OBJ) $(LIBA)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(VLDFLAGS) -o $@ $(RUN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
-# Unit tests see the public headers; those of emulator or daemon internals
-# also backends/, and those that drive the server link its objects.
-INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto test_mmio
+# Unit tests see the public headers; those of emulator or daemon internals,
+# or of library functions libdnet.so does not export (libdnet.a has them:
+# hidden visibility binds only the shared object), also libdnet/internal and
+# backends/; those that drive the server link its objects.
+INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto test_mmio \
+	test_access_rules test_packet test_parse test_regs test_request
 SERVER_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire
 TEST_CFLAGS = $(PUB_CFLAGS)
 TEST_EXTRA =

@@ -2,6 +2,7 @@
  * (libdnet/src/packet.c).  Expected words are assembled here from the
  * positions of docs/device.md */
 #include "dnet/dnet.h"
+#include "dnet/packet_int.h" /* private: INTERNAL_TESTS */
 #include "harness.h"
 
 static void header_roundtrip(void)

@@ -3,6 +3,7 @@
  * out-of-range fields.  Expected words are built here from the bit
  * positions of docs/device.md */
 #include "dnet/dnet.h"
+#include "dnet/request_int.h" /* private: INTERNAL_TESTS */
 #include "harness.h"
 
 static void thesis_vs_example(void)

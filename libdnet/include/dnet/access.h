@@ -35,15 +35,6 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* libdnet exports what its headers declare */
 
-/* Check an access of len bytes at device offset off made of width-byte
- * accesses (width 8 for block transfers), a write or a read, by a device
- * with capabilities caps; confirmed allows the read of a register whose
- * read acts.  Alignment and map bounds are checked by the caller.
- * Returns 0, -DNET_EPERM (a rule), -DNET_ERANGE (hole, span) or
- * -DNET_EINVAL (width). */
-int dnet_access_check(unsigned caps, uint32_t off, size_t len, unsigned width, bool write,
-		      bool confirmed, struct dnet_err *err);
-
 /* A short description of a device offset for listings: "ureg0+0x200
  * ctl_status", "llcm1+0x10", "ww0+0x400", "hole". */
 const char *dnet_addr_describe(uint32_t off, bool write, char *buf, size_t n);
