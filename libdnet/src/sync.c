@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dnet/backend.h" /* dnet_stopped */
 #include "dnet/codes.h"
 #include "dnet/map.h"
 #include "dnet/sync.h"

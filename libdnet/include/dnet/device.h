@@ -212,8 +212,6 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
 #define DNET_STOP_POLL_NS 10000000ull /* 10 ms */
 typedef bool (*dnet_stop_fn)(void *ctx);
 void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx);
-/* true when the stop hook says stop (false without one). */
-bool dnet_stopped(const struct dnet_dev *dev);
 /* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
 int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
 /* Whether the current node still has work in flight.  Backends that cannot

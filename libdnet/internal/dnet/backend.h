@@ -115,6 +115,9 @@ extern const struct dnet_backend_ops dnet_backend_sim;
 extern const struct dnet_backend_ops dnet_backend_remote;
 extern const struct dnet_backend_ops dnet_backend_pci;
 
+/* true when the stop hook says stop (false without one; dnet_set_stop):
+ * asked by every blocking call, the core's and the backends'. */
+bool dnet_stopped(const struct dnet_dev *dev);
 /* Whether dev was opened with dnet_open_dry (tap.h). */
 bool dnet_dev_dry(const struct dnet_dev *dev);
 
