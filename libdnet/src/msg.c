@@ -252,7 +252,8 @@ static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct
 	for (unsigned s = 0; s < job->nranks; s++) {
 		unsigned idx = job->p.amt_base + s;
 		uint32_t ring = job->p.ring_base + s * job->ring_bytes;
-		uint64_t word = dnet_amt_word(idx, job->map[s].wid, dnet_clid_to_lid(dnet_dev_clid_reading(d), (uint16_t)job->map[s].node));
+		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(d), (uint16_t)job->map[s].node);
+		uint64_t word = dnet_amt_word(idx, job->map[s].wid, lid);
 		if (dnet_write64(d, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
 		    dnet_write64(d, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
 			return -1;
@@ -404,8 +405,9 @@ static int send_botf(struct dnet_msg_job *job, struct local_rank *l, const struc
 {
 	/* §7.2.2: the host builds the packet -- header TYPE IPUSH, lflag 1,
 	 * then the envelope and the data -- and sends it as a BOTF. */
+	uint16_t dlid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)dst->node);
 	struct dnet_pkt_hdr h = { .size = (unsigned)(16u + 8u + len), .type = DNET_OT_IPUSH, .dwid = dst->wid,
-				  .swid = l->wid, .dlid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)dst->node), .lflag = 1 };
+				  .swid = l->wid, .dlid = dlid, .lflag = 1 };
 	uint64_t dw[DNET_HDR_MAX_LINES];
 	unsigned nl;
 	uint8_t img[DNET_BOTF_MAX] = { 0 };

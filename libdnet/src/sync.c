@@ -131,7 +131,8 @@ static bool stopped(struct dnet_sync *s)
 }
 
 int dnet_sync_flag_pkt(enum dnet_clid_reading clid_reading, unsigned swid, unsigned node, unsigned dwid,
-		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p, struct dnet_err *err)
+		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p,
+		       struct dnet_err *err)
 {
 	memset(p, 0, sizeof *p);
 	struct dnet_pkt_hdr *h = &p->hdr;

@@ -133,7 +133,8 @@ struct dnet_sync_flag_pkt {
 	struct dnet_cmd cmd;
 };
 int dnet_sync_flag_pkt(enum dnet_clid_reading clid_reading, unsigned swid, unsigned node, unsigned dwid,
-		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p, struct dnet_err *err);
+		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p,
+		       struct dnet_err *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
