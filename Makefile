@@ -24,7 +24,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 # the library, dnetd and the tests of emulator or daemon internals
 # (INTERNAL_TESTS) also see backends/ (private headers).
 PUB_CFLAGS  := -std=c11 -D_GNU_SOURCE $(WARN) -Ilibdnet/include $(PKG_CFLAGS)
-BASE_CFLAGS := $(PUB_CFLAGS) -Ibackends
+BASE_CFLAGS := $(PUB_CFLAGS) -Ilibdnet/internal -Ibackends
 CFLAGS  ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -179,9 +179,12 @@ $(OUT_BIN)/dsh-run: $(PROG_OBJ_dsh-run) $(LIBA)
 print-objs:
 	@$(if $(filter $(PROG),$(PROG_NAMES)),printf '%s\n' $(PROG_OBJ_$(PROG)),echo "print-objs: PROG=dsh, dnetd or dsh-run (not '$(PROG)')" >&2; exit 2)
 
-# Unit tests see the public headers; those of emulator or daemon internals
-# also backends/, and those that drive the server link its objects.
-INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto test_mmio
+# Unit tests see the public headers; those of emulator or daemon internals,
+# or of library functions libdnet.so does not export (libdnet.a has them:
+# hidden visibility binds only the shared object), also libdnet/internal and
+# backends/; those that drive the server link its objects.
+INTERNAL_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire test_remote_proto test_mmio \
+	test_access_rules test_packet test_parse test_regs test_request
 SERVER_TESTS := test_dnetd_grants test_remote_e2e test_remote_wire
 TEST_CFLAGS = $(PUB_CFLAGS)
 TEST_EXTRA =
@@ -283,12 +286,14 @@ SCHEMAS   := $(wildcard tests/schemas/*)
 HEADERS   := $(wildcard libdnet/include/dnet/*.h)
 PROG_NAMES := dsh dnetd dsh-run
 INSTALLED := $(PROG_NAMES:%=$(BINDIR)/%) $(LIBDIR)/libdnet.a $(LIBDIR)/libdnet.so.0 $(LIBDIR)/libdnet.so \
-	$(HEADERS:libdnet/include/%=$(INCLUDEDIR)/%) $(PKGCONFIGDIR)/libdnet.pc \
+	$(addprefix $(INCLUDEDIR)/dnet/,$(notdir $(HEADERS))) $(PKGCONFIGDIR)/libdnet.pc \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	$(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) $(SCHEMAS:tests/%=$(DOCDIR)/%) \
 	$(BASHCOMPDIR)/dsh $(BASHCOMPDIR)/dsh-run $(BASHCOMPDIR)/dnetd \
 	$(UNITDIR)/dnetd.service $(UNITDIR)/dnetd.socket
-# The .pc file's paths: under ${prefix} when they are.
+# The .pc file: libdnet/libdnet.pc.in with its @name@ placeholders filled
+# by install (the paths under ${prefix} when they are).
+PC_IN := libdnet/libdnet.pc.in
 pc_path = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 # Installing to the system (no DESTDIR) refreshes the loader's cache, so a
 # program linked with -ldnet runs without LD_LIBRARY_PATH; a LIBDIR the
@@ -312,9 +317,11 @@ install: lib progs
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libdnet.so.0
 	ln -sf libdnet.so.0 $(DESTDIR)$(LIBDIR)/libdnet.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/dnet/
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: libdnet\nDescription: DIMMnet-2 host library\nVersion: %s\nRequires.private: libcjson libpci\nLibs: -L$${libdir} -ldnet\nLibs.private: -lm\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(call pc_path,$(LIBDIR))' '$(call pc_path,$(INCLUDEDIR))' \
-	  "$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)" > $(DESTDIR)$(PKGCONFIGDIR)/libdnet.pc
+	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(call pc_path,$(LIBDIR))|' \
+	  -e 's|@includedir@|$(call pc_path,$(INCLUDEDIR))|' \
+	  -e "s|@version@|$$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)|" \
+	  $(PC_IN) > $(DESTDIR)$(PKGCONFIGDIR)/libdnet.pc
+	@! grep -n '@[a-z]*@' $(DESTDIR)$(PKGCONFIGDIR)/libdnet.pc || { echo "make: $(PC_IN): a placeholder install does not fill" >&2; exit 1; }
 	for m in $(MAN_PAGES); do s=$${m##*.}; install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man$$s/; done
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DOCDIR)/schemas/

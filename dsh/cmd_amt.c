@@ -21,7 +21,8 @@ static int amt_map(struct dsh *d, struct dsh_args *a)
 	const struct dnet_reg *r = dnet_reg_by_name("amt");
 	if (!r)
 		return dsh_error(d, "register table has no 'amt'");
-	uint64_t word = dnet_amt_word((unsigned)idx, (unsigned)wid, dnet_clid_to_lid((uint16_t)clid));
+	uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(d->dev), (uint16_t)clid);
+	uint64_t word = dnet_amt_word((unsigned)idx, (unsigned)wid, lid);
 	struct dsh_amt_map *nm = realloc(d->msg.amt_maps, (d->msg.amt_nmaps + 1) * sizeof *d->msg.amt_maps);
 	if (!nm)
 		return dsh_error(d, "out of memory");

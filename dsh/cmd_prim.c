@@ -443,8 +443,8 @@ int cmd_rllcm_write(struct dsh *d, struct dsh_args *a)
 		return -1;
 	struct dnet_sync_flag_pkt p; /* the packet of a barrier's flag */
 	struct dnet_err e = { 0 };
-	if (dnet_sync_flag_pkt(d->opts.wid, (unsigned)clid, (unsigned)kv[0].val, (unsigned)kv[2].val, (uint32_t)off, val,
-			       (unsigned)kv[1].val, &p, &e) < 0)
+	if (dnet_sync_flag_pkt(dnet_dev_clid_reading(d->dev), d->opts.wid, (unsigned)clid, (unsigned)kv[0].val,
+			       (unsigned)kv[2].val, (uint32_t)off, val, (unsigned)kv[1].val, &p, &e) < 0)
 		return dsh_derr(d, &e);
 	unsigned n = p.lines;
 	dsh_check_clid(d, (unsigned)clid);
@@ -530,7 +530,7 @@ int cmd_botf(struct dsh *d, struct dsh_args *a)
 	struct dnet_pkt_hdr h;
 	memset(&h, 0, sizeof(h));
 	h.type = oi->code;
-	h.dlid = kv[2].given ? dnet_clid_to_lid((uint16_t)kv[2].val) : 0;
+	h.dlid = kv[2].given ? dnet_clid_to_lid(dnet_dev_clid_reading(d->dev), (uint16_t)kv[2].val) : 0;
 	h.dwid = (unsigned)kv[3].val;
 	h.swid = d->opts.wid;
 	h.pgid = (unsigned)kv[4].val;

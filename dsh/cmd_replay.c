@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnet/backend.h" /* dnet_block_transfer: the flushes are records of their own */
+#include "dnet/device.h" /* *_block_noflush: the flushes are records of their own */
 #include "journal.h"
 
 struct rec {
@@ -196,7 +196,7 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 			snprintf(diverge, n, "out of memory");
 			return;
 		}
-		rc = dnet_block_transfer(d->dev, r->off, buf, r->len, false, &e);
+		rc = dnet_read_block_noflush(d->dev, r->off, buf, r->len, &e);
 		if (!rc && !r->rc && memcmp(buf, r->data, r->len) != 0) {
 			size_t i = 0;
 			while (buf[i] == r->data[i])
@@ -211,7 +211,7 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 			return;
 		break;
 	case DNET_TAP_WRITE_BLOCK:
-		rc = dnet_block_transfer(d->dev, r->off, r->data, r->len, true, &e);
+		rc = dnet_write_block_noflush(d->dev, r->off, r->data, r->len, &e);
 		break;
 	case DNET_TAP_WAIT:
 		rc = dnet_wait(d->dev, r->off, r->mask, r->cond, r->value, r->timeout, NULL, &e);

@@ -343,7 +343,7 @@ int dsh_rllcm_store(struct dsh *d, unsigned clid, unsigned dwid, uint32_t off, u
 {
 	struct dnet_sync_flag_pkt p;
 	struct dnet_err e = { 0 };
-	if (dnet_sync_flag_pkt(d->opts.wid, clid, dwid, 0, off, val, ww, &p, &e) < 0)
+	if (dnet_sync_flag_pkt(dnet_dev_clid_reading(d->dev), d->opts.wid, clid, dwid, 0, off, val, ww, &p, &e) < 0)
 		return dsh_derr(d, &e);
 	if (dsh_ww_store(d, ww * DNET_WINDOW_SIZE, p.bytes, p.len) < 0)
 		return -1;

@@ -34,7 +34,7 @@ static void set_mtu_code(struct sim_node *n, uint64_t code)
 uint16_t sim_sma_lid(const struct sim *s, const struct sim_node *n)
 {
 	(void)s;
-	return dnet_clid_to_lid((uint16_t)n->id);
+	return dnet_clid_to_lid(sim_clid_reading(s), (uint16_t)n->id);
 }
 
 static void ring_defaults(struct sim_wid *w)
@@ -439,7 +439,7 @@ static void amt_write(struct sim_node *n, uint64_t v)
 	 * {CLID, WID} (8192 x 12 bit, Tab. 5.2; OQ-12; D-SIM-AMT-TABLE);
 	 * ipush.c reads it on reception. */
 	uint16_t clid;
-	if (dnet_lid_to_clid((uint16_t)(v >> 14), &clid, NULL)) {
+	if (dnet_lid_to_clid(sim_clid_reading(n->sim), (uint16_t)(v >> 14), &clid, NULL)) {
 		n->st[ST_AMT_BAD_LID]++; /* no CLID: no entry (D-SIM-AMT-TABLE) */
 		return;
 	}

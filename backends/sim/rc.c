@@ -305,7 +305,7 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	struct dnet_status st;
 	memset(&st, 0, sizeof st);
 	uint16_t sclid = DNET_CLID_INIT;
-	(void)dnet_lid_to_clid(p->slid, &sclid, NULL);
+	(void)dnet_lid_to_clid(sim_clid_reading(n->sim), p->slid, &sclid, NULL);
 	st.otype = h->type;
 	st.dtype = h->dtype;
 	st.iter = h->iter;

@@ -278,12 +278,9 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 	return 0;
 }
 
-/* Decision D-CLID: the reading is libdnet's, process-wide (a host builds
- * BOTF images with it, the emulator routes with it), so every sim open in
- * a process must use the same one: each open sets it (default 11:8), and
- * an open with the other reading while one is open is refused. */
-static unsigned sims_open[2]; /* open sim instances per reading: [0] 11:8, [1] 12:9 */
-
+/* Decision D-CLID: the reading is the handle's (dnet_dev_clid_reading): a
+ * host builds BOTF images with its device's, the emulator routes with its
+ * own (sim_clid_reading), so two sims of one process may read differently. */
 static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err)
 {
 	struct sim *s = calloc(1, sizeof *s);
@@ -298,11 +295,6 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	for (unsigned i = 0; i < 32; i++)
 		s->oi[i] = dnet_otype_info(i);
 	int rc = parse_args(s, args, err);
-	if (!rc && sims_open[!s->clid_12_9])
-		rc = dnet_seterr(err, DNET_EINVAL, "sim: clid=%s conflicts with %u open sim instance(s) using "
-				 "clid=%s: the LID/CLID reading is process-wide (D-CLID)",
-				 s->clid_12_9 ? "12:9" : "11:8", sims_open[!s->clid_12_9],
-				 s->clid_12_9 ? "11:8" : "12:9");
 	if (rc) {
 		free(s);
 		return rc;
@@ -320,9 +312,8 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	/* Cold start: wake waits when the links come up. */
 	if (s->cold)
 		sim_schedule(s, s->t.sma_up_ns, EV_TICK, 0, 0, 0, NULL);
-	dnet_clid_set_reading(s->clid_12_9 ? DNET_CLID_12_9 : DNET_CLID_11_8);
-	sims_open[s->clid_12_9]++;
 	dev->priv = s;
+	dev->clid_reading = sim_clid_reading(s); /* the handle's (D-CLID) */
 	dev->nodes = s->nnodes;
 	dev->node = 1;
 	dev->caps = DNET_CAP_MULTINODE | DNET_CAP_VIRTUAL_TIME | DNET_CAP_BACKDOOR |
@@ -332,10 +323,6 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 
 static void sim_close(struct dnet_dev *dev)
 {
-	if (S(dev) && sims_open[S(dev)->clid_12_9])
-		sims_open[S(dev)->clid_12_9]--;
-	if (!sims_open[0] && !sims_open[1])
-		dnet_clid_set_reading(DNET_CLID_11_8); /* back to libdnet's default */
 	sim_free(S(dev));
 	dev->priv = NULL;
 }

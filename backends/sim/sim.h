@@ -31,8 +31,10 @@
 #include "dnet/backend.h"
 #include "dnet/device.h"
 #include "dnet/map.h"
-#include "dnet/packet.h"
-#include "dnet/request.h"
+#include "dnet/codes_int.h"    /* private (libdnet/internal): the emulator builds what the hardware does */
+#include "dnet/modstate_int.h"
+#include "dnet/packet_int.h"
+#include "dnet/request_int.h"
 #include "sim/eventq.h"
 #include "sim/timing.h"
 
@@ -492,6 +494,12 @@ void sim_schedule(struct sim *s, uint64_t at, enum sim_evkind k, unsigned node,
  * wait looks at the state after each event, and while tracing. */
 bool sim_now_is_next(const struct sim *s);
 bool sim_quiet_until(const struct sim *s, unsigned node, uint64_t t);
+/* The cluster's LID/CLID reading (D-CLID; clid=). */
+static inline enum dnet_clid_reading sim_clid_reading(const struct sim *s)
+{
+	return s->clid_12_9 ? DNET_CLID_12_9 : DNET_CLID_11_8;
+}
+
 static inline uint64_t sim_clk(const struct sim *s, uint64_t clocks)
 {
 	return clocks * s->t.clk_ns;

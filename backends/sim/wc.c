@@ -588,7 +588,7 @@ static void exec_rvl(struct sim *s, struct sim_node *n)
 	h.pgid = n->pgid[wid];
 	h.dwid = r->dwid;
 	h.swid = wid;
-	h.dlid = dnet_clid_to_lid((uint16_t)r->dclid);
+	h.dlid = dnet_clid_to_lid(sim_clid_reading(s), (uint16_t)r->dclid);
 	h.dtype = r->dtype;
 	h.iter = r->iter;
 	h.rflag = j->req.sel;
@@ -651,7 +651,7 @@ static void rvs_setup_host(struct sim *s, struct sim_node *n)
 	h->pgid = n->pgid[wid];
 	h->dwid = r->dwid;
 	h->swid = wid;
-	h->dlid = dnet_clid_to_lid((uint16_t)r->dclid);
+	h->dlid = dnet_clid_to_lid(sim_clid_reading(s), (uint16_t)r->dclid);
 	h->dtype = r->dtype;
 	h->iter = r->iter;
 	h->rflag = j->req.sel;
@@ -760,7 +760,7 @@ static void ipush_setup(struct sim *s, struct sim_node *n)
 	h->pgid = n->pgid[wid];
 	h->dwid = r->dwid;
 	h->swid = wid;
-	h->dlid = dnet_clid_to_lid((uint16_t)r->dclid);
+	h->dlid = dnet_clid_to_lid(sim_clid_reading(s), (uint16_t)r->dclid);
 	h->dtype = r->dtype;
 	h->iter = r->iter;
 	h->rflag = 0;

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_host.h"
-#include "dnet/backend.h"
+#include "dnet/device.h" /* dnet_read_block_noflush */
+#include "dnet/param.h"
 
 struct bench_sched;
 
@@ -193,6 +194,7 @@ static void done_call(struct bench_host *h, int rc, const struct dnet_err *e, co
 
 uint64_t bh_now(const struct bench_host *h) { return h->t; }
 unsigned bh_node(const struct bench_host *h) { return h->node; }
+enum dnet_clid_reading bh_clid_reading(const struct bench_host *h) { return dnet_dev_clid_reading(h->s->dev); }
 
 void bh_w64(struct bench_host *h, uint32_t off, uint64_t v)
 {
@@ -228,7 +230,7 @@ void bh_rcached(struct bench_host *h, uint32_t off, void *buf, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_block_transfer(h->s->dev, off, buf, len, false, &e), &e, "read block");
+	done_call(h, dnet_read_block_noflush(h->s->dev, off, buf, len, &e), &e, "read block");
 }
 
 void bh_flush(struct bench_host *h, uint32_t off, size_t len)

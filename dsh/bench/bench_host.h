@@ -27,6 +27,8 @@ int bench_run(struct dnet_dev *dev, unsigned n, const unsigned *nodes, const ben
 /* The host's own clock (virtual ns). */
 uint64_t bh_now(const struct bench_host *h);
 unsigned bh_node(const struct bench_host *h);
+/* The device's LID/CLID reading (D-CLID), for the LIDs a program builds. */
+enum dnet_clid_reading bh_clid_reading(const struct bench_host *h);
 
 /* Device accesses; a failure ends the host program (bench_run reports it). */
 void bh_w64(struct bench_host *h, uint32_t off, uint64_t v);

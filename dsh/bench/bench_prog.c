@@ -112,7 +112,7 @@ void bp_botf_message(struct bench_host *h, struct hs *st, const struct botf_cfg 
 		if (st->win_used[w] > st->botf.total)
 			bp_ctr_wait(h, &st->botf, DNET_FAM_BOTF, st->win_used[w]);
 		struct dnet_pkt_hdr ph = {
-			.size = 16 + d, .type = c->type, .dlid = dnet_clid_to_lid((uint16_t)st->peer),
+			.size = 16 + d, .type = c->type, .dlid = dnet_clid_to_lid(bh_clid_reading(h), (uint16_t)st->peer),
 			.rflag = c->to_pw, .eflag = c->eflag, .lflag = c->lflag,
 			.src_or_init_dst = c->to_pw ? sent % 2048u : sent, .dstoff = c->to_pw ? sent % 2048u : sent,
 		};
@@ -193,7 +193,8 @@ void bp_last_status(struct bench_host *h, const struct hs *st, struct dnet_statu
 void bp_ipush_setup(struct bench_host *h, struct hs *st)
 {
 	bh_w64(h, UR(DNET_UR_IPUSH_AREA), IPUSH_UNITS);
-	bh_w64(h, DNET_SREG_BASE + DNET_SR_AMT, dnet_amt_word(AMT_IDX, WID, dnet_clid_to_lid((uint16_t)st->peer)));
+	uint16_t peer_lid = dnet_clid_to_lid(bh_clid_reading(h), (uint16_t)st->peer);
+	bh_w64(h, DNET_SREG_BASE + DNET_SR_AMT, dnet_amt_word(AMT_IDX, WID, peer_lid));
 	bh_w64(h, DNET_LLCM_WID(WID) + 8 * AMT_IDX, (uint64_t)IPUSH_RING << 32 | IPUSH_RING);
 }
 

@@ -1,7 +1,7 @@
 /* The per-region access rules (access.h). */
 #include <stdio.h>
 
-#include "dnet/access.h"
+#include "dnet/access_int.h"
 #include "dnet/device.h"
 #include "dnet/map.h"
 #include "dnet/regs.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dnet/codes.h"
+#include "dnet/codes_int.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MB (1024ull * 1024ull)
@@ -124,41 +124,30 @@ uint32_t dnet_status_area_bytes(uint64_t code)
  * both 16'hFFFF compresses to 12'hFFF but 12'hFFF would expand to 16'hF0FF
  * or 16'hE1FF, so the pair 12'hFFF <-> 16'hFFFF is special either way.
  * The counting evidence is split, the hex-digit argument and the spec's
- * choice keep LID[11:8]; LID[12:9] is selectable (dnet_clid_set_reading;
- * the sim option clid=12:9 sets it for the whole process). */
-static enum dnet_clid_reading clid_reading = DNET_CLID_11_8;
-
-void dnet_clid_set_reading(enum dnet_clid_reading r)
-{
-	clid_reading = r;
-}
-
-enum dnet_clid_reading dnet_clid_get_reading(void)
-{
-	return clid_reading;
-}
-
-uint16_t dnet_clid_to_lid(uint16_t clid)
+ * choice keep LID[11:8]; LID[12:9] is selectable: a property of the
+ * handle (dnet_dev_clid_reading; the sim option clid=12:9 sets it for that
+ * sim), so each conversion is given the reading of the device it is for. */
+uint16_t dnet_clid_to_lid(enum dnet_clid_reading r, uint16_t clid)
 {
 	clid &= 0xfff;
 	if (clid == DNET_CLID_INIT)
 		return DNET_LID_INIT;
-	if (clid_reading == DNET_CLID_12_9)
+	if (r == DNET_CLID_12_9)
 		return (uint16_t)(((clid & 0xe00u) << 4) | (clid & 0x1ffu));
 	return (uint16_t)(((clid & 0xf00u) << 4) | (clid & 0xffu));
 }
 
-int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err)
+int dnet_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, struct dnet_err *err)
 {
 	if (lid == DNET_LID_INIT) {
 		*clid = DNET_CLID_INIT;
 		return 0;
 	}
-	uint16_t gap = clid_reading == DNET_CLID_12_9 ? 0x1e00u : 0x0f00u;
+	uint16_t gap = r == DNET_CLID_12_9 ? 0x1e00u : 0x0f00u;
 	if (lid & gap)
 		return dnet_seterr(err, DNET_EINVAL, "LID 0x%04x has no CLID: bits [%s] must be 0 (Tab. 4.6, D-CLID)",
-				   lid, clid_reading == DNET_CLID_12_9 ? "12:9" : "11:8");
-	if (clid_reading == DNET_CLID_12_9)
+				   lid, r == DNET_CLID_12_9 ? "12:9" : "11:8");
+	if (r == DNET_CLID_12_9)
 		*clid = (uint16_t)(((lid >> 4) & 0xe00u) | (lid & 0x1ffu));
 	else
 		*clid = (uint16_t)(((lid >> 4) & 0xf00u) | (lid & 0xffu));

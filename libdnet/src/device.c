@@ -7,7 +7,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "dnet/access.h"
+#include "dnet/access_int.h"
 #include "dnet/backend.h"
 #include "dnet/map.h"
 #include "dnet/suggest.h"
@@ -80,6 +80,7 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 	dev->ops = ops;
 	dev->nodes = 1;
 	dev->node = 1;
+	dev->clid_reading = DNET_CLID_11_8; /* the sim's clid=12:9 changes it (D-CLID) */
 	dev->dry = dry;
 	dnet_spec_redact(spec, dev->spec, sizeof dev->spec); /* only ever shown, never reopened */
 	int rc = 0;
@@ -228,6 +229,7 @@ unsigned dnet_spec_tokens(const char *spec)
 }
 unsigned dnet_dev_caps(const struct dnet_dev *dev) { return dev->caps; }
 uint64_t dnet_dev_cluster(const struct dnet_dev *dev) { return dev->cluster; }
+enum dnet_clid_reading dnet_dev_clid_reading(const struct dnet_dev *dev) { return dev->clid_reading; }
 unsigned dnet_node_count(const struct dnet_dev *dev) { return dev->nodes; }
 unsigned dnet_node(const struct dnet_dev *dev) { return dev->node; }
 
@@ -324,8 +326,9 @@ int dnet_write128(struct dnet_dev *dev, uint32_t off, const uint64_t v[2], struc
 	return dnet_write(dev, off, v, 16, err);
 }
 
-int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
-			struct dnet_err *err)
+/* The transfer part of the block calls (device.h's *_block_noflush). */
+static int block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
+			  struct dnet_err *err)
 {
 	int rc = check_access(off, len, 8, err);
 	if (rc || len == 0 || (rc = dnet_access_check(dev->caps, off, len, 8, write, false, NULL, err)))
@@ -357,7 +360,19 @@ int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, s
 	/* Write-back regions: drop stale lines before reading (§4.2.1). */
 	if (dnet_addr_attr(off) == DNET_ATTR_WB && (rc = dnet_cache_flush(dev, off, len, err)))
 		return rc;
-	return dnet_block_transfer(dev, off, buf, len, false, err);
+	return block_transfer(dev, off, buf, len, false, err);
+}
+
+int dnet_read_block_noflush(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err)
+{
+	return block_transfer(dev, off, buf, len, false, err);
+}
+
+int dnet_write_block_noflush(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
+			     struct dnet_err *err)
+{
+	/* The buffer is only read: the cast serves the shared transfer path. */
+	return block_transfer(dev, off, (void *)(uintptr_t)buf, len, true, err);
 }
 
 /* Reads in flight together (device.h): each request checked (and its
@@ -430,7 +445,7 @@ int dnet_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, size_t n,
 int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err)
 {
 	/* The buffer is only read: the cast serves the shared transfer path. */
-	int rc = dnet_block_transfer(dev, off, (void *)(uintptr_t)buf, len, true, err);
+	int rc = block_transfer(dev, off, (void *)(uintptr_t)buf, len, true, err);
 	/* Write-combining stores must drain before a request uses them. */
 	if (!rc && len && dnet_addr_attr(off) == DNET_ATTR_WC)
 		rc = dnet_wc_flush(dev, err);

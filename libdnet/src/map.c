@@ -39,16 +39,6 @@ const struct dnet_region_info *dnet_region_by_name(const char *name)
 	return NULL;
 }
 
-const char *dnet_memattr_name(enum dnet_memattr a)
-{
-	switch (a) {
-	case DNET_ATTR_UC: return "UC";
-	case DNET_ATTR_WC: return "WC";
-	case DNET_ATTR_WB: return "WB";
-	}
-	return "?";
-}
-
 int dnet_region_addr(enum dnet_region r, unsigned wid, uint32_t off, uint32_t len,
 		     uint32_t *addr, struct dnet_err *err)
 {

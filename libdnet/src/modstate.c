@@ -7,7 +7,7 @@
  * real idle controller showed, P_BOTF_WAIT. */
 #include <stdio.h>
 
-#include "dnet/modstate.h"
+#include "dnet/modstate_int.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

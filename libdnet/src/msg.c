@@ -90,6 +90,7 @@ size_t dnet_msg_max_len(const struct dnet_msg_job *job, enum dnet_msg_via via)
 
 static uint32_t round8(uint64_t v) { return (uint32_t)((v + 7u) & ~7ull); }
 
+static int msg_progress(struct dnet_msg_job *job, struct dnet_err *err);
 static uint32_t ureg(const struct local_rank *l, uint32_t reg) { return DNET_UREG_WID(l->wid) + reg; }
 
 static int at(struct dnet_msg_job *job, const struct local_rank *l, struct dnet_err *err)
@@ -101,7 +102,7 @@ static int at(struct dnet_msg_job *job, const struct local_rank *l, struct dnet_
  * (so a local receiver cannot hold up a local sender), then one poll. */
 static int pause_once(struct dnet_msg_job *job, struct dnet_err *err)
 {
-	if (!job->in_progress && dnet_msg_progress(job, err) < 0)
+	if (!job->in_progress && msg_progress(job, err) < 0)
 		return -1;
 	return dnet_delay(job->dev, job->p.poll_ns, err);
 }
@@ -251,7 +252,8 @@ static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct
 	for (unsigned s = 0; s < job->nranks; s++) {
 		unsigned idx = job->p.amt_base + s;
 		uint32_t ring = job->p.ring_base + s * job->ring_bytes;
-		uint64_t word = dnet_amt_word(idx, job->map[s].wid, dnet_clid_to_lid((uint16_t)job->map[s].node));
+		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(d), (uint16_t)job->map[s].node);
+		uint64_t word = dnet_amt_word(idx, job->map[s].wid, lid);
 		if (dnet_write64(d, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
 		    dnet_write64(d, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
 			return -1;
@@ -403,8 +405,9 @@ static int send_botf(struct dnet_msg_job *job, struct local_rank *l, const struc
 {
 	/* §7.2.2: the host builds the packet -- header TYPE IPUSH, lflag 1,
 	 * then the envelope and the data -- and sends it as a BOTF. */
+	uint16_t dlid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)dst->node);
 	struct dnet_pkt_hdr h = { .size = (unsigned)(16u + 8u + len), .type = DNET_OT_IPUSH, .dwid = dst->wid,
-				  .swid = l->wid, .dlid = dnet_clid_to_lid((uint16_t)dst->node), .lflag = 1 };
+				  .swid = l->wid, .dlid = dlid, .lflag = 1 };
 	uint64_t dw[DNET_HDR_MAX_LINES];
 	unsigned nl;
 	uint8_t img[DNET_BOTF_MAX] = { 0 };
@@ -486,7 +489,7 @@ static int send_rndv(struct dnet_msg_job *job, struct local_rank *l, unsigned de
 	for (struct budget b = budget_start(job); budget_left(&b);) {
 		if (l->fin_got == id)
 			return 0;
-		if (dnet_msg_progress(job, err) < 0)
+		if (msg_progress(job, err) < 0)
 			return -1;
 		if (l->fin_got == id)
 			return 0;
@@ -727,7 +730,8 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 	}
 }
 
-int dnet_msg_progress(struct dnet_msg_job *job, struct dnet_err *err)
+/* One pass of the progress engine over every local rank. */
+static int msg_progress(struct dnet_msg_job *job, struct dnet_err *err)
 {
 	if (job->in_progress)
 		return 0;
@@ -776,7 +780,7 @@ int dnet_msg_irecv(struct dnet_msg_job *job, unsigned rank, int source, int64_t 
 int dnet_msg_test(struct dnet_msg_job *job, struct dnet_msg_req *req, bool *done, struct dnet_msg_status *st,
 		  struct dnet_err *err)
 {
-	if (!req->done && dnet_msg_progress(job, err) < 0)
+	if (!req->done && msg_progress(job, err) < 0)
 		return -1;
 	*done = req->done;
 	if (req->done) {
@@ -830,7 +834,7 @@ int dnet_msg_probe(struct dnet_msg_job *job, unsigned rank, int source, int64_t 
 {
 	if (rank >= job->nranks || !job->loc[rank])
 		return dnet_seterr(err, DNET_EINVAL, "msg: rank %u is not driven by this program", rank);
-	if (dnet_msg_progress(job, err) < 0)
+	if (msg_progress(job, err) < 0)
 		return -1;
 	*found = false;
 	for (struct msg_in *m = job->loc[rank]->unx; m; m = m->next)

@@ -3,7 +3,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "dnet/packet.h"
+#include "dnet/packet_int.h"
+#include "dnet/request_int.h"
 
 static bool is_rvl_family(unsigned type)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dnet/parse.h"
+#include "dnet/parse_int.h"
 
 static int digit_value(char c)
 {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dnet/codes_int.h"
 #include "dnet/map.h"
 #include "dnet/regs.h"
 #include "dnet/suggest.h"

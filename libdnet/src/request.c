@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dnet/request.h"
+#include "dnet/request_int.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dnet/backend.h" /* dnet_stopped */
 #include "dnet/codes.h"
 #include "dnet/map.h"
 #include "dnet/sync.h"
@@ -80,7 +81,9 @@ static int def_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint6
 	struct dnet_sync_flag_pkt p;
 	uint32_t addr;
 	int rc;
-	if ((rc = own_node(s, err)) < 0 || (rc = dnet_sync_flag_pkt(me, node, wid, 0, off, v, DNET_SYNC_WW, &p, err)) < 0 ||
+	if ((rc = own_node(s, err)) < 0 ||
+	    (rc = dnet_sync_flag_pkt(dnet_dev_clid_reading(s->dev), me, node, wid, 0, off, v, DNET_SYNC_WW, &p,
+				     err)) < 0 ||
 	    (rc = dnet_region_addr(DNET_REG_WW, me, DNET_SYNC_WW * DNET_WINDOW_SIZE, (uint32_t)p.len, &addr, err)) < 0 ||
 	    (rc = dnet_write_block(s->dev, addr, p.bytes, p.len, err)) < 0)
 		return rc;
@@ -127,15 +130,16 @@ static bool stopped(struct dnet_sync *s)
 	return s->user.stop ? s->user.stop(s->ctx) : dnet_stopped(s->dev); /* default: the device's hook */
 }
 
-int dnet_sync_flag_pkt(unsigned swid, unsigned node, unsigned dwid, unsigned ef, uint32_t off, uint64_t v,
-		       unsigned ww, struct dnet_sync_flag_pkt *p, struct dnet_err *err)
+int dnet_sync_flag_pkt(enum dnet_clid_reading clid_reading, unsigned swid, unsigned node, unsigned dwid,
+		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p,
+		       struct dnet_err *err)
 {
 	memset(p, 0, sizeof *p);
 	struct dnet_pkt_hdr *h = &p->hdr;
 	h->type = DNET_OT_RVS;
 	h->dwid = dwid;
 	h->swid = swid;
-	h->dlid = dnet_clid_to_lid((uint16_t)node);
+	h->dlid = dnet_clid_to_lid(clid_reading, (uint16_t)node);
 	h->eflag = ef;
 	h->lflag = 1;
 	h->src_or_init_dst = off;

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dnet/dnet.h"
-#include "dnet/backend.h"
-#include "dnet/codes.h"
+#include "dnet/backend.h" /* private headers too: the codecs the emulator uses */
+#include "dnet/codes_int.h"
 #include "dnet/map.h"
-#include "dnet/modstate.h"
-#include "dnet/packet.h"
-#include "dnet/parse.h"
+#include "dnet/modstate_int.h"
+#include "dnet/packet_int.h"
+#include "dnet/parse_int.h"
+#include "dnet/request_int.h"
 #include "dnet/regs.h"
 #include "dnet/request.h"
 #include "remote/wire/proto.h"
@@ -230,14 +231,17 @@ static void registers(const uint8_t *p, size_t n)
 	(void)dnet_mtu_bytes(v);
 	(void)dnet_capacity_bytes(v);
 	(void)dnet_status_area_bytes(v);
-	uint16_t clid = (uint16_t)v, lid = dnet_clid_to_lid(clid), back = 0;
+	uint16_t clid = (uint16_t)v;
 	(void)dnet_clid_kind(clid);
-	if (clid <= DNET_CLID_MAX_UNICAST)
-		CHECK(dnet_lid_to_clid(lid, &back, &e) == 0 && back == clid);
-	/* CLID 12'hFFF <-> LID 16'hFFFF is special (D-CLID): LID 16'hF0FF
-	 * (16'hE1FF) also reads as 12'hFFF, which goes back to 16'hFFFF. */
-	if (dnet_lid_to_clid((uint16_t)x, &back, &e) == 0 && back != DNET_CLID_INIT)
-		CHECK(dnet_clid_to_lid(back) == (uint16_t)x);
+	for (int rd = DNET_CLID_11_8; rd <= DNET_CLID_12_9; rd++) { /* both readings of D-CLID */
+		uint16_t lid = dnet_clid_to_lid((enum dnet_clid_reading)rd, clid), back = 0;
+		if (clid <= DNET_CLID_MAX_UNICAST)
+			CHECK(dnet_lid_to_clid((enum dnet_clid_reading)rd, lid, &back, &e) == 0 && back == clid);
+		/* CLID 12'hFFF <-> LID 16'hFFFF is special (D-CLID): LID 16'hF0FF
+		 * (16'hE1FF) also reads as 12'hFFF, which goes back to 16'hFFFF. */
+		if (dnet_lid_to_clid((enum dnet_clid_reading)rd, (uint16_t)x, &back, &e) == 0 && back != DNET_CLID_INIT)
+			CHECK(dnet_clid_to_lid((enum dnet_clid_reading)rd, back) == (uint16_t)x);
+	}
 	for (int f = 0; f < DNET_FSM_COUNT; f++) {
 		char buf[64];
 		int st = dnet_modstate_get(v, (enum dnet_fsm)f);

@@ -8,13 +8,29 @@ stage="$T_TMP/stage"
 if make -s install DESTDIR="$stage" PREFIX=/opt/dnet >"$T_TMP/log" 2>&1; then pass; else
 	fail "make install: $(tail -3 "$T_TMP/log")"; finish; exit; fi
 for f in bin/dsh bin/dnetd lib/libdnet.a lib/libdnet.so lib/libdnet.so.0 include/dnet/dnet.h \
-	 include/dnet/backend.h lib/pkgconfig/libdnet.pc share/man/man1/dsh.1 share/man/man3/libdnet.3 \
+	 lib/pkgconfig/libdnet.pc share/man/man1/dsh.1 share/man/man3/libdnet.3 \
 	 share/man/man5/dsh-script.5 share/man/man8/dnetd.8 share/man/man1/dsh-run.1 bin/dsh-run \
 	 share/doc/dimmnet/json-schema.md share/doc/dimmnet/decisions.md share/doc/dimmnet/reports.md \
 	 share/doc/dimmnet/schemas/dsh-run-ctrf.schema.json share/bash-completion/completions/dsh \
 	 lib/systemd/system/dnetd.service lib/systemd/system/dnetd.socket; do
 	if [ -e "$stage/opt/dnet/$f" ]; then pass; else fail "not installed: $f"; fi
 done
+# The headers installed are the public ones, all of them and no other (the
+# private libdnet/internal, backend.h with struct dnet_dev, stay behind).
+expect_eq "installed headers = libdnet/include/dnet" "$(cd libdnet/include/dnet && ls)" \
+	"$(cd "$stage/opt/dnet/include/dnet" && ls)"
+expect_eq "backend.h not installed" "" "$(ls "$stage/opt/dnet/include/dnet" | grep -x 'backend.h')"
+# libdnet.pc is libdnet/libdnet.pc.in with every placeholder filled: the
+# paths under ${prefix}, the version dnet.h says (pkg-config reads it).
+pc="$stage/opt/dnet/lib/pkgconfig/libdnet.pc"
+ver=$(sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)
+expect_eq "libdnet.pc from libdnet.pc.in" \
+	"$(sed -e 's|@prefix@|/opt/dnet|' -e 's|@libdir@|${prefix}/lib|' -e 's|@includedir@|${prefix}/include|' \
+		-e "s|@version@|$ver|" libdnet/libdnet.pc.in)" "$(cat "$pc")"
+expect_eq "libdnet.pc: no placeholder left" "" "$(grep -n '@' "$pc")"
+expect_eq "pkg-config --modversion libdnet" "$ver" "$(PKG_CONFIG_PATH="${pc%/*}" pkg-config --modversion libdnet 2>&1)"
+expect_eq "pkg-config --variable=includedir libdnet" "/opt/dnet/include" \
+	"$(PKG_CONFIG_PATH="${pc%/*}" pkg-config --variable=includedir libdnet 2>&1)"
 cat >"$T_TMP/prog.c" <<'C'
 #include <stdio.h>
 #include <dnet/dnet.h>

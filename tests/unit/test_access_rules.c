@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dnet/backend.h"
+#include "dnet/backend.h" /* private: INTERNAL_TESTS */
 #include "dnet/dnet.h"
 #include "harness.h"
 

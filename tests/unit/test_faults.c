@@ -182,7 +182,7 @@ static enum dnet_family raw_prim(struct dnet_dev *d, unsigned src, unsigned dst,
 		h.type = DNET_OT_RVS;
 		h.dwid = 1;
 		h.swid = 1;
-		h.dlid = dnet_clid_to_lid((uint16_t)dst);
+		h.dlid = dnet_clid_to_lid(dnet_dev_clid_reading(d), (uint16_t)dst);
 		h.eflag = eflag;
 		h.lflag = llcm;
 		h.src_or_init_dst = llcm ? 0x1000u + 8 * below(0x600) : doff;

@@ -4,6 +4,7 @@
 /* Decisions pinned here (docs/decisions.md): D-HDR-DW1, D-HDR-DW23,
  * D-HDR-LINES, D-STATUS-ORDER, D-LH-ENTRY. */
 #include "dnet/dnet.h"
+#include "dnet/packet_int.h" /* private: INTERNAL_TESTS */
 #include "harness.h"
 
 static void header_roundtrip(void)

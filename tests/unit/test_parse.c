@@ -1,8 +1,9 @@
 /* Strict number parsing (libdnet/src/parse.c): whole tokens or a clear
  * error; a backend spec's options (dnet_kv_split): each given once. */
 /* Decisions pinned here (docs/decisions.md): D-NUMBERS. */
-#include "dnet/backend.h"
+#include "dnet/backend.h" /* private: INTERNAL_TESTS */
 #include "dnet/dnet.h"
+#include "dnet/parse_int.h"
 #include "harness.h"
 
 static void accepts(void)

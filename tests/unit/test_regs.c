@@ -4,6 +4,8 @@
 /* Decisions pinned here (docs/decisions.md): D-MAP-SCALE, D-AMT-OFFSET,
  * D-AMT-WORD, D-MODSTATE, D-REG-NAMES. */
 #include "dnet/dnet.h"
+#include "dnet/codes_int.h"    /* private: INTERNAL_TESTS */
+#include "dnet/modstate_int.h"
 #include "harness.h"
 
 static uint64_t field(const char *spec, uint64_t v)
@@ -205,19 +207,19 @@ static void lid_clid(void)
 	struct dnet_err e;
 	uint16_t clid;
 	/* Tab. 4.6 rows, decision D-CLID: CLID = {LID[15:12], LID[7:0]}. */
-	CHECK_EQ(dnet_clid_to_lid(0x001), 0x0001);
-	CHECK_EQ(dnet_clid_to_lid(0xBFF), 0xB0FF);
-	CHECK_EQ(dnet_clid_to_lid(0xC00), 0xC000);
-	CHECK_EQ(dnet_clid_to_lid(0xFFF), 0xFFFF);
-	CHECK_EQ(dnet_clid_to_lid(0x123), 0x1023);
-	CHECK_OK(dnet_lid_to_clid(0x1023, &clid, &e), &e);
+	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0x001), 0x0001);
+	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0xBFF), 0xB0FF);
+	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0xC00), 0xC000);
+	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0xFFF), 0xFFFF);
+	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0x123), 0x1023);
+	CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, 0x1023, &clid, &e), &e);
 	CHECK_EQ(clid, 0x123);
-	CHECK_OK(dnet_lid_to_clid(0xFFFF, &clid, &e), &e);
+	CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, 0xFFFF, &clid, &e), &e);
 	CHECK_EQ(clid, 0xFFF);
-	CHECK_EQ(dnet_lid_to_clid(0x0100, &clid, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_lid_to_clid(DNET_CLID_11_8, 0x0100, &clid, &e), -DNET_EINVAL);
 	for (unsigned c = 0; c < 0x1000; c++) {
 		uint16_t back;
-		CHECK_OK(dnet_lid_to_clid(dnet_clid_to_lid((uint16_t)c), &back, &e), &e);
+		CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, dnet_clid_to_lid(DNET_CLID_11_8, (uint16_t)c), &back, &e), &e);
 		CHECK_EQ(back, c);
 	}
 	CHECK_STR(dnet_clid_kind(0), "reserved");

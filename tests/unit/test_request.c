@@ -4,6 +4,7 @@
  * positions of docs/device.md */
 /* Decisions pinned here (docs/decisions.md): D-UNKNOWN-OTYPE. */
 #include "dnet/dnet.h"
+#include "dnet/request_int.h" /* private: INTERNAL_TESTS */
 #include "harness.h"
 
 static void thesis_vs_example(void)

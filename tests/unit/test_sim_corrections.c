@@ -184,7 +184,7 @@ static void test_clid_reading_option(void)
 	CHECK_EQ(lid_of(0x300, true), 0x2100);
 	CHECK_EQ(lid_of(0x1ff, false), 0x10ff);
 	struct dnet_dev *d = sim_open("sim:nodes=1000,clid=12:9");
-	CHECK_EQ(dnet_clid_get_reading(), DNET_CLID_12_9);
+	CHECK_EQ(dnet_dev_clid_reading(d), DNET_CLID_12_9);
 	static const unsigned ids[] = { 1, 0xff, 0x100, 0x1ff, 0x200, 0x300, 0x3e7 };
 	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		node(d, ids[i]);
@@ -201,21 +201,22 @@ static void test_clid_reading_option(void)
 	CHECK_EQ(g, v);
 	CHECK_EQ(rd64(d, DNET_LLCM_WID(0)), STLO(DNET_OT_RVS, 0, 0, 0, 0x300, 8));
 	CHECK_EQ(stat(d, "unroutable_drops"), 0);
-	/* One reading per process: the other one is refused while this sim is
-	 * open, the same one is not. */
-	struct dnet_dev *bad = NULL, *same = NULL;
-	CHECK_EQ(dnet_open("sim:nodes=2", &bad, &E), -DNET_EINVAL);
-	CHECK(strstr(E.msg, "process-wide") != NULL);
-	CHECK_EQ(dnet_open("sim:clid=11:8", &bad, &E), -DNET_EINVAL);
-	same = sim_open("sim:nodes=2,clid=12:9");
-	dnet_close(same);
-	CHECK_EQ(dnet_clid_get_reading(), DNET_CLID_12_9);
+	/* The reading is the handle's (D-CLID): a sim with the other reading
+	 * opens beside this one, each routes and builds LIDs with its own. */
+	struct dnet_dev *bad = NULL, *other = sim_open("sim:nodes=1000");
+	CHECK_EQ(dnet_dev_clid_reading(other), DNET_CLID_11_8);
+	CHECK_EQ(dnet_dev_clid_reading(d), DNET_CLID_12_9);
+	CHECK_EQ(dnet_clid_to_lid(dnet_dev_clid_reading(d), 0x300), lid_of(0x300, true));
+	CHECK_EQ(dnet_clid_to_lid(dnet_dev_clid_reading(other), 0x300), lid_of(0x300, false));
+	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		node(other, ids[i]);
+		CHECK_EQ(rd64(other, DNET_SREG_BASE + DNET_SR_SMA) & 0xffff, lid_of(ids[i], false));
+		node(d, ids[i]);
+		CHECK_EQ(rd64(d, DNET_SREG_BASE + DNET_SR_SMA) & 0xffff, lid_of(ids[i], true));
+	}
+	dnet_close(other);
 	dnet_close(d);
-	/* The last close restores the default; a spec that fails to open
-	 * changes nothing. */
-	CHECK_EQ(dnet_clid_get_reading(), DNET_CLID_11_8);
 	CHECK_EQ(dnet_open("sim:clid=12:9,nodes=3072", &bad, &E), -DNET_EINVAL);
-	CHECK_EQ(dnet_clid_get_reading(), DNET_CLID_11_8);
 	CHECK_EQ(dnet_open("sim:clid=10:7", &bad, &E), -DNET_EINVAL);
 	d = sim_open("sim:nodes=1000");
 	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {

@@ -249,7 +249,7 @@ static int own_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint6
 	int rc;
 	o->stores++;
 	if ((rc = dnet_set_node(o->dev, o->node, err)) < 0 ||
-	    (rc = dnet_sync_flag_pkt(0, node, wid, 0, off, v, 1, &p, err)) < 0 ||
+	    (rc = dnet_sync_flag_pkt(dnet_dev_clid_reading(o->dev), 0, node, wid, 0, off, v, 1, &p, err)) < 0 ||
 	    (rc = dnet_region_addr(DNET_REG_WW, 0, 1 * DNET_WINDOW_SIZE, (uint32_t)p.len, &addr, err)) < 0 ||
 	    (rc = dnet_write_block(o->dev, addr, p.bytes, p.len, err)) < 0)
 		return rc;

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dnet/backend.h"
 #include "dnet/dnet.h"
 #include "dnet/parse.h"
 #include "remote/dnetd/server.h"

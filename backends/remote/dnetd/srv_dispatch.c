@@ -87,9 +87,9 @@ static int serve_read_data(struct dnet_srv *s, const struct dnet_proto_msg *m, s
 	r->data_len = m->len;
 	if (m->type == DNET_MSG_SODIMM_READ)
 		return dnet_sodimm_access(s->cfg.dev, m->addr, buf, m->len, false, e);
-	/* dnet_block_transfer, not dnet_read_block: the client's core
-	 * already flushed the cache lines (backend.h). */
-	return dnet_block_transfer(s->cfg.dev, m->off, buf, m->len, false, e);
+	/* noflush, not dnet_read_block: the client's core already flushed
+	 * the cache lines (device.h). */
+	return dnet_read_block_noflush(s->cfg.dev, m->off, buf, m->len, e);
 }
 
 static int serve_read_block(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
@@ -103,7 +103,7 @@ static int serve_write_block(struct dnet_srv *s, struct client *c, const struct 
 			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	(void)c, (void)r, (void)hold;
-	return dnet_block_transfer(s->cfg.dev, m->off, (void *)(uintptr_t)m->data, m->len, true, e);
+	return dnet_write_block_noflush(s->cfg.dev, m->off, m->data, m->len, e);
 }
 
 static int serve_wc_flush(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,

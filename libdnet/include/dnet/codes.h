@@ -35,9 +35,6 @@ struct dnet_codetab {
 	bool has_default;          /* false for DTYPE: every code is defined */
 };
 
-extern const struct dnet_codetab dnet_codetab_dtype;
-extern const struct dnet_codetab dnet_codetab_capacity;
-extern const struct dnet_codetab dnet_codetab_mtu;
 extern const struct dnet_codetab dnet_codetab_status_area;
 
 /* Meaning of a register value, as the hardware reads it (masked, undefined
@@ -47,12 +44,9 @@ uint64_t dnet_code_decode(const struct dnet_codetab *t, uint64_t code, bool *def
 /* Code for a meaning (e.g. MTU 1024 -> 0x04); -DNET_EINVAL if none. */
 int dnet_code_encode(const struct dnet_codetab *t, uint64_t value, uint64_t *code,
 		     struct dnet_err *err);
-/* By table name; NULL if none. */
-const struct dnet_codetab *dnet_codetab_by_name(const char *name);
 
 /* Convenience wrappers. */
 static inline unsigned dnet_dtype_bytes(unsigned dtype) { return 1u << (dtype & 7u); }
-uint32_t dnet_mtu_bytes(uint64_t code);
 uint64_t dnet_capacity_bytes(uint64_t code);     /* per module */
 uint32_t dnet_status_area_bytes(uint64_t code);
 
@@ -65,18 +59,15 @@ uint32_t dnet_status_area_bytes(uint64_t code);
 #define DNET_CLID_MAX_UNICAST 0xBFFu
 #define DNET_CLID_INIT        0xFFFu
 #define DNET_LID_INIT         0xFFFFu
-uint16_t dnet_clid_to_lid(uint16_t clid);
 /* The two readings of "bits 9-12 removed" (decision D-CLID): LID[11:8]
- * (default) or LID[12:9].  Process-wide: every sim open sets it from its
- * clid= option (an open with the other reading while a sim is open is
- * refused) and the last sim close restores LID[11:8]. */
+ * (the default) or LID[12:9].  A property of the device handle: a sim
+ * opened with clid=12:9 reads LID[12:9], every other handle LID[11:8]. */
 enum dnet_clid_reading { DNET_CLID_11_8, DNET_CLID_12_9 };
-void dnet_clid_set_reading(enum dnet_clid_reading r);
-enum dnet_clid_reading dnet_clid_get_reading(void);
-/* Fails with -DNET_EINVAL if the LID has no CLID (the removed bits != 0). */
-int dnet_lid_to_clid(uint16_t lid, uint16_t *clid, struct dnet_err *err);
-/* Kind of a CLID: "reserved", "unicast", "multicast", "init". */
-const char *dnet_clid_kind(uint16_t clid);
+struct dnet_dev;
+enum dnet_clid_reading dnet_dev_clid_reading(const struct dnet_dev *dev);
+/* The LID of a CLID under reading r (that of the device the LID is for:
+ * dnet_clid_to_lid(dnet_dev_clid_reading(dev), clid)). */
+uint16_t dnet_clid_to_lid(enum dnet_clid_reading r, uint16_t clid);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

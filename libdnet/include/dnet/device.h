@@ -62,6 +62,8 @@ struct dnet_backend_desc {
 const struct dnet_backend_desc *dnet_backends(unsigned *count);
 
 const char *dnet_dev_backend(const struct dnet_dev *dev); /* "sim" */
+/* The longest spec dnet_open takes, NUL included (a buffer for one). */
+#define DNET_SPEC_MAX 256
 /* The spec the device was opened with, secrets redacted (dnet_spec_redact). */
 const char *dnet_dev_spec(const struct dnet_dev *dev);
 /* spec as it may be printed, logged or written to a report: the value of
@@ -111,6 +113,15 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
  * write-combining Write Window ends with a WC flush. */
 int dnet_read_block(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err);
 int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len, struct dnet_err *err);
+/* The same transfers (checks, backend, tap record) without those two
+ * ordering points: no cache flush before the read, no WC flush after the
+ * write.  For a program that issues the flushes itself, as separate steps
+ * (dnetd forwarding a client whose own library already flushed: doing it
+ * twice would change what an emulator counts; dsh's replay, where each
+ * flush is a record of its own). */
+int dnet_read_block_noflush(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, struct dnet_err *err);
+int dnet_write_block_noflush(struct dnet_dev *dev, uint32_t off, const void *buf, size_t len,
+			     struct dnet_err *err);
 
 /* Several block reads in flight at once: reqs[0..n) are read as
  * dnet_read_block would read each (the same checks, the cache flush of a
@@ -201,8 +212,6 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err);
 #define DNET_STOP_POLL_NS 10000000ull /* 10 ms */
 typedef bool (*dnet_stop_fn)(void *ctx);
 void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx);
-/* true when the stop hook says stop (false without one). */
-bool dnet_stopped(const struct dnet_dev *dev);
 /* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
 int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
 /* Whether the current node still has work in flight.  Backends that cannot

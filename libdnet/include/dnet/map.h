@@ -87,7 +87,6 @@ struct dnet_region_info {
 const struct dnet_region_info *dnet_region_info(enum dnet_region r);
 /* By short name ("ww", "pw", "llcm", "lhb", "ureg", "sreg"); NULL if none. */
 const struct dnet_region_info *dnet_region_by_name(const char *name);
-const char *dnet_memattr_name(enum dnet_memattr a);
 
 /* Address of [off, off+len) of region r for process wid, checked against the
  * region bounds.  Returns 0 or -DNET_ERANGE / -DNET_EINVAL with a message. */

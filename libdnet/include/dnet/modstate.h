@@ -46,13 +46,8 @@ struct dnet_fsm_info {
 
 const struct dnet_fsm_info *dnet_fsm_info(enum dnet_fsm f);
 
-/* State index of sub-machine f in a Module State value; -1 if the bits do
- * not form a valid state (several one-hot bits, unknown code). */
-int dnet_modstate_get(uint64_t v, enum dnet_fsm f);
 /* Name of that state ("IDLE"), or "?<bits>" written into buf. */
 const char *dnet_modstate_name(uint64_t v, enum dnet_fsm f, char *buf, size_t len);
-/* Encode: set sub-machine f of *v to state index s (emulator side). */
-void dnet_modstate_set(uint64_t *v, enum dnet_fsm f, unsigned s);
 /* The value of a fully idle controller (Fig. C.13). */
 #define DNET_MODSTATE_IDLE 0x0000422200020001ull
 

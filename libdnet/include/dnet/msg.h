@@ -119,8 +119,6 @@ int dnet_msg_recv(struct dnet_msg_job *job, unsigned rank, int source, int64_t t
 /* Like MPI_Iprobe: found if a matching message has arrived (not received). */
 int dnet_msg_probe(struct dnet_msg_job *job, unsigned rank, int source, int64_t tag, bool *found,
 		   struct dnet_msg_status *st, struct dnet_err *err);
-/* One pass of the progress engine over every local rank. */
-int dnet_msg_progress(struct dnet_msg_job *job, struct dnet_err *err);
 
 struct dnet_msg_counters {
 	uint64_t sent, sent_rndv, received, unexpected, lh_entries_freed, ring_bytes_freed, ring_reads, pulls;

@@ -77,8 +77,6 @@ int dnet_hdr_encode(const struct dnet_pkt_hdr *h, uint64_t dw[DNET_HDR_MAX_LINES
 		    unsigned *nlines, struct dnet_err *err);
 uint64_t dnet_hdr_dw1(const struct dnet_pkt_hdr *h);
 uint64_t dnet_hdr_dw2(const struct dnet_pkt_hdr *h);
-uint64_t dnet_hdr_dw3(const struct dnet_pkt_hdr *h);
-uint64_t dnet_hdr_dw4(const struct dnet_pkt_hdr *h);
 void dnet_hdr_decode_dw1(uint64_t dw1, struct dnet_pkt_hdr *h);
 /* Decode from up to n lines (n >= 2); lines beyond n are left zero. */
 void dnet_hdr_decode(const uint64_t *dw, unsigned n, struct dnet_pkt_hdr *h);
@@ -100,7 +98,6 @@ struct dnet_status {
 	uint32_t aux;     /* the DSTOff field: no particular meaning */
 };
 void dnet_status_decode(uint64_t lo, uint64_t hi, struct dnet_status *s);
-void dnet_status_encode(const struct dnet_status *s, uint64_t *lo, uint64_t *hi);
 
 /* ---- LH Buffer entry (Fig. 7.7; decision D-LH-ENTRY) ----
  * line 0: [63:32] Pointer, [31:0] Size
@@ -120,7 +117,6 @@ struct dnet_lh_entry {
 	uint8_t data[DNET_LH_DATA_BYTES];
 };
 void dnet_lh_decode(const uint64_t line[8], struct dnet_lh_entry *e);
-void dnet_lh_encode(const struct dnet_lh_entry *e, uint64_t line[8]);
 
 /* LHS message envelope (Fig. 7.6): Context [63:48], Rank [45:32], Tag [31:0]. */
 static inline uint64_t dnet_envelope(unsigned context, unsigned rank, uint32_t tag)

@@ -27,9 +27,6 @@ extern "C" {
  * messages ("size", "offset"); may be NULL. */
 int dnet_parse_u64(const char *s, uint64_t max, uint64_t *v, const char *what,
 		   struct dnet_err *err);
-/* Same, also accepting a binary size suffix K, M or G (KiB, MiB, GiB). */
-int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
-		    struct dnet_err *err);
 /* A duration, the one parser of every program (D-DURATION): a whole number
  * ('_' groups digits) and a unit, no space between: ns, us, ms, s, m (or
  * min), h -- "5ns", "3us", "2ms", "1s", "10m", "2h".  A bare number is

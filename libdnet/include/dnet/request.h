@@ -136,10 +136,6 @@ struct dnet_cmd {
 int dnet_req_encode(const struct dnet_req *r, struct dnet_cmd *out, struct dnet_err *err);
 /* Decode Lower/Upper (and Ex if has_ex). Never fails. */
 void dnet_req_decode(uint64_t lower, uint64_t upper, const uint64_t *ex, struct dnet_req *r);
-uint64_t dnet_req_lower(const struct dnet_req *r);   /* masking, no checks */
-uint64_t dnet_req_upper(const struct dnet_req *r);
-uint64_t dnet_req_ex_word(const struct dnet_req_ex *x);
-void dnet_req_ex_decode(uint64_t word, struct dnet_req_ex *x);
 
 /* BOTF request (Fig. 4.14, Tab. 4.7): Lower only. */
 struct dnet_botf_req {
@@ -161,7 +157,6 @@ struct dnet_lhsv2_upper {
 };
 int dnet_lhsv2_upper_encode(const struct dnet_lhsv2_upper *u, uint64_t *upper,
 			    struct dnet_err *err);
-void dnet_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u);
 
 /* The SO-DIMM-to-SO-DIMM copy marker (§4.6.8; decision D-SIM-COPY-MARKER). */
 #define DNET_COPY_MARKER 0xffffffffu

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "dnet/codes.h"
 #include "dnet/device.h"
 #include "dnet/msg.h"
 #include "dnet/packet.h"
@@ -120,7 +121,9 @@ int dnet_sync_test(struct dnet_sync *s, bool *done, uint32_t *count, struct dnet
 /* One flag store as a packet: an RVS with lflag 1 (eflag ef) from process
  * swid writing v into LLCM off of process (node, dwid), sent by BOTF out of
  * Write Window ww.  hdr and img[0..lines] (img[lines] = v) are the packet,
- * bytes[0..len) its image for the Write Window, cmd the BOTF request. */
+ * bytes[0..len) its image for the Write Window, cmd the BOTF request.  The
+ * destination LID is node's under clid_reading (the sending device's:
+ * dnet_dev_clid_reading). */
 struct dnet_sync_flag_pkt {
 	struct dnet_pkt_hdr hdr;
 	uint64_t img[DNET_HDR_MAX_LINES + 1];
@@ -129,8 +132,9 @@ struct dnet_sync_flag_pkt {
 	size_t len;
 	struct dnet_cmd cmd;
 };
-int dnet_sync_flag_pkt(unsigned swid, unsigned node, unsigned dwid, unsigned ef, uint32_t off, uint64_t v,
-		       unsigned ww, struct dnet_sync_flag_pkt *p, struct dnet_err *err);
+int dnet_sync_flag_pkt(enum dnet_clid_reading clid_reading, unsigned swid, unsigned node, unsigned dwid,
+		       unsigned ef, uint32_t off, uint64_t v, unsigned ww, struct dnet_sync_flag_pkt *p,
+		       struct dnet_err *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -67,7 +67,6 @@ void dnet_set_tap(struct dnet_dev *dev, dnet_tap_fn fn, void *ctx);
  * only named.  Capabilities are what the backend would give (devmem, pci) or
  * DNET_CAP_PRIVILEGED. */
 int dnet_open_dry(const char *spec, struct dnet_dev **dev, struct dnet_err *err);
-bool dnet_dev_dry(const struct dnet_dev *dev);
 
 /* Short names: "read", "write", "read_block", ..., and the reverse. */
 const char *dnet_tap_kind_name(enum dnet_tap_kind k);

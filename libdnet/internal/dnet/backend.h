@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* libdnet: the backend interface, for backend implementers.
+/* libdnet, private: the backend interface, for the backends linked into
+ * libdnet (not installed; a program sees device.h's opaque handle).
+ *
+ * Why libdnet/internal/dnet/: the private headers keep their "dnet/NAME.h"
+ * include lines (every backend, the server, the core unchanged) and only
+ * the library, dnetd and the internal tests are given -Ilibdnet/internal
+ * (the Makefile's BASE_CFLAGS): a program built with PUB_CFLAGS cannot
+ * include them, and install copies libdnet/include only.
  *
  * Like pciutils' struct pci_methods: each backend is one table of functions
  * in its own directory under backends/.  The core (libdnet/src/device.c)
@@ -9,6 +16,7 @@
 #ifndef DNET_BACKEND_H
 #define DNET_BACKEND_H
 
+#include "dnet/codes.h"
 #include "dnet/device.h"
 #include "dnet/param.h"
 #include "dnet/tap.h"
@@ -16,9 +24,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#pragma GCC visibility push(default) /* libdnet exports what its headers declare */
-
-#define DNET_SPEC_MAX 256
 
 struct dnet_backend_ops {
 	const char *name;      /* "sim" */
@@ -94,6 +99,7 @@ struct dnet_dev {
 	unsigned node;   /* current, 1..nodes */
 	unsigned caps;   /* DNET_CAP_* */
 	uint64_t cluster; /* which emulated cluster (dnet_dev_cluster); remote: dnetd's */
+	enum dnet_clid_reading clid_reading; /* D-CLID: set by open (sim's clid=), else 11:8 */
 	char spec[DNET_SPEC_MAX];
 	/* Kept by the core (tap.h): the tap, dry mode, and the one next read
 	 * of a read-effect register allowed (dnet_reg_read_effect). */
@@ -113,14 +119,11 @@ extern const struct dnet_backend_ops dnet_backend_sim;
 extern const struct dnet_backend_ops dnet_backend_remote;
 extern const struct dnet_backend_ops dnet_backend_pci;
 
-/* The transfer part of dnet_read_block()/dnet_write_block(): the same
- * checks and the backend's block entry (or 8-byte loop), without the
- * ordering points they add (the cache flush before reading a write-back
- * region, the WC flush after writing the Write Window).  For a server that
- * forwards a client's block request: the client's own core already did
- * those, and doing them twice would change what an emulator counts. */
-int dnet_block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t len, bool write,
-			struct dnet_err *err);
+/* true when the stop hook says stop (false without one; dnet_set_stop):
+ * asked by every blocking call, the core's and the backends'. */
+bool dnet_stopped(const struct dnet_dev *dev);
+/* Whether dev was opened with dnet_open_dry (tap.h). */
+bool dnet_dev_dry(const struct dnet_dev *dev);
 
 /* The pause of the fallback poll (dnet_wait without a backend wait): 0 while
  * elapsed_ns is below 50 us (spin with the pause instruction), then
@@ -137,7 +140,6 @@ struct dnet_kv {
 int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err);
 
-#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
