@@ -54,13 +54,14 @@ struct srv_conn {
 /* Who the peer is and what it may do (srv_auth.c). */
 struct srv_peer {
 	bool hello;          /* HELLO accepted */
-	unsigned node, wid;
+	unsigned node, wid;  /* node: the HELLO's, then that of the request served (each names one) */
 	bool privileged;
 	bool may_privilege;  /* decided by the server: the peer's uid, or TCP with the token */
 	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
 	char peer[64];       /* TCP peer address, for the per-address cap */
 	/* Confined (a user token, or --allow on a UNIX socket): a user client
-	 * of these nodes and WIDs only (HELLO and SET_NODE are checked). */
+	 * of these nodes and WIDs only (HELLO and the node of each request are
+	 * checked). */
 	bool confined;
 	struct grant_pair { unsigned node, wids; } *gp;
 	unsigned ngp;
@@ -97,7 +98,7 @@ struct srv_lockstep {
 	bool ready, go, looked;
 	uint64_t key;
 	uint64_t clock;      /* this client's host clock (virtual ns) */
-	unsigned home;       /* its node at its first device request: breaks ties */
+	unsigned home;       /* the node of its first device request: breaks ties */
 };
 
 struct client {
@@ -174,7 +175,8 @@ SRV_HIDDEN void srv_hello(struct dnet_srv *s, struct client *c, const struct dne
 #define SRV_DONE 1
 typedef int (*srv_handler)(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			   struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e);
-SRV_HIDDEN int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e);
+/* The handle of the client's node (c->auth.node) on the shared device. */
+SRV_HIDDEN struct dnet_dev *srv_dev(struct dnet_srv *s, const struct client *c);
 SRV_HIDDEN void srv_client_process(struct dnet_srv *s, struct client *c);
 /* Whether lockstep serves a request of this type in virtual-time order. */
 SRV_HIDDEN bool srv_type_ordered(uint16_t type);

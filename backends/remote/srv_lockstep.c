@@ -19,32 +19,27 @@ bool srv_ls_ordered(const struct dnet_srv *s, const struct client *c, uint16_t t
 /* Lockstep: the clock a client's host has reached, and bringing the node
  * it acts on up to it (a node another client touched may be ahead: then
  * this client waits for it). */
-static uint64_t ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt)
+static uint64_t ls_stat(struct dnet_dev *dev, const char *name, uint64_t dflt)
 {
 	struct dnet_err e;
 	uint64_t v = dflt;
-	if (dnet_stat(s->cfg.dev, name, &v, &e))
+	if (dnet_stat(dev, name, &v, &e))
 		v = dflt;
 	return v;
 }
 
 void srv_ls_clock_update(struct dnet_srv *s, struct client *c)
 {
-	struct dnet_err e;
-	if (srv_select_node(s, c, &e) == 0) {
-		uint64_t t = ls_stat(s, "host_ns", c->ls.clock);
-		if (t > c->ls.clock)
-			c->ls.clock = t;
-	}
+	uint64_t t = ls_stat(srv_dev(s, c), "host_ns", c->ls.clock);
+	if (t > c->ls.clock)
+		c->ls.clock = t;
 }
 
 static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e)
 {
-	int rc = srv_select_node(s, c, e);
-	uint64_t t = ls_stat(s, "host_ns", 0);
-	if (!rc && t < c->ls.clock)
-		rc = dnet_delay(s->cfg.dev, c->ls.clock - t, e);
-	return rc;
+	struct dnet_dev *dev = srv_dev(s, c);
+	uint64_t t = ls_stat(dev, "host_ns", 0);
+	return t < c->ls.clock ? dnet_delay(dev, c->ls.clock - t, e) : 0;
 }
 
 /* Lockstep (D-SIM-TIMELINES, D-LOCKSTEP-BOUND): serve the client with the
@@ -75,7 +70,6 @@ static bool ls_before(uint64_t key, unsigned home, uint64_t key2, unsigned home2
 
 void srv_lockstep_run(struct dnet_srv *s)
 {
-	struct dnet_dev *dev = s->cfg.dev;
 	uint64_t t0 = dnet_mono_ns();
 	s->ls_more = false;
 	unsigned members = 0;
@@ -116,8 +110,8 @@ void srv_lockstep_run(struct dnet_srv *s)
 			uint64_t key = c->ls.clock;
 			if (c->wait.kind == P_VWAIT && c->ls.looked) {
 				if (!have_ev) {
-					ev = ls_stat(s, "next_event_ns", DNET_VTIME_END);
-					dev_now = ls_stat(s, "vtime_ns", 0);
+					ev = ls_stat(s->cfg.dev, "next_event_ns", DNET_VTIME_END);
+					dev_now = ls_stat(s->cfg.dev, "vtime_ns", 0);
 					have_ev = true;
 				}
 				uint64_t at = ev < c->wait.deadline ? ev : c->wait.deadline;
@@ -142,6 +136,7 @@ void srv_lockstep_run(struct dnet_srv *s)
 			struct dnet_err e;
 			dnet_clearerr(&e);
 			uint64_t hnow = 0, last = 0;
+			struct dnet_dev *dev = srv_dev(s, best);
 			int rc = ls_node_sync(s, best, &e);
 			if (!rc)
 				rc = dnet_now(dev, &hnow, &e);

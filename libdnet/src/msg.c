@@ -92,9 +92,16 @@ static uint32_t round8(uint64_t v) { return (uint32_t)((v + 7u) & ~7ull); }
 
 static uint32_t ureg(const struct local_rank *l, uint32_t reg) { return DNET_UREG_WID(l->wid) + reg; }
 
+/* The job acts through the handle of the node it last went to
+ * (D-NODE-HANDLE): as the device's current node did, it stays there
+ * between calls. */
 static int at(struct dnet_msg_job *job, const struct local_rank *l, struct dnet_err *err)
 {
-	return dnet_set_node(job->dev, l->node, err);
+	struct dnet_dev *d = dnet_node_dev(job->dev, l->node, err);
+	if (!d)
+		return -DNET_ERANGE;
+	job->dev = d;
+	return 0;
 }
 
 /* Let time pass while waiting: drain the other local ranks' LH Buffers

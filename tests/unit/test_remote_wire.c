@@ -26,8 +26,8 @@ static void test_malformed(void)
 	/* A request before HELLO: error, hang up. */
 	int fd = raw_connect(sv.addr);
 	CHECK(fd >= 0);
-	static const uint8_t rd[8] = {0, 0, 2, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 9, rd, 8);
+	static const uint8_t rd[12] = {1, 0, 0, 0, 0, 0, 2, 0, 8, 0, 0, 0}; /* node 1 (2.0), off, width */
+	n = hand_frame(f, 12, DNET_MSG_READ, 9, rd, 12);
 	expect_error(fd, f, n, DNET_EPROTO, 9, true);
 	close(fd);
 
@@ -42,35 +42,53 @@ static void test_malformed(void)
 
 	/* Another protocol version: error naming both, hang up. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 2), -DNET_EPROTO);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR + 1), -DNET_EPROTO);
+	CHECK_EQ(raw_recv(fd, &r, 3000), 0);
+	close(fd);
+	/* A 1.3 client (its HELLO by hand: the layout every version keeps) is
+	 * refused by name: 2.0 names the node in each frame, 1.3 would send
+	 * SET_NODE and frames without one (D-NODE-HANDLE). */
+	static const uint8_t old_hello[16] = {'D', 'N', 'E', 'T', 1, 0, 3, 0, /* version 1.3 */
+					      1, 0, 0, 0, 0, 1, 0, 0};        /* node 1, WID 0, privileged */
+	fd = raw_connect(sv.addr);
+	n = hand_frame(f, 16, DNET_MSG_HELLO, 1, old_hello, 16);
+	CHECK_EQ(raw_send(fd, f, n), 0);
+	CHECK_EQ(raw_recv(fd, &r, 3000), 1);
+	CHECK_EQ(r.type, DNET_MSG_ERROR);
+	CHECK_EQ(r.code, DNET_EPROTO);
+	CHECK(strstr(r.msg, "client speaks 1.3, dnetd speaks 2.0") != NULL);
 	CHECK_EQ(raw_recv(fd, &r, 3000), 0);
 	close(fd);
 
 	/* After HELLO: bad frames get an ERROR echoing the id, the connection lives on. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR), 0);
 	n = hand_frame(f, 0, 0x0042, 10, NULL, 0);                       /* unknown type */
 	expect_error(fd, f, n, DNET_EPROTO, 10, false);
-	static const uint8_t rd3[8] = {0, 0, 2, 0, 3, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 11, rd3, 8);                 /* width 3 */
+	static const uint8_t rd3[12] = {1, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 11, rd3, 12);               /* width 3 */
 	expect_error(fd, f, n, DNET_EPROTO, 11, false);
-	n = hand_frame(f, 7, DNET_MSG_READ, 12, rd, 7);                  /* short payload */
+	n = hand_frame(f, 11, DNET_MSG_READ, 12, rd, 11);                /* short payload */
 	expect_error(fd, f, n, DNET_EPROTO, 12, false);
 	n = hand_frame(f, 0, DNET_MSG_READ | DNET_MSG_REPLY, 13, NULL, 0); /* a reply as request */
 	expect_error(fd, f, n, DNET_EPROTO, 13, false);
 	n = hand_frame(f, 0, DNET_MSG_HELLO, 14, NULL, 0);               /* short HELLO */
 	expect_error(fd, f, n, DNET_EPROTO, 14, false);
-	static const uint8_t rda[8] = {4, 0, 2, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 15, rda, 8);                 /* misaligned: the device says */
+	static const uint8_t rda[12] = {1, 0, 0, 0, 4, 0, 2, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 15, rda, 12);               /* misaligned: the device says */
 	expect_error(fd, f, n, DNET_EALIGN, 15, false);
-	static const uint8_t big[8] = {0, 0x10, 5, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 16, big, 8);                 /* past the map */
+	static const uint8_t big[12] = {1, 0, 0, 0, 0, 0x10, 5, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 16, big, 12);               /* past the map */
 	expect_error(fd, f, n, DNET_ERANGE, 16, false);
-	static const uint8_t sn[4] = {0, 0, 1, 0};
-	n = hand_frame(f, 4, DNET_MSG_SET_NODE, 17, sn, 4);              /* node 65536 */
+	static const uint8_t sn[12] = {0, 0, 1, 0, 0, 0, 2, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 17, sn, 12);                /* on node 65536 */
 	expect_error(fd, f, n, DNET_EINVAL, 17, false);
+	static const uint8_t sn1[4] = {1, 0, 0, 0};
+	n = hand_frame(f, 4, 0x0009, 20, sn1, 4);                        /* SET_NODE of 1.x: gone */
+	expect_error(fd, f, n, DNET_EPROTO, 20, false);
 	/* Still answering properly. */
-	n = hand_frame(f, 0, DNET_MSG_NOW, 18, NULL, 0);
+	static const uint8_t node1[4] = {1, 0, 0, 0};
+	n = hand_frame(f, 4, DNET_MSG_NOW, 18, node1, 4);
 	CHECK_EQ(raw_send(fd, f, n), 0);
 	got = raw_recv(fd, &r, 3000);
 	CHECK_EQ(got, 1);
@@ -83,17 +101,17 @@ static void test_malformed(void)
 
 	/* Several frames in one write, and one frame dribbled a byte at a time. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR), 0);
 	n = 0;
 	for (unsigned i = 0; i < 5; i++)
-		n += hand_frame(f + n, 0, DNET_MSG_BUSY, 100 + i, NULL, 0);
+		n += hand_frame(f + n, 4, DNET_MSG_BUSY, 100 + i, node1, 4);
 	CHECK_EQ(raw_send(fd, f, n), 0);
 	for (unsigned i = 0; i < 5; i++) {
 		CHECK_EQ(raw_recv(fd, &r, 3000), 1);
 		CHECK_EQ(r.id, 100 + i);
 		CHECK_EQ(r.type, DNET_MSG_BUSY | DNET_MSG_REPLY);
 	}
-	n = hand_frame(f, 8, DNET_MSG_READ, 200, rd, 8);
+	n = hand_frame(f, 12, DNET_MSG_READ, 200, rd, 12);
 	for (size_t i = 0; i < n; i++) {
 		CHECK_EQ(raw_send(fd, f + i, 1), 0);
 		usleep(200);
@@ -113,7 +131,7 @@ static void test_malformed(void)
 			break;
 		}
 		if (conn % 2 == 0)
-			CHECK_EQ(raw_hello(fd, (unsigned)(conn / 2) % 2, conn % 4 == 0, 1), 0);
+			CHECK_EQ(raw_hello(fd, (unsigned)(conn / 2) % 2, conn % 4 == 0, DNET_PROTO_VERSION_MAJOR), 0);
 		for (unsigned k = 0; k < 40; k++) {
 			uint8_t pl[64];
 			size_t pn = t_rand() % sizeof pl;
@@ -194,7 +212,7 @@ static void test_many_clients(void)
 
 	/* A real-time wait in the server does not hold up other clients. */
 	int fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, false, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, false, DNET_PROTO_VERSION_MAJOR), 0);
 	struct dnet_dev *b = NULL;
 	CHECK_OK(open_remote(&sv, NULL, &b, &e), &e);
 	if (b && fd >= 0) {
