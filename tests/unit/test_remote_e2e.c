@@ -821,6 +821,10 @@ out:
 static void test_dispatch_table(void)
 {
 	for (uint16_t t = 1; t <= DNET_MSG_REQ_LAST; t++) {
+		if (!dnet_proto_is_request(t)) { /* a retired number: 0x0009, SET_NODE of 1.x */
+			CHECK(!dnet_srv_serves(t));
+			continue;
+		}
 		if (!dnet_srv_serves(t))
 			fprintf(stderr, "dnetd has no handler for %s\n", dnet_proto_type_name(t));
 		CHECK(dnet_srv_serves(t));

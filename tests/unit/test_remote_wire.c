@@ -220,6 +220,7 @@ static void test_many_clients(void)
 		struct dnet_proto_msg m, r;
 		memset(&m, 0, sizeof m);
 		m.type = DNET_MSG_WAIT;
+		m.node = 1;
 		m.id = 77;
 		m.off = DNET_LLCM_WID(0) + 0x200;
 		m.mask = 0xff;
@@ -253,6 +254,7 @@ static void test_many_clients(void)
 		/* A real-time delay is pending too, not a sleep of the whole daemon. */
 		memset(&m, 0, sizeof m);
 		m.type = DNET_MSG_DELAY;
+		m.node = 1;
 		m.id = 79;
 		m.ns = 300000000;
 		t0 = mono_ms();
