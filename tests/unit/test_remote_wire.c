@@ -405,6 +405,50 @@ static void test_client_errors_and_shutdown(void)
 
 /* ---- posted requests (protocol 1.1) ---- */
 
+/* ---- a server of protocol 1.3: the client refuses it by name ---- */
+
+/* A daemon of 1.x in a child: takes one connection, reads the HELLO and
+ * answers with a 1.3 HELLO reply made by hand (its layout every version
+ * keeps), then waits for the client to hang up. */
+static void test_old_server(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/old.sock", tmpdir);
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 1) != 0) {
+		CHECK(!"old server listening");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(10);
+		int fd = accept(lfd, NULL, NULL);
+		uint8_t in[512];
+		(void)!read(fd, in, sizeof in);
+		static const uint8_t rep[24] = {'D', 'N', 'E', 'T', 1, 0, 3, 0, /* 1.3 */
+						2, 0, 0, 0, 0x2f, 0, 0, 0,     /* 2 nodes, caps */
+						1, 0, 0, 0, 0, 0, 8, 0};       /* node 1, max payload */
+		uint8_t f[64];
+		size_t n = hand_frame(f, 24, DNET_MSG_HELLO | DNET_MSG_REPLY, dnet_get32(in + 8), rep, 24);
+		(void)!write(fd, f, n);
+		(void)!read(fd, in, sizeof in); /* until the client hangs up */
+		_exit(0);
+	}
+	close(lfd);
+	char spec[200];
+	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=5s", path);
+	struct dnet_dev *d = NULL;
+	struct dnet_err e;
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPROTO);
+	CHECK(d == NULL);
+	CHECK(strstr(e.msg, "speaks protocol 1.3, this client 2.0") != NULL);
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	unlink(path);
+}
+
 int main(void)
 {
 	if (e2e_tmpdir_make() < 0)
@@ -413,6 +457,7 @@ int main(void)
 	RUN(test_many_clients);
 	RUN(test_tcp_token);
 	RUN(test_client_errors_and_shutdown);
+	RUN(test_old_server);
 	e2e_tmpdir_remove();
 	return t_summary("test_remote_wire");
 }
