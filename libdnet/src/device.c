@@ -13,6 +13,10 @@
 #include "dnet/suggest.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+/* Node handles (dnet_node_dev): a table of the first DNET_NODE_TABLE nodes
+ * (the emulator's CLIDs fit), a list for the nodes past it -- a daemon may
+ * say it serves 2^32 - 1 nodes, and a table of them would take 32 GB. */
+#define DNET_NODE_TABLE 65536u
 
 static const struct dnet_backend_ops *const backends[] = {
 	&dnet_backend_sim,
@@ -126,9 +130,13 @@ void dnet_close(struct dnet_dev *dev)
 	if (!dev->dry)
 		dev->ops->close(dev);
 	if (dev->handles)
-		for (unsigned i = 0; i < dev->nodes; i++)
+		for (unsigned i = 0; i < dev->nodes && i < DNET_NODE_TABLE; i++)
 			free(dev->handles[i]);
 	free(dev->handles);
+	for (struct dnet_dev *n = dev->more_handles, *next; n; n = next) {
+		next = n->more_handles;
+		free(n);
+	}
 	free(dev);
 }
 
@@ -258,20 +266,30 @@ struct dnet_dev *dnet_node_dev(struct dnet_dev *dev, unsigned node, struct dnet_
 	}
 	if (node == root->node)
 		return root;
-	if (!root->handles && !(root->handles = calloc(root->nodes, sizeof *root->handles))) {
-		dnet_seterr(err, DNET_ENOMEM, "out of memory for %u node handles", root->nodes);
-		return NULL;
+	unsigned slots = root->nodes < DNET_NODE_TABLE ? root->nodes : DNET_NODE_TABLE;
+	struct dnet_dev **h = NULL;
+	if (node <= slots) {
+		if (!root->handles && !(root->handles = calloc(slots, sizeof *root->handles))) {
+			dnet_seterr(err, DNET_ENOMEM, "out of memory for %u node handles", slots);
+			return NULL;
+		}
+		h = &root->handles[node - 1];
+	} else {
+		for (h = &root->more_handles; *h && (*h)->node != node; h = &(*h)->more_handles)
+			;
 	}
-	struct dnet_dev **h = &root->handles[node - 1];
 	if (!*h) {
-		if (!(*h = malloc(sizeof **h))) {
+		struct dnet_dev *n = malloc(sizeof *n);
+		if (!n) {
 			dnet_seterr(err, DNET_ENOMEM, "out of memory for the handle of node %u", node);
 			return NULL;
 		}
-		**h = *root; /* the same backend, opened once */
-		(*h)->node = node;
-		(*h)->handles = NULL;
-		(*h)->confirm_next = false;
+		*n = *root; /* the same backend, opened once */
+		n->node = node;
+		n->handles = NULL;
+		n->more_handles = NULL;
+		n->confirm_next = false;
+		*h = n;
 	}
 	return *h;
 }

@@ -410,16 +410,14 @@ static void test_client_errors_and_shutdown(void)
 /* A daemon of 1.x in a child: takes one connection, reads the HELLO and
  * answers with a 1.3 HELLO reply made by hand (its layout every version
  * keeps), then waits for the client to hang up. */
-static void test_old_server(void)
+static pid_t fake_server(const char *path, uint16_t minor_major[2], uint32_t nodes)
 {
-	char path[128];
-	snprintf(path, sizeof path, "%s/old.sock", tmpdir);
 	int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 1) != 0) {
-		CHECK(!"old server listening");
-		return;
+		CHECK(!"fake server listening");
+		return -1;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -427,9 +425,12 @@ static void test_old_server(void)
 		int fd = accept(lfd, NULL, NULL);
 		uint8_t in[512];
 		(void)!read(fd, in, sizeof in);
-		static const uint8_t rep[24] = {'D', 'N', 'E', 'T', 1, 0, 3, 0, /* 1.3 */
-						2, 0, 0, 0, 0x2f, 0, 0, 0,     /* 2 nodes, caps */
-						1, 0, 0, 0, 0, 0, 8, 0};       /* node 1, max payload */
+		uint8_t rep[24] = {'D', 'N', 'E', 'T', 0, 0, 0, 0, /* version */
+				   0, 0, 0, 0, 0x2f, 0, 0, 0,     /* nodes, caps */
+				   1, 0, 0, 0, 0, 0, 8, 0};       /* node 1, max payload */
+		dnet_put16(rep + 4, minor_major[1]);
+		dnet_put16(rep + 6, minor_major[0]);
+		dnet_put32(rep + 8, nodes);
 		uint8_t f[64];
 		size_t n = hand_frame(f, 24, DNET_MSG_HELLO | DNET_MSG_REPLY, dnet_get32(in + 8), rep, 24);
 		(void)!write(fd, f, n);
@@ -437,6 +438,16 @@ static void test_old_server(void)
 		_exit(0);
 	}
 	close(lfd);
+	return pid;
+}
+
+static void test_old_server(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/old.sock", tmpdir);
+	pid_t pid = fake_server(path, (uint16_t[2]){ 3, 1 }, 2);
+	if (pid < 0)
+		return;
 	char spec[200];
 	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=5s", path);
 	struct dnet_dev *d = NULL;
@@ -444,6 +455,35 @@ static void test_old_server(void)
 	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPROTO);
 	CHECK(d == NULL);
 	CHECK(strstr(e.msg, "speaks protocol 1.3, this client 2.0") != NULL);
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	unlink(path);
+}
+
+/* A daemon that says it serves 2^32 - 1 nodes: node handles are made for
+ * the nodes asked for, not a table of all of them (32 GB; fuzz_remote). */
+static void test_huge_node_count(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/huge.sock", tmpdir);
+	pid_t pid = fake_server(path, (uint16_t[2]){ DNET_PROTO_VERSION_MINOR, DNET_PROTO_VERSION_MAJOR }, 0xffffffffu);
+	if (pid < 0)
+		return;
+	char spec[200];
+	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=5s", path);
+	struct dnet_dev *d = NULL;
+	struct dnet_err e;
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	if (d) {
+		CHECK_EQ(dnet_node_count(d), 0xffffffffu);
+		struct dnet_dev *a = dnet_node_dev(d, 0xffffffffu, &e), *b = dnet_node_dev(d, 70000, &e);
+		CHECK(a && b && a != b && dnet_node(a) == 0xffffffffu && dnet_node(b) == 70000);
+		CHECK(dnet_node_dev(d, 0xffffffffu, &e) == a); /* the same handle again */
+		CHECK(dnet_node_dev(a, 0, &e) == d);
+		struct dnet_dev *c = dnet_node_dev(d, 2, &e);
+		CHECK(c && dnet_node(c) == 2 && dnet_node_dev(b, 2, &e) == c);
+		dnet_close(b); /* any handle closes the device */
+	}
 	int st = 0;
 	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	unlink(path);
@@ -458,6 +498,7 @@ int main(void)
 	RUN(test_tcp_token);
 	RUN(test_client_errors_and_shutdown);
 	RUN(test_old_server);
+	RUN(test_huge_node_count);
 	e2e_tmpdir_remove();
 	return t_summary("test_remote_wire");
 }

@@ -96,7 +96,8 @@ struct dnet_dev {
 	unsigned nodes;  /* >= 1 */
 	unsigned node;   /* this handle's node, 1..nodes */
 	struct dnet_dev *root;      /* the handle dnet_open returned (itself for it) */
-	struct dnet_dev **handles;  /* root only: [node - 1], made on first use */
+	struct dnet_dev **handles;  /* root only: [node - 1] of the first 65536, made on first use */
+	struct dnet_dev *more_handles; /* root: the handles of nodes past them; a node's: the next */
 	unsigned tap_node;          /* root only: the node of the last record tapped */
 	unsigned caps;   /* DNET_CAP_* */
 	uint64_t cluster; /* which emulated cluster (dnet_dev_cluster); remote: dnetd's */
