@@ -61,8 +61,10 @@ int cmd_node(struct dsh *d, struct dsh_args *a)
 		if (k < 1 || k > n)
 			return dsh_error(d, "argument 1: node %" PRIu64 " out of range (1..%u)", k, n);
 		struct dnet_err e = { 0 };
-		if (dnet_set_node(d->dev, (unsigned)k, &e) < 0)
+		struct dnet_dev *h = dnet_node_dev(d->dev, (unsigned)k, &e);
+		if (!h)
 			return dsh_derr(d, &e);
+		d->dev = h; /* the shell's current node is the handle it uses (D-NODE-HANDLE) */
 	}
 	bool show = a->argc == 1;
 	out_u64(d, "current", show ? "node %" PRIu64 : NULL, dnet_node(d->dev));

@@ -24,7 +24,9 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 	bool alone = d->ranks.size <= 1;
 	unsigned n = alone ? dnet_node_count(d->dev) : d->ranks.size;
 	unsigned me = alone ? dnet_node(d->dev) - 1 : d->ranks.rank;
-	if (!d->msg.job || d->msg.job_dev != d->dev) {
+	/* the same backend whichever node's handle is in use (D-NODE-HANDLE) */
+	struct dnet_dev *root = dnet_node_dev(d->dev, 0, NULL);
+	if (!d->msg.job || d->msg.job_dev != root) {
 		dnet_msg_job_close(d->msg.job);
 		d->msg.job = NULL;
 		struct dnet_msg_rank *map = calloc(n, sizeof *map);
@@ -40,15 +42,12 @@ static int msg_rank(struct dsh *d, unsigned *rank, unsigned *nranks)
 			p.llcm_reserved = d->ranks.sync_area;
 			p.llcm_reserved_len = DSH_SYNC_AREA_SIZE;
 		}
-		unsigned node = dnet_node(d->dev);
 		struct dnet_err e = { 0 };
 		int rc = dnet_msg_job_open(d->dev, n, map, alone ? NULL : &d->ranks.rank, alone ? 0 : 1, &p, &d->msg.job, &e);
 		free(map);
-		struct dnet_err e2 = { 0 };
-		dnet_set_node(d->dev, node, &e2);
 		if (rc < 0)
 			return dsh_derr(d, &e);
-		d->msg.job_dev = d->dev;
+		d->msg.job_dev = root;
 		/* Under a launcher the set-up is collective: no rank may send
 		 * before every receiver has its AMT, rings and LH Buffer state
 		 * (a packet ahead of them would find no AMT entry). */
@@ -108,14 +107,12 @@ int cmd_send(struct dsh *d, struct dsh_args *a)
 		return dsh_error(d, "out of memory");
 	for (size_t i = 0; i < len; i++)
 		buf[i] = pattern(kv[1].val, i);
-	unsigned node = dnet_node(d->dev);
 	struct dnet_msg_req *q = NULL;
 	struct dnet_msg_status st = { 0 };
-	struct dnet_err e = { 0 }, e2 = { 0 };
+	struct dnet_err e = { 0 };
 	int rc = dnet_msg_isend(d->msg.job, me, (unsigned)dest, (uint32_t)tag, buf, len, via, &q, &e);
 	if (rc == 0)
 		rc = dnet_msg_wait(d->msg.job, q, &st, &e);
-	dnet_set_node(d->dev, node, &e2);
 	free(buf);
 	if (rc < 0)
 		return dsh_derr(d, &e);
@@ -163,11 +160,9 @@ int cmd_recv(struct dsh *d, struct dsh_args *a)
 	uint8_t *buf = malloc(cap ? cap : 1);
 	if (!buf)
 		return dsh_error(d, "out of memory");
-	unsigned node = dnet_node(d->dev);
 	struct dnet_msg_status st = { 0 };
-	struct dnet_err e = { 0 }, e2 = { 0 };
+	struct dnet_err e = { 0 };
 	int rc = dnet_msg_recv(d->msg.job, me, src, tag, buf, cap, &st, &e);
-	dnet_set_node(d->dev, node, &e2);
 	if (rc < 0) {
 		free(buf);
 		return dsh_derr(d, &e);

@@ -160,10 +160,13 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 	bool busy = false;
 	char where[96];
 	diverge[0] = '\0';
-	if (r->node && r->kind != DNET_TAP_NODE && r->node != dnet_node(d->dev) &&
-	    (rc = dnet_set_node(d->dev, r->node, &e)) < 0) {
-		snprintf(diverge, n, "node %u: %s", r->node, e.msg);
-		return;
+	struct dnet_dev *h;
+	if (r->node && r->kind != DNET_TAP_NODE && r->node != dnet_node(d->dev)) {
+		if (!(h = dnet_node_dev(d->dev, r->node, &e))) {
+			snprintf(diverge, n, "node %u: %s", r->node, e.msg);
+			return;
+		}
+		d->dev = h; /* the record's node's handle (D-NODE-HANDLE) */
 	}
 	switch (r->kind) {
 	case DNET_TAP_READ:
@@ -229,7 +232,10 @@ static void run_rec(struct dsh *d, struct rec *r, char *diverge, size_t n)
 		rc = dnet_prefetch(d->dev, r->off, r->len, &e);
 		break;
 	case DNET_TAP_NODE:
-		rc = dnet_set_node(d->dev, (unsigned)r->val[0], &e);
+		if ((h = dnet_node_dev(d->dev, (unsigned)r->val[0], &e)))
+			d->dev = h;
+		else
+			rc = -e.code;
 		break;
 	case DNET_TAP_BUSY:
 		rc = dnet_busy(d->dev, &busy, &e);

@@ -85,17 +85,15 @@ int dsh_wait_idle(struct dsh *d, bool all_nodes, uint64_t timeout_ns, uint64_t *
 	for (;;) {
 		bool busy = false, hidden = false;
 		for (unsigned k = all_nodes ? 1 : cur; k <= (all_nodes ? n : cur) && !busy; k++) {
-			if (all_nodes && dnet_set_node(d->dev, k, &e) < 0) {
-				if (e.code != DNET_EPERM)
-					return dsh_derr(d, &e);
-				hidden = true; /* a node this client may not use */
-				continue;
-			}
-			int rc = dnet_busy(d->dev, &busy, &e);
-			if (all_nodes)
-				dnet_set_node(d->dev, cur, NULL);
-			if (rc < 0)
+			struct dnet_dev *h = all_nodes ? dnet_node_dev(d->dev, k, &e) : d->dev;
+			if (!h)
 				return dsh_derr(d, &e);
+			if (dnet_busy(h, &busy, &e) < 0) {
+				if (!all_nodes || e.code != DNET_EPERM)
+					return dsh_derr(d, &e);
+				busy = false;
+				hidden = true; /* a node this client may not use */
+			}
 		}
 		/* Nodes this client may not see: its own packets must at least
 		 * have been received (the emulator counts them, D-SIM-CAUSE). */

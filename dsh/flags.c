@@ -83,23 +83,16 @@ static const char *meaning_of(const char *flag, char *buf, size_t n)
 	return buf;
 }
 
-/* Make node the current one (if it is not); -1 with e set. */
-static int on_node(struct dsh *d, unsigned node, struct dnet_err *e)
+/* The handle of node (D-NODE-HANDLE); NULL with e set. */
+static struct dnet_dev *on_node(struct dsh *d, unsigned node, struct dnet_err *e)
 {
-	if (node != dnet_node(d->dev) && dnet_set_node(d->dev, node, e) < 0)
-		return -1;
-	return 0;
+	return dnet_node_dev(d->dev, node, e);
 }
 
 static int stat_on(struct dsh *d, unsigned node, const char *name, uint64_t *v, struct dnet_err *e)
 {
-	unsigned cur = dnet_node(d->dev);
-	if (on_node(d, node, e) < 0)
-		return -1;
-	int rc = dnet_stat(d->dev, name, v, e);
-	if (node != cur)
-		dnet_set_node(d->dev, cur, NULL);
-	return rc;
+	struct dnet_dev *h = on_node(d, node, e);
+	return h ? dnet_stat(h, name, v, e) : -1;
 }
 
 /* Controller Status (and the PGID-drop count where the backend keeps one)
@@ -108,14 +101,12 @@ static int stat_on(struct dsh *d, unsigned node, const char *name, uint64_t *v, 
 static int snap(struct dsh *d, struct dsh_vnode *s)
 {
 	struct dnet_err e = { 0 };
-	unsigned cur = dnet_node(d->dev);
 	s->readable = false;
-	if (on_node(d, s->node, &e) < 0)
+	struct dnet_dev *h = on_node(d, s->node, &e);
+	if (!h)
 		return e.code == DNET_EPERM ? 0 : dsh_derr(d, &e);
-	int rc = dnet_reg_read(d->dev, s->wid, cs_reg(), &s->cs, &e);
-	s->has_pgid = rc == 0 && dnet_stat(d->dev, "pgid_drops", &s->pgid, NULL) == 0;
-	if (s->node != cur)
-		dnet_set_node(d->dev, cur, NULL);
+	int rc = dnet_reg_read(h, s->wid, cs_reg(), &s->cs, &e);
+	s->has_pgid = rc == 0 && dnet_stat(h, "pgid_drops", &s->pgid, NULL) == 0;
 	if (rc < 0 && e.code == DNET_EPERM)
 		return 0;
 	if (rc < 0)
@@ -430,13 +421,11 @@ static bool node_busy_now(struct dsh *d, unsigned node)
 {
 	struct dnet_err e = { 0 };
 	bool busy = false;
-	unsigned cur = dnet_node(d->dev);
-	if (on_node(d, node, &e) < 0)
+	struct dnet_dev *h = on_node(d, node, &e);
+	if (!h)
 		return e.code != DNET_EPERM;
-	if (dnet_busy(d->dev, &busy, &e) < 0)
+	if (dnet_busy(h, &busy, &e) < 0)
 		busy = e.code != DNET_EPERM;
-	if (node != cur)
-		dnet_set_node(d->dev, cur, NULL);
 	return busy;
 }
 
@@ -592,17 +581,16 @@ int dsh_pending_judge_one(struct dsh *d, const char *allow, uint64_t timeout_ns)
 static bool settle_idle(struct dsh *d)
 {
 	struct dnet_err e = { 0 };
-	unsigned cur = dnet_node(d->dev), n = dnet_node_count(d->dev);
+	unsigned n = dnet_node_count(d->dev);
 	uint64_t waited = 0, step = 100;
 	for (;;) {
 		bool busy = false;
 		for (unsigned k = 1; k <= n && !busy; k++) {
-			if (dnet_set_node(d->dev, k, &e) < 0)
-				continue; /* a node this client may not use */
-			if (dnet_busy(d->dev, &busy, &e) < 0)
+			struct dnet_dev *h = dnet_node_dev(d->dev, k, &e);
+			/* a node this client may not use is refused: idle to it */
+			if (!h || dnet_busy(h, &busy, &e) < 0)
 				busy = false;
 		}
-		dnet_set_node(d->dev, cur, NULL);
 		if (!busy)
 			return true;
 		if (waited >= d->opts.timeout_ns || dsh_interrupted(d) || dsh_term_signal())

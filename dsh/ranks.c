@@ -141,11 +141,14 @@ int dsh_sync_attach(struct dsh *d, char *err, size_t errlen)
 	d->opts.wid = d->ranks.peer[d->ranks.rank].wid;
 	struct dnet_err e = { 0 };
 	/* n == 1: the backend is attached to one node already (remote node=K, a board). */
-	if (n > 1 && (want > n || dnet_set_node(d->dev, want, &e) < 0)) {
+	struct dnet_dev *h = n > 1 && want <= n ? dnet_node_dev(d->dev, want, &e) : NULL;
+	if (n > 1 && !h) {
 		snprintf(err, errlen, "rank %u drives node %u, but the backend reaches nodes 1..%u", d->ranks.rank,
 			 want, n);
 		return -1;
 	}
+	if (h)
+		d->dev = h; /* the rank's node's handle (D-NODE-HANDLE) */
 	/* DSH_PGID (a node table's PGID column): the privileged set-up of the
 	 * process group of this rank's WID (§4.4). */
 	uint64_t pg;

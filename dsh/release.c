@@ -28,7 +28,7 @@ void dsh_release(struct dsh *d)
 	dsh_sync_free(d);
 	dsh_snaps_free(d);
 	if (d->dev)
-		dnet_close(d->dev);
+		dnet_close(d->dev); /* any node's handle closes the device */
 	d->dev = NULL;
 	dsh_journal_stop(NULL); /* main stopped it with the verdict, unless it ended early */
 }

@@ -317,7 +317,7 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		printf("dsh > %s\n", text);
 	}
 	int rc = dsh_tokenize(d, text, a);
-	unsigned saved_node = 0;
+	struct dnet_dev *saved_dev = NULL; /* @K: the handle to go back to */
 	const struct dsh_cmd *c = NULL;
 	char *cmdname = (char *)"";
 	char *at = NULL;   /* the "@K" token (in a->buf) */
@@ -332,11 +332,15 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 		} else if (k < 1 || k > n) {
 			rc = dsh_error(d, "node %" PRIu64 " out of range (1..%u)", k, n);
 		} else {
+			/* node K's handle for this command (D-NODE-HANDLE): a
+			 * pointer, no request */
 			struct dnet_err e = { 0 };
-			saved_node = dnet_node(d->dev);
-			if (dnet_set_node(d->dev, (unsigned)k, &e) < 0) {
+			struct dnet_dev *h = dnet_node_dev(d->dev, (unsigned)k, &e);
+			if (!h) {
 				rc = dsh_derr(d, &e);
-				saved_node = 0;
+			} else {
+				saved_dev = d->dev;
+				d->dev = h;
 			}
 			memmove(a->argv, a->argv + 1, (size_t)a->argc * sizeof(char *));
 			a->argc--;
@@ -370,10 +374,8 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 			rc = c->fn(d, a);
 	}
 	if (not_run) {
-		if (saved_node) {
-			struct dnet_err e = { 0 };
-			dnet_set_node(d->dev, saved_node, &e);
-		}
+		if (saved_dev)
+			d->dev = saved_dev;
 		if (d->io.json) {
 			out_result_drop(d);
 		}
@@ -384,10 +386,8 @@ int dsh_exec(struct dsh *d, const char *text, const char *file, int line)
 	} else if (at) {
 		cmdname = at;   /* "@K" alone */
 	}
-	if (saved_node) {
-		struct dnet_err e = { 0 };
-		dnet_set_node(d->dev, saved_node, &e);
-	}
+	if (saved_dev)
+		d->dev = saved_dev;
 	d->run.commands++;
 	if (rc < 0 && !d->cur.have_err)
 		dsh_error(d, "failed");

@@ -22,10 +22,11 @@ int main(int argc, char **argv)
 		struct dnet_req r = { .otype = DNET_OT_RVS, .dclid = i % n + 1, .size = sizeof buf,
 				      .srcoff = 0, .dstoff = 0x100000 };
 		struct dnet_cmd c;
-		dnet_set_node(d, i, &e);
-		dnet_sodimm_access(d, 0, buf, sizeof buf, true, &e);
+		struct dnet_dev *h = dnet_node_dev(d, i, &e); /* node i's handle */
+		if (!h) { fprintf(stderr, "%s\n", e.msg); return 1; }
+		dnet_sodimm_access(h, 0, buf, sizeof buf, true, &e);
 		buf[0]++;
-		if (dnet_req_encode(&r, &c, &e) || dnet_issue(d, 0, DNET_CMD0, &c, 1000000000, &e)) {
+		if (dnet_req_encode(&r, &c, &e) || dnet_issue(h, 0, DNET_CMD0, &c, 1000000000, &e)) {
 			fprintf(stderr, "%s\n", e.msg); return 1;
 		}
 	}

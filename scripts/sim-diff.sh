@@ -80,7 +80,13 @@ int main(int argc, char **argv)
 		unsigned op = (unsigned)R(20);
 		e.msg[0] = 0;
 		switch (op) {
-		case 0: rc = dnet_set_node(d, 1 + (unsigned)R(nodes), &e); break;
+		case 0: { /* d becomes another node's handle */
+			struct dnet_dev *nh = dnet_node_dev(d, 1 + (unsigned)R(nodes), &e);
+			rc = nh ? 0 : -(int)e.code;
+			if (nh)
+				d = nh;
+			break;
+		}
 		case 1: { /* sodimm backdoor write */
 			uint64_t a = R(4) ? R(1 << 22) : R(1ull << 29);
 			size_t n = (size_t)(R(3) ? R(4096) : R(sizeof buf));
@@ -197,7 +203,7 @@ int main(int argc, char **argv)
 	}
 	/* final: all nodes, whole-ish memory digest */
 	for (unsigned k = 1; k <= nodes; k++) {
-		dnet_set_node(d, k, &e);
+		d = dnet_node_dev(d, k, &e);
 		uint64_t h = 0;
 		for (uint64_t a = 0; a < (1u << 23); a += sizeof rbuf) {
 			dnet_sodimm_access(d, a, rbuf, sizeof rbuf, false, &e);

@@ -23,10 +23,13 @@
 #define DEFAULT_TIMEOUT_MS 30000u
 #define MAX_OPTS 16
 
-static void msg_init(struct dnet_proto_msg *m, uint16_t type)
+/* A request of the handle dev: the frame names its node (D-NODE-HANDLE;
+ * the types that act on no node ignore it). */
+static void msg_init(struct dnet_proto_msg *m, const struct dnet_dev *dev, uint16_t type)
 {
 	memset(m, 0, sizeof *m);
 	m->type = type;
+	m->node = dev ? dev->node : 0;
 }
 
 static void remote_free(struct remote *r)
@@ -147,7 +150,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	}
 
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_HELLO);
+	msg_init(&req, NULL, DNET_MSG_HELLO);
 	req.ver_major = DNET_PROTO_VERSION_MAJOR;
 	req.ver_minor = DNET_PROTO_VERSION_MINOR;
 	req.node = (uint32_t)node;
@@ -173,9 +176,9 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		remote_free(r);
 		return -DNET_EPROTO;
 	}
-	r->can_post = rep.ver_minor >= 1;
+	r->can_post = true; /* 2.0 has everything of 1.3: posting, the cluster id, PARAM */
 	r->minor = rep.ver_minor;
-	dev->cluster = rep.cluster; /* 0: a dnetd before 1.2 does not say */
+	dev->cluster = rep.cluster;
 	dev->priv = r;
 	r->dev = dev;
 	dev->nodes = rep.nodes;
@@ -206,7 +209,7 @@ static int remote_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned w
 		       struct dnet_err *err)
 {
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_READ);
+	msg_init(&req, dev, DNET_MSG_READ);
 	req.off = off;
 	req.width = (uint8_t)width;
 	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
@@ -221,14 +224,14 @@ static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, uns
 			struct dnet_err *err)
 {
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_WRITE);
+	msg_init(&req, dev, DNET_MSG_WRITE);
 	req.off = off;
 	req.width = (uint8_t)width;
 	int rc = dnet_proto_val_pack(req.val, buf, width, err);
 	if (rc)
 		return rc;
 	if (rmt_posting(dev))
-		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err);
+		return rmt_post(dev, &req, dev->root->posted == DNET_POST_STOP, err);
 	return rmt_rpc(dev->priv, &req, &rep, 0, err);
 }
 
@@ -242,7 +245,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 	size_t nreq = len ? (len + DNET_PROTO_MAX_DATA - 1) / DNET_PROTO_MAX_DATA : 1;
 	if (nreq == 1) {
 		struct dnet_proto_msg req, rep;
-		msg_init(&req, type);
+		msg_init(&req, dev, type);
 		if (type == DNET_MSG_SODIMM_READ)
 			req.addr = at;
 		else
@@ -265,7 +268,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 	for (size_t i = 0, done = 0; i < nreq; i++) {
 		struct dnet_proto_msg req;
 		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
-		msg_init(&req, type);
+		msg_init(&req, dev, type);
 		if (type == DNET_MSG_SODIMM_READ)
 			req.addr = at + done;
 		else
@@ -321,7 +324,7 @@ static int write_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, const v
 	do {
 		size_t n = len - done > DNET_PROTO_MAX_DATA ? DNET_PROTO_MAX_DATA : len - done;
 		struct dnet_proto_msg req;
-		msg_init(&req, type);
+		msg_init(&req, dev, type);
 		if (type == DNET_MSG_SODIMM_WRITE)
 			req.addr = at + done;
 		else
@@ -384,7 +387,7 @@ static int remote_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, 
 		if (inflight <= RD_WINDOW / 2) {
 			while (inflight < RD_WINDOW && rd_next(reqs, n, &snd, &flen)) {
 				struct dnet_proto_msg req;
-				msg_init(&req, DNET_MSG_READ_BLOCK);
+				msg_init(&req, dev, DNET_MSG_READ_BLOCK);
 				req.off = reqs[snd.i].off + (uint32_t)snd.done;
 				req.len = (uint32_t)flen;
 				req.id = ++r->next_id;
@@ -453,14 +456,14 @@ static int remote_write_block(struct dnet_dev *dev, uint32_t off, const void *bu
 static int simple(struct dnet_dev *dev, uint16_t type, struct dnet_proto_msg *rep, struct dnet_err *err)
 {
 	struct dnet_proto_msg req;
-	msg_init(&req, type);
+	msg_init(&req, dev, type);
 	return rmt_rpc(dev->priv, &req, rep, 0, err);
 }
 
 static int remote_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	struct dnet_proto_msg req;
-	msg_init(&req, DNET_MSG_WC_FLUSH);
+	msg_init(&req, dev, DNET_MSG_WC_FLUSH);
 	return rmt_send_part(dev, &req, false, err);
 }
 
@@ -469,11 +472,11 @@ static int range_op(struct dnet_dev *dev, uint16_t type, uint32_t off, size_t le
 	struct dnet_proto_msg req, rep;
 	if (len > UINT32_MAX)
 		return dnet_seterr(err, DNET_ERANGE, "length %zu too large", len);
-	msg_init(&req, type);
+	msg_init(&req, dev, type);
 	req.off = off;
 	req.len = (uint32_t)len;
 	if (rmt_posting(dev))
-		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err);
+		return rmt_post(dev, &req, dev->root->posted == DNET_POST_STOP, err);
 	return rmt_rpc(dev->priv, &req, &rep, 0, err);
 }
 
@@ -487,24 +490,11 @@ static int remote_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struc
 	return range_op(dev, DNET_MSG_PREFETCH, off, len, err);
 }
 
-static int remote_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
-{
-	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_SET_NODE);
-	req.node = node;
-	if (node < 1)
-		return dnet_seterr(err, DNET_EINVAL, "nodes are numbered from 1");
-	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
-	if (rc == 0)
-		dev->node = node;
-	return rc;
-}
-
 static int remote_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
 		       uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err)
 {
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_WAIT);
+	msg_init(&req, dev, DNET_MSG_WAIT);
 	req.off = off;
 	req.mask = mask;
 	req.cond = (uint32_t)cond;
@@ -524,10 +514,10 @@ static int remote_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum d
 static int remote_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_DELAY);
+	msg_init(&req, dev, DNET_MSG_DELAY);
 	req.ns = ns;
 	if (rmt_posting(dev) && (dev->caps & DNET_CAP_VIRTUAL_TIME))
-		return rmt_post(dev, &req, dev->posted == DNET_POST_STOP, err); /* instant in real time */
+		return rmt_post(dev, &req, dev->root->posted == DNET_POST_STOP, err); /* instant in real time */
 	return rmt_rpc(dev->priv, &req, &rep, ns, err);
 }
 
@@ -578,7 +568,7 @@ static int remote_stat(struct dnet_dev *dev, const char *name, uint64_t *v, stru
 	size_t nl = strlen(name);
 	if (nl < 1 || nl > DNET_PROTO_NAME_MAX)
 		return dnet_seterr(err, DNET_ENOENT, "unknown statistic \"%s\"", name);
-	msg_init(&req, DNET_MSG_STAT);
+	msg_init(&req, dev, DNET_MSG_STAT);
 	memcpy(req.name, name, nl + 1);
 	int rc = rmt_rpc(dev->priv, &req, &rep, 0, err);
 	if (rc == 0)
@@ -619,7 +609,7 @@ static int param_rpc(struct dnet_dev *dev, uint8_t op, const char *name, const c
 		     struct dnet_proto_msg *rep, struct dnet_err *err)
 {
 	struct dnet_proto_msg req;
-	msg_init(&req, DNET_MSG_PARAM);
+	msg_init(&req, dev, DNET_MSG_PARAM);
 	req.op = op;
 	snprintf(req.name, sizeof req.name, "%s", name);
 	if (value) {
@@ -663,7 +653,7 @@ static const struct dnet_param *remote_params(struct dnet_dev *dev, unsigned *n,
 {
 	struct remote *r = dev->priv;
 	*n = 0;
-	if (!r->params_done && r->minor >= 3) {
+	if (!r->params_done) {
 		struct dnet_proto_msg rep;
 		int rc = param_rpc(dev, DNET_PARAM_OP_LIST, "", NULL, &rep, err);
 		if (rc)
@@ -685,7 +675,7 @@ static const struct dnet_param *remote_params(struct dnet_dev *dev, unsigned *n,
 			return NULL;
 		}
 	}
-	r->params_done = true; /* a daemon before 1.3 has none */
+	r->params_done = true;
 	*n = r->nparams;
 	static const struct dnet_param none[1];
 	return r->params ? r->params : none;
@@ -714,16 +704,16 @@ static int remote_param_set(struct dnet_dev *dev, const struct dnet_param *p, co
 	return param_rpc(dev, DNET_PARAM_OP_SET, p->name, value, &rep, err);
 }
 
-/* PARAM_ALL (D-PARAM-ALL): one request.  A daemon that does not know it answers ERROR
- * EPROTO ("unknown message type") and stays connected: then, and for one
- * before parameters (1.3), the core asks one parameter at a time. */
+/* PARAM_ALL (D-PARAM-ALL): one request.  A daemon that does not know it
+ * answers ERROR EPROTO ("unknown message type") and stays connected: then
+ * the core asks one parameter at a time. */
 static int remote_param_get_all(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
 {
 	struct remote *r = dev->priv;
-	if (r->minor < 3 || r->no_param_all)
+	if (r->no_param_all)
 		return -DNET_ENOTSUP;
 	struct dnet_proto_msg req, rep;
-	msg_init(&req, DNET_MSG_PARAM_ALL);
+	msg_init(&req, NULL, DNET_MSG_PARAM_ALL);
 	int rc = rmt_rpc(r, &req, &rep, 0, err);
 	if (rc == -DNET_EPROTO && !r->broken) {
 		r->no_param_all = true;
@@ -754,7 +744,6 @@ const struct dnet_backend_ops dnet_backend_remote = {
 	.wc_flush = remote_wc_flush,
 	.cache_flush = remote_cache_flush,
 	.prefetch = remote_prefetch,
-	.set_node = remote_set_node,
 	.wait = remote_wait,
 	.delay = remote_delay,
 	.now = remote_now,

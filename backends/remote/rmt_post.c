@@ -107,8 +107,8 @@ int rmt_post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct
 	int rc = dnet_proto_encode(&r->out, req, err);
 	if (rc)
 		return rc;
-	if (!r->nsegs || r->segs[r->nsegs - 1].tag != dev->tag)
-		r->segs[r->nsegs++] = (struct seg){ .first_id = req->id, .tag = dev->tag };
+	if (!r->nsegs || r->segs[r->nsegs - 1].tag != dev->root->tag)
+		r->segs[r->nsegs++] = (struct seg){ .first_id = req->id, .tag = dev->root->tag };
 	r->unconfirmed++;
 	if (r->out.len >= OUT_BATCH) {
 		uint64_t deadline = r->timeout_ns ? dnet_mono_ns() + r->timeout_ns : 0;
@@ -123,7 +123,7 @@ int rmt_post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct
 bool rmt_posting(const struct dnet_dev *dev)
 {
 	const struct remote *r = dev->priv;
-	return dev->posted != DNET_POST_OFF && r->can_post;
+	return dev->root->posted != DNET_POST_OFF && r->can_post;
 }
 
 /* Hand over the oldest kept failure: its code and message, *tag. */
@@ -158,7 +158,7 @@ int rmt_send_part(struct dnet_dev *dev, struct dnet_proto_msg *req, bool more, s
 {
 	struct remote *r = dev->priv;
 	if (rmt_posting(dev))
-		return rmt_post(dev, req, dev->posted == DNET_POST_STOP, err);
+		return rmt_post(dev, req, dev->root->posted == DNET_POST_STOP, err);
 	if (!r->can_post || (!more && !r->unconfirmed)) {
 		struct dnet_proto_msg rep;
 		return rmt_rpc(r, req, &rep, 0, err);

@@ -162,11 +162,13 @@ static void run_until(struct sim *s, uint64_t t)
 		s->now = t;
 }
 
-static int cur_node(struct sim *s, struct sim_node **n, struct dnet_err *err)
+/* The node of the handle called with (D-NODE-HANDLE): the emulator keeps
+ * no current node. */
+static int cur_node(const struct dnet_dev *dev, struct sim_node **n, struct dnet_err *err)
 {
-	*n = sim_node_get(s, s->cur);
+	*n = sim_node_get(dev->priv, dev->node);
 	if (!*n)
-		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for node %u", s->cur);
+		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory for node %u", dev->node);
 	return 0;
 }
 
@@ -287,7 +289,6 @@ static int sim_open(struct dnet_dev *dev, const char *args, struct dnet_err *err
 	if (!s)
 		return dnet_seterr(err, DNET_ENOMEM, "sim: out of memory");
 	s->nnodes = 2; /* a newcomer can send between two nodes */
-	s->cur = 1;
 	s->t = sim_timing_default;
 	s->cap_code = DNET_CAPACITY_CODE_DEFAULT;
 	s->mtu_code = DNET_MTU_CODE_DEFAULT;
@@ -403,7 +404,7 @@ static int host_xfer(struct dnet_dev *dev, uint32_t off, void *rbuf, const void 
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	host_begin(s, n);
@@ -489,7 +490,7 @@ static int host_lines(struct dnet_dev *dev, uint32_t off, size_t len, const char
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	host_begin(s, n);
@@ -509,17 +510,6 @@ static int sim_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct d
 	return host_lines(dev, off, len, "prefetch", sim_host_prefetch, err);
 }
 
-static int sim_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
-{
-	struct sim *s = S(dev);
-	if (node < 1 || node > s->nnodes)
-		return dnet_seterr(err, DNET_EINVAL, "sim: node %u out of range (1-%u)", node,
-				   s->nnodes);
-	s->cur = node;
-	struct sim_node *n;
-	return cur_node(s, &n, err);
-}
-
 /* ---- time ---- */
 
 static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
@@ -527,7 +517,7 @@ static int sim_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	if (off & 7u)
@@ -575,7 +565,7 @@ static int sim_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	uint64_t now = host_now(s, n);
@@ -597,7 +587,7 @@ static int sim_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	*ns = host_now(s, n);
@@ -608,7 +598,7 @@ static int sim_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 {
 	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	host_begin(s, n);
@@ -621,9 +611,8 @@ static int sim_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 static int sim_sodimm(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len, bool write,
 		      struct dnet_err *err)
 {
-	struct sim *s = S(dev);
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	uint64_t space = 2 * sim_capacity(n);
@@ -789,7 +778,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	if (!strcmp(name, "queued_events")) { *v = s->q.n; return 0; }
 	if (!strcmp(name, "nodes_allocated")) { *v = s->nodes_allocated; return 0; }
 	struct sim_node *n;
-	int rc = cur_node(s, &n, err);
+	int rc = cur_node(dev, &n, err);
 	if (rc)
 		return rc;
 	if (!strcmp(name, "host_ns")) { *v = host_now(s, n); return 0; }
@@ -820,7 +809,6 @@ const struct dnet_backend_ops dnet_backend_sim = {
 	.wc_flush = NULL,
 	.cache_flush = sim_cache_flush,
 	.prefetch = sim_prefetch,
-	.set_node = sim_set_node,
 	.wait = sim_wait,
 	.delay = sim_delay,
 	.now = sim_now,

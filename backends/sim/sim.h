@@ -442,7 +442,6 @@ struct sim {
 	struct sim_pkt *pkt_pool;     /* free packets of SIM_PKT_POOL_LINES (via next) */
 	unsigned pkt_pool_n;
 	struct sim_node **node;       /* [nnodes], lazily allocated */
-	unsigned cur;                 /* 1-based current node */
 	uint64_t now;
 	uint64_t events;
 	struct sim_evq q;

@@ -22,6 +22,7 @@ struct bench_sched;
 struct bench_host {
 	struct bench_sched *s;
 	unsigned idx, node;
+	struct dnet_dev *dev;        /* its node's handle (D-NODE-HANDLE) */
 	uint64_t t;                  /* clock after its last call */
 	bool parked, waiting, done, go;
 	bool looked;                 /* a wait looked at least once (at its own clock) */
@@ -61,23 +62,21 @@ static uint64_t stat_or(struct bench_sched *s, const char *name, uint64_t dflt)
 /* Mutex held, every live host parked: look at a waiting host's condition
  * at its key time, in this thread (the others are parked).  True when its
  * wait is over (condition true, failed, or deadline). */
-static bool look(struct bench_sched *s, struct bench_host *h)
+static bool look(struct bench_host *h)
 {
 	struct dnet_err e;
-	int rc = dnet_set_node(s->dev, h->node, &e);
 	/* A waiting host's clock is at least the device's (another host's
 	 * access may have run the device past h->t): the delay to the key is
 	 * counted from there, or the look would land past the key. */
 	uint64_t now = h->t;
-	if (!rc)
-		rc = dnet_now(s->dev, &now, &e);
+	int rc = dnet_now(h->dev, &now, &e);
 	if (!rc && h->key > now)
-		rc = dnet_delay(s->dev, h->key - now, &e);
+		rc = dnet_delay(h->dev, h->key - now, &e);
 	uint64_t v = 0;
 	if (!rc)
-		rc = dnet_wait(s->dev, h->w_off, h->w_mask, h->w_cond, h->w_value, 0, &v, &e);
+		rc = dnet_wait(h->dev, h->w_off, h->w_mask, h->w_cond, h->w_value, 0, &v, &e);
 	struct dnet_err e2;
-	if (dnet_now(s->dev, &h->t, &e2) && !rc) {
+	if (dnet_now(h->dev, &h->t, &e2) && !rc) {
 		rc = -DNET_EIO;
 		e = e2;
 	}
@@ -127,7 +126,7 @@ static void pick(struct bench_sched *s)
 		}
 		if (!best)
 			return;
-		if (best->waiting && !look(s, best))
+		if (best->waiting && !look(best))
 			continue;
 		best->waiting = false;
 		best->go = true;
@@ -149,9 +148,6 @@ static void turn(struct bench_host *h, bool waiting, uint64_t deadline)
 	h->go = false;
 	h->parked = false;
 	pthread_mutex_unlock(&s->mu);
-	struct dnet_err e;
-	if (dnet_set_node(s->dev, h->node, &e))
-		bh_fail(h, "node %u: %s", h->node, e.msg);
 }
 
 static void finish(struct bench_host *h)
@@ -188,7 +184,7 @@ static void done_call(struct bench_host *h, int rc, const struct dnet_err *e, co
 	if (rc)
 		bh_fail(h, "%s: %s", what, e->msg);
 	struct dnet_err e2;
-	if (dnet_now(h->s->dev, &h->t, &e2))
+	if (dnet_now(h->dev, &h->t, &e2))
 		bh_fail(h, "now: %s", e2.msg);
 }
 
@@ -200,7 +196,7 @@ void bh_w64(struct bench_host *h, uint32_t off, uint64_t v)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_write64(h->s->dev, off, v, &e), &e, "write64");
+	done_call(h, dnet_write64(h->dev, off, v, &e), &e, "write64");
 }
 
 uint64_t bh_r64(struct bench_host *h, uint32_t off)
@@ -208,7 +204,7 @@ uint64_t bh_r64(struct bench_host *h, uint32_t off)
 	struct dnet_err e;
 	uint64_t v = 0;
 	turn(h, false, 0);
-	done_call(h, dnet_read64(h->s->dev, off, &v, &e), &e, "read64");
+	done_call(h, dnet_read64(h->dev, off, &v, &e), &e, "read64");
 	return v;
 }
 
@@ -216,28 +212,28 @@ void bh_wblock(struct bench_host *h, uint32_t off, const void *buf, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_write_block(h->s->dev, off, buf, len, &e), &e, "write block");
+	done_call(h, dnet_write_block(h->dev, off, buf, len, &e), &e, "write block");
 }
 
 void bh_rblock(struct bench_host *h, uint32_t off, void *buf, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_read_block(h->s->dev, off, buf, len, &e), &e, "read block");
+	done_call(h, dnet_read_block(h->dev, off, buf, len, &e), &e, "read block");
 }
 
 void bh_rcached(struct bench_host *h, uint32_t off, void *buf, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_read_block_noflush(h->s->dev, off, buf, len, &e), &e, "read block");
+	done_call(h, dnet_read_block_noflush(h->dev, off, buf, len, &e), &e, "read block");
 }
 
 void bh_flush(struct bench_host *h, uint32_t off, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_cache_flush(h->s->dev, off, len, &e), &e, "clflush");
+	done_call(h, dnet_cache_flush(h->dev, off, len, &e), &e, "clflush");
 }
 
 void bh_spend(struct bench_host *h, uint64_t ns)
@@ -246,14 +242,14 @@ void bh_spend(struct bench_host *h, uint64_t ns)
 	if (!ns)
 		return;
 	turn(h, false, 0);
-	done_call(h, dnet_delay(h->s->dev, ns, &e), &e, "delay");
+	done_call(h, dnet_delay(h->dev, ns, &e), &e, "delay");
 }
 
 void bh_prefetch(struct bench_host *h, uint32_t off, size_t len)
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_prefetch(h->s->dev, off, len, &e), &e, "prefetch");
+	done_call(h, dnet_prefetch(h->dev, off, len, &e), &e, "prefetch");
 }
 
 void bh_copy(struct bench_host *h, uint64_t bytes, uint64_t footprint)
@@ -271,7 +267,7 @@ void bh_sodimm_write(struct bench_host *h, uint64_t addr, const void *buf, size_
 {
 	struct dnet_err e;
 	turn(h, false, 0);
-	done_call(h, dnet_sodimm_access(h->s->dev, addr, (void *)(uintptr_t)buf, len, true, &e), &e,
+	done_call(h, dnet_sodimm_access(h->dev, addr, (void *)(uintptr_t)buf, len, true, &e), &e,
 		  "SO-DIMM write");
 }
 
@@ -303,7 +299,7 @@ static void *host_main(void *p)
 	struct dnet_err e;
 	bool busy;
 	turn(h, false, 0);
-	if (dnet_busy(h->s->dev, &busy, &e))
+	if (dnet_busy(h->dev, &busy, &e))
 		bh_fail(h, "busy: %s", e.msg);
 	finish(h);
 	return NULL;
@@ -342,7 +338,7 @@ int bench_run(struct dnet_dev *dev, unsigned n, const unsigned *nodes, const ben
 		struct bench_host *h = &s.h[i];
 		*h = (struct bench_host){ .s = &s, .idx = i, .node = nodes[i], .prog = progs[i], .arg = args[i] };
 		pthread_cond_init(&h->cv, NULL);
-		if (dnet_set_node(dev, h->node, &e) || dnet_now(dev, &h->t, &e)) {
+		if (!(h->dev = dnet_node_dev(dev, h->node, &e)) || dnet_now(h->dev, &h->t, &e)) {
 			snprintf(err, errlen, "host %u: node %u: %s", i, h->node, e.msg);
 			s.failed = true;
 			n = i;

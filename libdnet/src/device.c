@@ -13,6 +13,10 @@
 #include "dnet/suggest.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+/* Node handles (dnet_node_dev): a table of the first DNET_NODE_TABLE nodes
+ * (the emulator's CLIDs fit), a list for the nodes past it -- a daemon may
+ * say it serves 2^32 - 1 nodes, and a table of them would take 32 GB. */
+#define DNET_NODE_TABLE 65536u
 
 static const struct dnet_backend_ops *const backends[] = {
 	&dnet_backend_sim,
@@ -78,6 +82,7 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 	if (!dev)
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	dev->ops = ops;
+	dev->root = dev;
 	dev->nodes = 1;
 	dev->node = 1;
 	dev->clid_reading = DNET_CLID_11_8; /* the sim's clid=12:9 changes it (D-CLID) */
@@ -101,6 +106,7 @@ static int open_common(const char *spec, bool dry, struct dnet_dev **devp, struc
 		dev->cluster = (uint64_t)time(NULL) << 20 ^ (uint64_t)(uintptr_t)dev; /* an emulator of its own */
 	if (dev->node < 1 || dev->node > dev->nodes)
 		dev->node = 1;
+	dev->tap_node = dev->node;
 	*devp = dev;
 	return 0;
 }
@@ -121,15 +127,24 @@ void dnet_close(struct dnet_dev *dev)
 {
 	if (!dev)
 		return;
+	dev = dev->root; /* any handle closes the device, its node handles with it */
 	if (!dev->dry)
 		dev->ops->close(dev);
+	if (dev->handles)
+		for (unsigned i = 0; i < dev->nodes && i < DNET_NODE_TABLE; i++)
+			free(dev->handles[i]);
+	free(dev->handles);
+	for (struct dnet_dev *n = dev->more_handles, *next; n; n = next) {
+		next = n->more_handles;
+		free(n);
+	}
 	free(dev);
 }
 
 void dnet_set_tap(struct dnet_dev *dev, dnet_tap_fn fn, void *ctx)
 {
-	dev->tap = fn;
-	dev->tap_ctx = fn ? ctx : NULL;
+	dev->root->tap = fn;
+	dev->root->tap_ctx = fn ? ctx : NULL;
 }
 
 static const char *const tap_names[] = {
@@ -155,15 +170,23 @@ int dnet_tap_kind_parse(const char *s, enum dnet_tap_kind *k)
 }
 
 /* Report an operation that ran (or, dry, would have) to the tap.  Callers
- * build the record only when a tap is installed (if (!dev->tap) return rc;
+ * build the record only when a tap is installed (if (!dev->root->tap) return rc;
  * first): filling it costs more than an access to the emulator. */
 static int tap(struct dnet_dev *dev, struct dnet_tap_rec *r, int rc, const struct dnet_err *err)
 {
-	if (dev->tap) {
+	struct dnet_dev *root = dev->root;
+	if (root->tap && dev->node != root->tap_node) {
+		/* a record of another node: say so first, as the journal's
+		 * node context (D-NODE-HANDLE) */
+		struct dnet_tap_rec nr = { .kind = DNET_TAP_NODE, .node = dev->node, .val = { dev->node, 0 } };
+		root->tap_node = dev->node;
+		root->tap(root->tap_ctx, &nr);
+	}
+	if (root->tap) {
 		r->node = dev->node;
 		r->rc = rc;
 		r->msg = rc && err ? err->msg : NULL;
-		dev->tap(dev->tap_ctx, r);
+		dev->root->tap(dev->root->tap_ctx, r);
 	}
 	return rc;
 }
@@ -233,22 +256,44 @@ enum dnet_clid_reading dnet_dev_clid_reading(const struct dnet_dev *dev) { retur
 unsigned dnet_node_count(const struct dnet_dev *dev) { return dev->nodes; }
 unsigned dnet_node(const struct dnet_dev *dev) { return dev->node; }
 
-int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
+struct dnet_dev *dnet_node_dev(struct dnet_dev *dev, unsigned node, struct dnet_err *err)
 {
-	if (node < 1 || node > dev->nodes)
-		return dnet_seterr(err, DNET_ERANGE, "node %u does not exist (this backend has %u node%s: 1-%u)",
-				   node, dev->nodes, dev->nodes == 1 ? "" : "s", dev->nodes);
-	if (node == dev->node)
-		return 0;
-	int rc = 0;
-	if (!dev->dry && dev->ops->set_node)
-		rc = dev->ops->set_node(dev, node, err);
-	if (!rc)
-		dev->node = node;
-	if (!dev->tap)
-		return rc;
-	struct dnet_tap_rec r = { .kind = DNET_TAP_NODE, .val = { node, 0 } };
-	return tap(dev, &r, rc, err);
+	struct dnet_dev *root = dev->root;
+	if (!node)
+		return root;
+	if (node > root->nodes) {
+		dnet_seterr(err, DNET_ERANGE, "node %u does not exist (this backend has %u node%s: 1-%u)",
+			    node, root->nodes, root->nodes == 1 ? "" : "s", root->nodes);
+		return NULL;
+	}
+	if (node == root->node)
+		return root;
+	unsigned slots = root->nodes < DNET_NODE_TABLE ? root->nodes : DNET_NODE_TABLE;
+	struct dnet_dev **h = NULL;
+	if (node <= slots) {
+		if (!root->handles && !(root->handles = calloc(slots, sizeof *root->handles))) {
+			dnet_seterr(err, DNET_ENOMEM, "out of memory for %u node handles", slots);
+			return NULL;
+		}
+		h = &root->handles[node - 1];
+	} else {
+		for (h = &root->more_handles; *h && (*h)->node != node; h = &(*h)->more_handles)
+			;
+	}
+	if (!*h) {
+		struct dnet_dev *n = malloc(sizeof *n);
+		if (!n) {
+			dnet_seterr(err, DNET_ENOMEM, "out of memory for the handle of node %u", node);
+			return NULL;
+		}
+		*n = *root; /* the same backend, opened once */
+		n->node = node;
+		n->handles = NULL;
+		n->more_handles = NULL;
+		n->confirm_next = false;
+		*h = n;
+	}
+	return *h;
 }
 
 static int check_access(uint32_t off, size_t len, unsigned align, struct dnet_err *err)
@@ -281,7 +326,7 @@ int dnet_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width, str
 		memset(buf, 0, width);
 	else
 		rc = dev->ops->read(dev, off, buf, width, err);
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_READ, .off = off, .width = width,
 				  .confirmed = confirmed };
@@ -299,7 +344,7 @@ int dnet_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned wid
 		return rc;
 	if (!dev->dry)
 		rc = dev->ops->write(dev, off, buf, width, err);
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WRITE, .off = off, .width = width };
 	memcpy(r.val, buf, width);
@@ -345,7 +390,7 @@ static int block_transfer(struct dnet_dev *dev, uint32_t off, void *buf, size_t 
 			rc = write ? dev->ops->write(dev, off + (uint32_t)i, (char *)buf + i, 8, err)
 				   : dev->ops->read(dev, off + (uint32_t)i, (char *)buf + i, 8, err);
 	}
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = write ? DNET_TAP_WRITE_BLOCK : DNET_TAP_READ_BLOCK,
 				  .off = off, .data = buf, .len = len };
@@ -455,7 +500,7 @@ int dnet_write_block(struct dnet_dev *dev, uint32_t off, const void *buf, size_t
 int dnet_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	int rc = !dev->dry && dev->ops->wc_flush ? dev->ops->wc_flush(dev, err) : 0;
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WC_FLUSH };
 	return tap(dev, &r, rc, err);
@@ -469,13 +514,13 @@ int dnet_set_posted(struct dnet_dev *dev, enum dnet_post mode, struct dnet_err *
 	/* No sync here: a failure kept for dnet_sync() would be handed to
 	 * nobody (no tag asked for), and a caller that posts one command at a
 	 * time would pay a round trip per command. */
-	dev->posted = mode;
+	dev->root->posted = mode;
 	return 0;
 }
 
 void dnet_set_tag(struct dnet_dev *dev, uint64_t tag)
 {
-	dev->tag = tag;
+	dev->root->tag = tag;
 }
 
 int dnet_sync(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err)
@@ -491,7 +536,7 @@ int dnet_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet
 	if (rc)
 		return rc;
 	rc = !dev->dry && dev->ops->cache_flush ? dev->ops->cache_flush(dev, off, len, err) : 0;
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_CACHE_FLUSH, .off = off, .len = len };
 	return tap(dev, &r, rc, err);
@@ -503,7 +548,7 @@ int dnet_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_er
 	if (rc)
 		return rc;
 	rc = !dev->dry && dev->ops->prefetch ? dev->ops->prefetch(dev, off, len, err) : 0;
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_PREFETCH, .off = off, .len = len };
 	return tap(dev, &r, rc, err);
@@ -555,13 +600,13 @@ int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err)
 
 void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx)
 {
-	dev->stop = stop;
-	dev->stop_ctx = stop ? ctx : NULL;
+	dev->root->stop = stop;
+	dev->root->stop_ctx = stop ? ctx : NULL;
 }
 
 bool dnet_stopped(const struct dnet_dev *dev)
 {
-	return dev->stop && dev->stop(dev->stop_ctx);
+	return dev->root->stop && dev->root->stop(dev->root->stop_ctx);
 }
 
 /* A sleep on real time that the stop hook ends (device.h dnet_set_stop):
@@ -579,7 +624,7 @@ static int sleep_ns(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 		if (now >= end)
 			return 0;
 		uint64_t left = end - now;
-		if (dev->stop && left > DNET_STOP_POLL_NS)
+		if (dev->root->stop && left > DNET_STOP_POLL_NS)
 			left = DNET_STOP_POLL_NS;
 		struct timespec ts = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
 		if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
@@ -596,7 +641,7 @@ int dnet_delay(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 		rc = dev->ops->delay(dev, ns, err);
 	else
 		rc = sleep_ns(dev, ns, err);
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_DELAY, .ns = ns };
 	return tap(dev, &r, rc, err);
@@ -694,7 +739,7 @@ int dnet_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond 
 		rc = poll_wait(dev, off, mask, cond, value, timeout_ns, &lv, err);
 	if (last)
 		*last = lv;
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_WAIT, .off = off, .mask = mask, .cond = cond,
 				  .value = value, .timeout_ns = timeout_ns, .val = { lv, 0 } };
@@ -716,7 +761,7 @@ int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err)
 			if (!rc && (cs & DNET_CS_REQ_PENDING))
 				*busy = true;
 		}
-	if (!dev->tap)
+	if (!dev->root->tap)
 		return rc;
 	struct dnet_tap_rec r = { .kind = DNET_TAP_BUSY, .val = { *busy, 0 } };
 	return tap(dev, &r, rc, err);

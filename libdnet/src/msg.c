@@ -93,9 +93,16 @@ static uint32_t round8(uint64_t v) { return (uint32_t)((v + 7u) & ~7ull); }
 static int msg_progress(struct dnet_msg_job *job, struct dnet_err *err);
 static uint32_t ureg(const struct local_rank *l, uint32_t reg) { return DNET_UREG_WID(l->wid) + reg; }
 
+/* The job acts through the handle of the node it last went to
+ * (D-NODE-HANDLE): as the device's current node did, it stays there
+ * between calls. */
 static int at(struct dnet_msg_job *job, const struct local_rank *l, struct dnet_err *err)
 {
-	return dnet_set_node(job->dev, l->node, err);
+	struct dnet_dev *d = dnet_node_dev(job->dev, l->node, err);
+	if (!d)
+		return -DNET_ERANGE;
+	job->dev = d;
+	return 0;
 }
 
 /* Let time pass while waiting: drain the other local ranks' LH Buffers
@@ -243,24 +250,23 @@ static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, const str
 
 static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err *err)
 {
-	struct dnet_dev *d = job->dev;
-	if (at(job, l, err) < 0 || dnet_write64(d, ureg(l, DNET_UR_CMD_EX_FLAG), 0, err) < 0 ||
-	    dnet_write64(d, ureg(l, DNET_UR_IPUSH_AREA), job->p.ring_units, err) < 0)
+	if (at(job, l, err) < 0 || dnet_write64(job->dev, ureg(l, DNET_UR_CMD_EX_FLAG), 0, err) < 0 ||
+	    dnet_write64(job->dev, ureg(l, DNET_UR_IPUSH_AREA), job->p.ring_units, err) < 0)
 		return -1;
 	/* One ring per sender: the AMT maps sender {CLID, WID} to LLCM word
 	 * amt_base + s, whose Head/Tail start at the ring's first byte. */
 	for (unsigned s = 0; s < job->nranks; s++) {
 		unsigned idx = job->p.amt_base + s;
 		uint32_t ring = job->p.ring_base + s * job->ring_bytes;
-		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(d), (uint16_t)job->map[s].node);
+		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)job->map[s].node);
 		uint64_t word = dnet_amt_word(idx, job->map[s].wid, lid);
-		if (dnet_write64(d, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
-		    dnet_write64(d, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
+		if (dnet_write64(job->dev, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
+		    dnet_write64(job->dev, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
 			return -1;
 	}
 	/* Start reading the LH Buffer where the hardware will write next. */
 	uint64_t tail;
-	if (dnet_read64(d, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
+	if (dnet_read64(job->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
 		return -1;
 	l->lh_head = (uint32_t)tail & (DNET_LHB_SIZE - 1u) & ~(DNET_LHB_ENTRY - 1u);
 	/* The flags toggle per use (§7.2.1): an entry is complete when both
@@ -268,13 +274,13 @@ static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct
 	 * reserved, before its first packet toggles Valid, so "between Head
 	 * and Tail" alone does not mean "written". */
 	uint8_t lhb[DNET_LHB_SIZE];
-	if (dnet_read_block(d, DNET_LHB_WID(l->wid), lhb, sizeof lhb, err) < 0)
+	if (dnet_read_block(job->dev, DNET_LHB_WID(l->wid), lhb, sizeof lhb, err) < 0)
 		return -1;
 	l->lh_phase = 0;
 	for (unsigned k = 0; k < DNET_LHB_ENTRIES; k++)
 		if (!(dnet_get64(lhb + k * DNET_LHB_ENTRY + 8) >> DNET_LH_VALID_BIT & 1u))
 			l->lh_phase |= 1ull << k;
-	return dnet_write64(d, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err);
+	return dnet_write64(job->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err);
 }
 
 static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct dnet_err *err)
@@ -642,15 +648,14 @@ static int pull(struct dnet_msg_job *job, struct local_rank *l, const struct dne
 /* Read every complete LH entry of l in order, free it and its ring space. */
 static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err *err)
 {
-	struct dnet_dev *d = job->dev;
 	for (;;) {
 		uint64_t tail, line[8];
-		if (at(job, l, err) < 0 || dnet_read64(d, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
+		if (at(job, l, err) < 0 || dnet_read64(job->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
 			return -1;
 		if (((uint32_t)tail & (DNET_LHB_SIZE - 1u)) == l->lh_head)
 			return 0;
 		uint8_t raw[DNET_LHB_ENTRY];
-		if (dnet_read_block(d, DNET_LHB_WID(l->wid) + l->lh_head, raw, sizeof raw, err) < 0)
+		if (dnet_read_block(job->dev, DNET_LHB_WID(l->wid) + l->lh_head, raw, sizeof raw, err) < 0)
 			return -1;
 		for (unsigned i = 0; i < 8; i++)
 			line[i] = dnet_get64(raw + 8 * i);
@@ -714,7 +719,7 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 			if (head == start + job->ring_bytes)
 				head = start;
 			if (at(job, l, err) < 0 ||
-			    dnet_write32(d, DNET_LLCM_WID(l->wid) + 8u * (job->p.amt_base + s), head, err) < 0) {
+			    dnet_write32(job->dev, DNET_LLCM_WID(l->wid) + 8u * (job->p.amt_base + s), head, err) < 0) {
 				free(data);
 				free(m);
 				return -1;

@@ -66,11 +66,17 @@ struct dnet_sync {
 
 /* ---- the default hooks: libdnet's primitives on the rank's node ---- */
 
+/* The rank's node's handle (D-NODE-HANDLE): the object acts through it
+ * from then on; the caller's handle stays as it was. */
 static int own_node(struct dnet_sync *s, struct dnet_err *err)
 {
 	unsigned node = s->peer[s->rank].node;
-	if (dnet_node_count(s->dev) > 1 && dnet_node(s->dev) != node)
-		return dnet_set_node(s->dev, node, err);
+	if (dnet_node_count(s->dev) > 1 && dnet_node(s->dev) != node) {
+		struct dnet_dev *d = dnet_node_dev(s->dev, node, err);
+		if (!d)
+			return -DNET_ERANGE;
+		s->dev = d;
+	}
 	return 0;
 }
 
@@ -585,7 +591,6 @@ static int poll_pause(struct dnet_sync *s, unsigned spin, struct dnet_err *err)
 		 * some other word than the last it loaded correct, only later. */
 		uint64_t last = 0;
 		uint32_t addr;
-		unsigned cur = dnet_node(s->dev);
 		if ((rc = dnet_region_addr(DNET_REG_LLCM, s->peer[s->rank].wid, s->watch.off, 8, &addr, err)) < 0 ||
 		    (rc = own_node(s, err)) < 0)
 			return rc;
@@ -593,14 +598,6 @@ static int poll_pause(struct dnet_sync *s, unsigned spin, struct dnet_err *err)
 		if (rc == -DNET_ETIMEDOUT) {
 			dnet_clearerr(err);
 			rc = 0;
-		}
-		if (dnet_node(s->dev) != cur) {
-			struct dnet_err e2;
-			int rc2 = dnet_set_node(s->dev, cur, &e2); /* the caller's node, as it was */
-			if (rc == 0 && rc2 < 0) {
-				*err = e2;
-				rc = rc2;
-			}
 		}
 		return rc < 0 ? rc : 0;
 	}

@@ -56,12 +56,22 @@ def connect(addr, timeout=5.0, src=None):
     return s
 
 
+# Protocol 2.0: a request that acts on a node names it before its payload
+# (D-NODE-HANDLE); frames name the node of the last session's HELLO.
+NODED = {0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0x8, 0xA, 0xB, 0xC, 0xD, 0xE, 0xF, 0x10}
+_node = 1
+
+
 def frame(t, i, p=b""):
+    if t in NODED:
+        p = struct.pack("<I", _node) + p
     return HDR.pack(len(p), t, 0, i) + p
 
 
 def hello(node=1, wid=0, priv=1, token=b""):
-    return frame(T_HELLO, 1, b"DNET" + struct.pack("<HHIBBH", 1, 0, node, wid, priv, len(token)) + token)
+    global _node
+    _node = node or 1
+    return frame(T_HELLO, 1, b"DNET" + struct.pack("<HHIBBH", 2, 0, node, wid, priv, len(token)) + token)
 
 
 def read_req(i, off=CTL_STATUS, width=8):

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct dnet_proto_msg m2;
 			memset(&m2, 0, sizeof m2);
 			if (dnet_proto_encode(&b, &m, &e) < 0 || dnet_proto_decode(b.p, b.len, &m2, &e) < 0 ||
-			    m2.type != m.type || m2.id != m.id || m2.data_len != m.data_len ||
+			    m2.type != m.type || m2.id != m.id || m2.node != m.node || m2.data_len != m.data_len ||
 			    (m.data_len && memcmp(m2.data, m.data, m.data_len) != 0))
 				abort();
 			dnet_pbuf_free(&b);
@@ -65,8 +65,9 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		struct dnet_proto_msg m[7];
 		memset(m, 0, sizeof m);
 		m[0].type = DNET_MSG_HELLO;
-		m[0].ver_major = 1;
-		m[0].node = 1;
+		m[0].ver_major = DNET_PROTO_VERSION_MAJOR;
+		for (unsigned i = 0; i < 7; i++)
+			m[i].node = 1 + i % 2; /* HELLO's, and the node each request names (2.0) */
 		m[1].type = DNET_MSG_READ;
 		m[1].off = 0x40200;
 		m[1].width = 8;

@@ -99,8 +99,9 @@ static void *server(void *arg)
  * or the Prefetch Window of WID 0, at a multiple of 64 bytes), the values
  * come from both.  Offsets stay in the map, so that the core passes each
  * call to the backend as one request (a seed's replies then line up). */
-static void run_op(struct dnet_dev *d, uint8_t op, uint8_t param, size_t i)
+static void run_op(struct dnet_dev **dp, uint8_t op, uint8_t param, size_t i)
 {
+	struct dnet_dev *d = *dp;
 	struct dnet_err e = { 0 };
 	static const enum dnet_region where[4] = { DNET_REG_LLCM, DNET_REG_LLCM, DNET_REG_UREG, DNET_REG_PW };
 	const struct dnet_region_info *ri = dnet_region_info(where[param & 3]);
@@ -127,7 +128,12 @@ static void run_op(struct dnet_dev *d, uint8_t op, uint8_t param, size_t i)
 	case 7: dnet_delay(d, v % 5000, &e); break;
 	case 8: dnet_now(d, &r, &e); break;
 	case 9: { bool b; dnet_busy(d, &b, &e); break; }
-	case 10: dnet_set_node(d, 1 + (op >> 4) % 4, &e); break;
+	case 10: { /* another node's handle (D-NODE-HANDLE): no request; 3 and 4 do not exist */
+		struct dnet_dev *h = dnet_node_dev(d, 1 + (op >> 4) % 4, &e);
+		if (h)
+			*dp = h;
+		break;
+	}
 	case 11: dnet_stat(d, op & 0x10 ? "vtime_ns" : "host_ns", &r, &e); break;
 	case 12: {
 		const char *const *names = dnet_stat_names(d);
@@ -168,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)dnet_node_count(d);
 		(void)dnet_dev_caps(d);
 		for (size_t i = 0; i < nops; i++)
-			run_op(d, ops[2 * i], ops[2 * i + 1], i);
+			run_op(&d, ops[2 * i], ops[2 * i + 1], i);
 		dnet_close(d);
 	}
 	pthread_join(t, NULL);
@@ -209,10 +215,12 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		for (size_t i = 0; i < nops[k]; i++) {
 			static const uint16_t type[16] = { DNET_MSG_READ, DNET_MSG_WRITE, DNET_MSG_READ, DNET_MSG_READ,
 							   DNET_MSG_READ_BLOCK, DNET_MSG_WRITE_BLOCK, DNET_MSG_WAIT,
-							   DNET_MSG_DELAY, DNET_MSG_NOW, DNET_MSG_BUSY, DNET_MSG_SET_NODE,
+							   DNET_MSG_DELAY, DNET_MSG_NOW, DNET_MSG_BUSY, 0 /* no request */,
 							   DNET_MSG_STAT, DNET_MSG_STAT_NAMES, DNET_MSG_SODIMM_READ,
 							   DNET_MSG_CACHE_FLUSH, DNET_MSG_WC_FLUSH };
 			uint8_t op = ops[k][i] % 16;
+			if (!type[op])
+				continue;
 			memset(&m, 0, sizeof m);
 			m.type = (uint16_t)(type[op] | DNET_MSG_REPLY);
 			m.id = id++;

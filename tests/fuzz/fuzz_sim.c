@@ -45,7 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 4:
-			dnet_set_node(d, 1 + (unsigned)(v & 1), &e);
+			{ /* the other node's handle (D-NODE-HANDLE) */
+				struct dnet_dev *h = dnet_node_dev(d, 1 + (unsigned)(v & 1), &e);
+				if (h)
+					d = h;
+			}
 			break;
 		default:
 			dnet_delay(d, v % 20000, &e); /* at most 20 us of virtual time */

@@ -107,15 +107,16 @@ def reply(s):
             return None
         p += c
     return t, i, p
-hello = frame(1, 1, b"DNET" + struct.pack("<HHIBBH", 1, 0, 1, 0, 1, 0))
+hello = frame(1, 1, b"DNET" + struct.pack("<HHIBBH", 2, 0, 1, 0, 1, 0))  # protocol 2.0
+node1 = struct.pack("<I", 1)  # the node a request acts on (2.0)
 # 1. a request before HELLO: ERROR (0x80ff) with EPROTO (8), then EOF
-s = conn(); s.sendall(frame(12, 5)); r = reply(s)
+s = conn(); s.sendall(frame(12, 5, node1)); r = reply(s)
 assert r and r[0] == 0x80ff and r[1] == 5 and struct.unpack("<I", r[2][:4])[0] == 8, r
 assert reply(s) is None
 # 2. HELLO, then an unknown type: ERROR, connection lives; NOW answers
 s = conn(); s.sendall(hello); r = reply(s); assert r[0] == 0x8001, r
 s.sendall(frame(0x42, 6)); r = reply(s); assert r[0] == 0x80ff and r[1] == 6, r
-s.sendall(frame(12, 7)); r = reply(s); assert r[0] == 0x800c and r[1] == 7 and len(r[2]) == 8, r
+s.sendall(frame(12, 7, node1)); r = reply(s); assert r[0] == 0x800c and r[1] == 7 and len(r[2]) == 8, r
 # 3. oversize length: ERROR then EOF
 s.sendall(struct.pack("<IHHI", 0x7fffffff, 5, 0, 8)); r = reply(s)
 assert r and r[0] == 0x80ff and r[1] == 8, r

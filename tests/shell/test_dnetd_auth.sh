@@ -3,7 +3,7 @@
 #  - grant files (--user-tokens, --allow): strict parsing with FILE:LINE
 #    errors, token files readable by others refused;
 #  - TCP: the admin token admits privileged clients, a user token a user of
-#    its node and WIDs only; a HELLO can only ask for less; SET_NODE outside
+#    its node and WIDs only; a HELLO can only ask for less; a request on a node outside
 #    the grant refused;
 #  - UNIX with --allow (as root: other uids through runuser): confined to
 #    their lines, a uid in no line refused;
@@ -92,8 +92,8 @@ expect_match "another node says what is granted" "node 1 WID 1 is not granted.*g
 expect_status "user token, another WID" 3 r "token=alice-$$,user,node=2,wid=0" "stat vtime_ns"
 expect_status "user token, its node and WID" 0 r "token=alice-$$,user,node=2,wid=1" "stat vtime_ns"
 expect_status "user token: no System Register" 1 r "token=alice-$$,user,node=2,wid=1" "reg sma_lid"
-expect_status "user token: SET_NODE outside" 1 r "token=alice-$$,user,node=2,wid=1" "@1 stat vtime_ns"
-expect_match "SET_NODE outside says so" "node 1 WID 1 is not granted" "$(cat "$T_TMP/err")"
+expect_status "user token: @1 outside" 1 r "token=alice-$$,user,node=2,wid=1" "@1 stat vtime_ns"
+expect_match "@1 outside says so" "node 1 WID 1 is not granted" "$(cat "$T_TMP/err")"
 expect_status "user token of WIDs 0,1 asks for WID 1 (less)" 0 r "token=bob-$$,user,node=1,wid=1" "stat vtime_ns"
 expect_status "user token of WIDs 0,1 asks for WID 0" 0 r "token=bob-$$,user,node=1,wid=0" "stat vtime_ns"
 expect_status "admin asks for less (user)" 0 r "token=admin,user" "stat vtime_ns"
@@ -129,8 +129,8 @@ else
 	nb() { timeout 20 runuser -u nobody -- "$OU_DIR/dsh" -b "remote:unix:$S,$1" -c "$2"; }
 	expect_status "allow: its node and WID" 0 nb "user,node=2,wid=1" "stat vtime_ns"
 	expect_status "allow: by its group" 0 nb "user,node=3,wid=0" "stat vtime_ns"
-	expect_status "allow: SET_NODE to another node of its grant" 0 nb "user,node=2,wid=1" "stat vtime_ns; @1 stat vtime_ns"
-	expect_status "allow: SET_NODE outside its grant" 1 nb "user,node=2,wid=1" "@3 stat vtime_ns"
+	expect_status "allow: @1, another node of its grant" 0 nb "user,node=2,wid=1" "stat vtime_ns; @1 stat vtime_ns"
+	expect_status "allow: @3, outside its grant" 1 nb "user,node=2,wid=1" "@3 stat vtime_ns"
 	expect_status "allow: another WID" 3 nb "user,node=3,wid=1" "stat vtime_ns"
 	expect_match "allow: another WID says what is granted" "grants node 2 WID 1; node 3 WID 0; node 1 WID 1" "$(cat "$T_TMP/err")"
 	expect_status "allow: asking for privilege" 3 nb "node=2,wid=1" "stat vtime_ns"

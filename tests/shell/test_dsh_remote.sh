@@ -8,6 +8,22 @@ if [ ! -x "$DNETD" ]; then
 fi
 SOCK="$T_TMP/d.sock"
 start_dnetd "$SOCK" --sim -N 2
+# The node is in each request (D-NODE-HANDLE): `@2 cmd` costs no request of
+# its own.  dnetd -vv logs every request it serves ("client #N: TYPE id I"):
+# a session of `llcm_read 0 8` and one of `@2 llcm_read 0 8` make as many.
+CSOCK="$T_TMP/count.sock"
+spawn timeout 120 "$DNETD" --sim -N 2 -vv --listen "unix:$CSOCK" 2>"$T_TMP/count.log"
+if wait_for_socket "$CSOCK" 50; then
+	timeout 30 "$DSH" -b "remote:unix:$CSOCK" -c 'llcm_read 0 8' >/dev/null
+	timeout 30 "$DSH" -b "remote:unix:$CSOCK" -c '@2 llcm_read 0 8' >/dev/null
+	sleep 0.2
+	reqs() { grep -cE "client #$1: [A-Z_]+ id [0-9]+" "$T_TMP/count.log"; }
+	n1=$(reqs 1) n2=$(reqs 2)
+	[ "$n1" -ge 2 ] && pass || fail "no requests counted in dnetd -vv's log: $(head -c 300 "$T_TMP/count.log")"
+	expect_eq "@2 llcm_read 0 8: as many requests as llcm_read 0 8" "$n1" "$n2"
+else
+	fail "dnetd -vv did not create $CSOCK"
+fi
 out=$(timeout 30 "$DSH" -b "remote:unix:$SOCK" -c '@2 llcm_read 0 64')
 expect_eq "remote exit" 0 $?
 expect_eq "remote dump" "# ADDR     7 6 5 4 3 2 1 0 F E D C B A 9 8

@@ -82,7 +82,7 @@ static void test_sizes_per_transport(void)
 		}
 	/* The hardware saw them: node 2's LH Buffer Tail moved one entry per
 	 * message, and every ring byte was given back (AMT Head == Tail). */
-	CHECK_OK(dnet_set_node(d, 2, &E), &E);
+	node(d, 2);
 	uint64_t tail = 0, amt = 0;
 	CHECK_OK(dnet_read64(d, DNET_UREG_WID(0) + DNET_UR_LHB_ADDR, &tail, &E), &E);
 	/* Rendezvous: an RTS entry at the receiver, a completion at the sender. */

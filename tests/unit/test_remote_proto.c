@@ -15,6 +15,8 @@ static void msg(struct dnet_proto_msg *m, uint16_t type, uint32_t id)
 	memset(m, 0, sizeof *m);
 	m->type = type;
 	m->id = id;
+	if (dnet_proto_noded(type))
+		m->node = 1; /* every request on the device names its node (2.0) */
 }
 
 /* Encode m into pb (fresh) and return 0 or the error. */
@@ -32,8 +34,9 @@ static int dec(const uint8_t *b, size_t n, struct dnet_proto_msg *m, struct dnet
 	return dnet_proto_decode(b, n, m, e);
 }
 
-/* Build a frame by hand: header + payload. */
-static size_t frame(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *payload, size_t n)
+/* Build a frame by hand: header + payload, as it is (frame_raw), or with
+ * node 1 before the payload of a request that names its node (2.0). */
+static size_t frame_raw(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *payload, size_t n)
 {
 	dnet_put32(out, (uint32_t)n);
 	dnet_put16(out + 4, type);
@@ -44,20 +47,33 @@ static size_t frame(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *pay
 	return 12 + n;
 }
 
+static size_t frame(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *payload, size_t n)
+{
+	if (!dnet_proto_noded(type))
+		return frame_raw(out, type, id, payload, n);
+	uint8_t p[DNET_PROTO_NODE_SIZE + 64];
+	dnet_put32(p, 1);
+	if (n)
+		memcpy(p + DNET_PROTO_NODE_SIZE, payload, n);
+	return frame_raw(out, type, id, p, DNET_PROTO_NODE_SIZE + n);
+}
+
 static void test_hand_read(void)
 {
 	/* READ id 7 of the Controller Status of WID 0, 8 bytes. */
 	static const uint8_t want[] = {
-		0x08, 0x00, 0x00, 0x00, /* len 8 */
+		0x0c, 0x00, 0x00, 0x00, /* len 12 */
 		0x02, 0x00,             /* READ */
 		0x00, 0x00,             /* flags */
 		0x07, 0x00, 0x00, 0x00, /* id 7 */
+		0x02, 0x00, 0x00, 0x00, /* node 2 (2.0) */
 		0x00, 0x02, 0x04, 0x00, /* off 0x40200 */
 		0x08, 0x00, 0x00, 0x00, /* width 8, reserved */
 	};
 	struct dnet_proto_msg m, d;
 	struct dnet_err e;
 	msg(&m, DNET_MSG_READ, 7);
+	m.node = 2;
 	m.off = 0x40200;
 	m.width = 8;
 	CHECK_OK(enc(&m), &e);
@@ -66,6 +82,8 @@ static void test_hand_read(void)
 	CHECK_OK(dec(want, sizeof want, &d, &e), &e);
 	CHECK_EQ(d.type, DNET_MSG_READ);
 	CHECK_EQ(d.id, 7);
+	CHECK_EQ(d.node, 2);
+	CHECK_EQ(dnet_proto_frame_node(want, sizeof want), 2);
 	CHECK_EQ(d.off, 0x40200);
 	CHECK_EQ(d.width, 8);
 
@@ -185,7 +203,7 @@ static void build_samples(void)
 	m = add(DNET_MSG_WC_FLUSH);
 	m = add(DNET_MSG_CACHE_FLUSH); m->off = 0x12000; m->len = 512;
 	m = add(DNET_MSG_PREFETCH); m->off = 0x30000; m->len = 4096;
-	m = add(DNET_MSG_SET_NODE); m->node = 17;
+	m = add(DNET_MSG_READ); m->off = 0x20000; m->width = 8; m->node = 3072; /* the last node of 11:8 */
 	m = add(DNET_MSG_WAIT); m->off = 0x40200; m->mask = 1; m->cond = 5; m->value = 0;
 	m->timeout_ns = 1000000000ull;
 	m = add(DNET_MSG_WAIT | DNET_MSG_REPLY); m->last = 0x11;
@@ -214,7 +232,6 @@ static void build_samples(void)
 	m->data = (const uint8_t *)"fault.seed\0003\0fault.rules\0\0"; m->data_len = 26;
 	m = add(DNET_MSG_PARAM_ALL | DNET_MSG_REPLY);
 	m = add(DNET_MSG_ERROR); m->code = DNET_ERANGE; strcpy(m->msg, "offset out of range");
-	m = add(DNET_MSG_SET_NODE | DNET_MSG_REPLY);
 	/* the other empty replies, and SYNC */
 	static const uint16_t empty[] = {DNET_MSG_WRITE, DNET_MSG_WRITE_BLOCK, DNET_MSG_WC_FLUSH,
 					 DNET_MSG_CACHE_FLUSH, DNET_MSG_PREFETCH, DNET_MSG_DELAY,
@@ -228,6 +245,8 @@ static void build_samples(void)
 static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 {
 	if (a->type != b->type || a->id != b->id)
+		return false;
+	if (dnet_proto_noded(a->type) && a->node != b->node)
 		return false;
 	switch (a->type) {
 	case DNET_MSG_HELLO:
@@ -253,8 +272,6 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 	case DNET_MSG_READ_BLOCK | DNET_MSG_REPLY:
 	case DNET_MSG_SODIMM_READ | DNET_MSG_REPLY:
 		return a->data_len == b->data_len && (!a->data_len || !memcmp(a->data, b->data, a->data_len));
-	case DNET_MSG_SET_NODE:
-		return a->node == b->node;
 	case DNET_MSG_WAIT:
 		return a->off == b->off && a->mask == b->mask && a->cond == b->cond &&
 		       a->value == b->value && a->timeout_ns == b->timeout_ns;
@@ -353,7 +370,11 @@ static void test_encode_rejects(void)
 	CHECK_EQ(enc(&m), -DNET_EINVAL);
 	msg(&m, DNET_MSG_HELLO, 1); memset(m.token, 'k', sizeof m.token); /* no NUL: 256 bytes */
 	CHECK_EQ(enc(&m), -DNET_EINVAL);
-	msg(&m, DNET_MSG_SET_NODE, 1);
+	msg(&m, 0x0009, 1);                  /* SET_NODE of 1.x: retired */
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_READ, 1); m.width = 8; m.node = 0; /* the node of a request: from 1 */
+	CHECK_EQ(enc(&m), -DNET_EINVAL);
+	msg(&m, DNET_MSG_NOW, 1); m.node = 0;
 	CHECK_EQ(enc(&m), -DNET_EINVAL);
 	msg(&m, DNET_MSG_WAIT, 1); m.cond = 6;
 	CHECK_EQ(enc(&m), -DNET_EINVAL);
@@ -405,8 +426,7 @@ static void test_decode_rejects(void)
 		{"HELLO privileged 2", DNET_MSG_HELLO, 16, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 2, 0, 0}},
 		{"HELLO token past end", DNET_MSG_HELLO, 18, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 'a', 'b'}},
 		{"HELLO token NUL", DNET_MSG_HELLO, 18, {'D', 'N', 'E', 'T', 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 'a', 0}},
-		{"SET_NODE 0", DNET_MSG_SET_NODE, 4, {0, 0, 0, 0}},
-		{"SET_NODE short", DNET_MSG_SET_NODE, 2, {1, 0}},
+		{"SET_NODE (1.x, retired)", 0x0009, 4, {1, 0, 0, 0}},
 		{"WAIT cond 6", DNET_MSG_WAIT, 32, {0, 2, 4, 0, 6, 0, 0, 0}},
 		{"WAIT short", DNET_MSG_WAIT, 24, {0, 2, 4, 0, 0, 0, 0, 0}},
 		{"WAIT reply timed_out 2", DNET_MSG_WAIT | DNET_MSG_REPLY, 18, {2}},
@@ -458,16 +478,36 @@ static void test_decode_rejects(void)
 		CHECK_EQ(d.id, 5); /* so that an error reply can echo it */
 	}
 
+	/* The node of a request (2.0): there, and from 1. */
+	static const struct bad raw[] = {
+		{"READ node 0", DNET_MSG_READ, 12, {0, 0, 0, 0, 0, 0, 2, 0, 8, 0, 0, 0}},
+		{"READ without a node (1.x layout)", DNET_MSG_READ, 8, {0, 0, 2, 0, 8, 0, 0, 0}},
+		{"NOW node short", DNET_MSG_NOW, 2, {1, 0}},
+		{"NOW without a node", DNET_MSG_NOW, 0, {0}},
+		{"WC_FLUSH node 0", DNET_MSG_WC_FLUSH, 4, {0, 0, 0, 0}},
+	};
+	for (unsigned i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+		struct dnet_proto_msg d;
+		struct dnet_err e;
+		size_t n = frame_raw(buf, raw[i].type, 5, raw[i].p, raw[i].n);
+		int r = dec(buf, n, &d, &e);
+		if (r != -DNET_EPROTO)
+			fprintf(stderr, "accepted malformed frame: %s\n", raw[i].what);
+		CHECK_EQ(r, -DNET_EPROTO);
+		if (!strstr(raw[i].what, "1.x")) /* that one's first word reads as a node */
+			CHECK(strstr(e.msg, "node") != NULL);
+	}
+
 	/* Header-level problems. */
 	struct dnet_proto_msg d;
 	struct dnet_err e;
 	size_t flen;
-	size_t n = frame(buf, DNET_MSG_NOW, 1, NULL, 0);
+	size_t n = frame(buf, DNET_MSG_SYNC, 1, NULL, 0);
 	CHECK_EQ(dec(buf, n - 1, &d, &e), -DNET_EPROTO);          /* shorter than a header */
 	CHECK_OK(dec(buf, n, &d, &e), &e);
-	buf[6] = 1;                                  /* POSTED on a NOW: not postable */
+	buf[6] = 1;                                  /* POSTED on a SYNC: not postable */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
-	CHECK(strstr(e.msg, "NOW") != NULL);
+	CHECK(strstr(e.msg, "SYNC") != NULL);
 	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 1); /* the length is still good */
 	buf[6] = 4;                                  /* an unknown flag */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
@@ -517,7 +557,7 @@ static void test_posted(void)
 	msg(&m, DNET_MSG_WC_FLUSH, 10);
 	m.flags = DNET_PROTO_F_POSTED;
 	CHECK_OK(dnet_proto_encode(&b, &m, &e), &e);
-	CHECK_EQ(b.len, 12);
+	CHECK_EQ(b.len, 12 + DNET_PROTO_NODE_SIZE);
 	CHECK_EQ(dnet_get16(b.p + 6), DNET_PROTO_F_POSTED);
 	CHECK_OK(dec(b.p, b.len, &d, &e), &e);
 	CHECK_EQ(d.flags, DNET_PROTO_F_POSTED);
@@ -619,6 +659,11 @@ static void test_table(void)
 	CHECK(dnet_proto_codec(DNET_MSG_ERROR) != NULL);
 	for (uint16_t t = 1; t <= DNET_MSG_REQ_LAST; t++) {
 		const struct dnet_proto_type *d = dnet_proto_type(t);
+		if (t == 0x0009) { /* SET_NODE of 1.x: retired, no request (2.0) */
+			CHECK(d == NULL && !dnet_proto_is_request(t) && dnet_proto_codec(t) == NULL);
+			CHECK(!dnet_proto_is_reply((uint16_t)(t | DNET_MSG_REPLY)));
+			continue;
+		}
 		CHECK(d && d->name && d->reply_name);
 		if (!d || !d->name || !d->reply_name)
 			continue;
@@ -638,7 +683,7 @@ static void test_table(void)
 				size_t n = pb.len - DNET_PROTO_HDR_SIZE;
 				if (c->fixed == DNET_PROTO_VAR)
 					continue;
-				CHECK_EQ(n, c->fixed);
+				CHECK_EQ(n - (!rep && d->noded ? DNET_PROTO_NODE_SIZE : 0), c->fixed);
 				/* one byte more or less: the decoder refuses it */
 				uint8_t buf[DNET_PROTO_HDR_SIZE + 64] = {0};
 				memcpy(buf, pb.p, pb.len < sizeof buf ? pb.len : sizeof buf);

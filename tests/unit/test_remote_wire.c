@@ -26,8 +26,8 @@ static void test_malformed(void)
 	/* A request before HELLO: error, hang up. */
 	int fd = raw_connect(sv.addr);
 	CHECK(fd >= 0);
-	static const uint8_t rd[8] = {0, 0, 2, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 9, rd, 8);
+	static const uint8_t rd[12] = {1, 0, 0, 0, 0, 0, 2, 0, 8, 0, 0, 0}; /* node 1 (2.0), off, width */
+	n = hand_frame(f, 12, DNET_MSG_READ, 9, rd, 12);
 	expect_error(fd, f, n, DNET_EPROTO, 9, true);
 	close(fd);
 
@@ -42,35 +42,53 @@ static void test_malformed(void)
 
 	/* Another protocol version: error naming both, hang up. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 2), -DNET_EPROTO);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR + 1), -DNET_EPROTO);
+	CHECK_EQ(raw_recv(fd, &r, 3000), 0);
+	close(fd);
+	/* A 1.3 client (its HELLO by hand: the layout every version keeps) is
+	 * refused by name: 2.0 names the node in each frame, 1.3 would send
+	 * SET_NODE and frames without one (D-NODE-HANDLE). */
+	static const uint8_t old_hello[16] = {'D', 'N', 'E', 'T', 1, 0, 3, 0, /* version 1.3 */
+					      1, 0, 0, 0, 0, 1, 0, 0};        /* node 1, WID 0, privileged */
+	fd = raw_connect(sv.addr);
+	n = hand_frame(f, 16, DNET_MSG_HELLO, 1, old_hello, 16);
+	CHECK_EQ(raw_send(fd, f, n), 0);
+	CHECK_EQ(raw_recv(fd, &r, 3000), 1);
+	CHECK_EQ(r.type, DNET_MSG_ERROR);
+	CHECK_EQ(r.code, DNET_EPROTO);
+	CHECK(strstr(r.msg, "client speaks 1.3, dnetd speaks 2.0") != NULL);
 	CHECK_EQ(raw_recv(fd, &r, 3000), 0);
 	close(fd);
 
 	/* After HELLO: bad frames get an ERROR echoing the id, the connection lives on. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR), 0);
 	n = hand_frame(f, 0, 0x0042, 10, NULL, 0);                       /* unknown type */
 	expect_error(fd, f, n, DNET_EPROTO, 10, false);
-	static const uint8_t rd3[8] = {0, 0, 2, 0, 3, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 11, rd3, 8);                 /* width 3 */
+	static const uint8_t rd3[12] = {1, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 11, rd3, 12);               /* width 3 */
 	expect_error(fd, f, n, DNET_EPROTO, 11, false);
-	n = hand_frame(f, 7, DNET_MSG_READ, 12, rd, 7);                  /* short payload */
+	n = hand_frame(f, 11, DNET_MSG_READ, 12, rd, 11);                /* short payload */
 	expect_error(fd, f, n, DNET_EPROTO, 12, false);
 	n = hand_frame(f, 0, DNET_MSG_READ | DNET_MSG_REPLY, 13, NULL, 0); /* a reply as request */
 	expect_error(fd, f, n, DNET_EPROTO, 13, false);
 	n = hand_frame(f, 0, DNET_MSG_HELLO, 14, NULL, 0);               /* short HELLO */
 	expect_error(fd, f, n, DNET_EPROTO, 14, false);
-	static const uint8_t rda[8] = {4, 0, 2, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 15, rda, 8);                 /* misaligned: the device says */
+	static const uint8_t rda[12] = {1, 0, 0, 0, 4, 0, 2, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 15, rda, 12);               /* misaligned: the device says */
 	expect_error(fd, f, n, DNET_EALIGN, 15, false);
-	static const uint8_t big[8] = {0, 0x10, 5, 0, 8, 0, 0, 0};
-	n = hand_frame(f, 8, DNET_MSG_READ, 16, big, 8);                 /* past the map */
+	static const uint8_t big[12] = {1, 0, 0, 0, 0, 0x10, 5, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 16, big, 12);               /* past the map */
 	expect_error(fd, f, n, DNET_ERANGE, 16, false);
-	static const uint8_t sn[4] = {0, 0, 1, 0};
-	n = hand_frame(f, 4, DNET_MSG_SET_NODE, 17, sn, 4);              /* node 65536 */
+	static const uint8_t sn[12] = {0, 0, 1, 0, 0, 0, 2, 0, 8, 0, 0, 0};
+	n = hand_frame(f, 12, DNET_MSG_READ, 17, sn, 12);                /* on node 65536 */
 	expect_error(fd, f, n, DNET_EINVAL, 17, false);
+	static const uint8_t sn1[4] = {1, 0, 0, 0};
+	n = hand_frame(f, 4, 0x0009, 20, sn1, 4);                        /* SET_NODE of 1.x: gone */
+	expect_error(fd, f, n, DNET_EPROTO, 20, false);
 	/* Still answering properly. */
-	n = hand_frame(f, 0, DNET_MSG_NOW, 18, NULL, 0);
+	static const uint8_t node1[4] = {1, 0, 0, 0};
+	n = hand_frame(f, 4, DNET_MSG_NOW, 18, node1, 4);
 	CHECK_EQ(raw_send(fd, f, n), 0);
 	got = raw_recv(fd, &r, 3000);
 	CHECK_EQ(got, 1);
@@ -83,17 +101,17 @@ static void test_malformed(void)
 
 	/* Several frames in one write, and one frame dribbled a byte at a time. */
 	fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, true, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, true, DNET_PROTO_VERSION_MAJOR), 0);
 	n = 0;
 	for (unsigned i = 0; i < 5; i++)
-		n += hand_frame(f + n, 0, DNET_MSG_BUSY, 100 + i, NULL, 0);
+		n += hand_frame(f + n, 4, DNET_MSG_BUSY, 100 + i, node1, 4);
 	CHECK_EQ(raw_send(fd, f, n), 0);
 	for (unsigned i = 0; i < 5; i++) {
 		CHECK_EQ(raw_recv(fd, &r, 3000), 1);
 		CHECK_EQ(r.id, 100 + i);
 		CHECK_EQ(r.type, DNET_MSG_BUSY | DNET_MSG_REPLY);
 	}
-	n = hand_frame(f, 8, DNET_MSG_READ, 200, rd, 8);
+	n = hand_frame(f, 12, DNET_MSG_READ, 200, rd, 12);
 	for (size_t i = 0; i < n; i++) {
 		CHECK_EQ(raw_send(fd, f + i, 1), 0);
 		usleep(200);
@@ -113,7 +131,7 @@ static void test_malformed(void)
 			break;
 		}
 		if (conn % 2 == 0)
-			CHECK_EQ(raw_hello(fd, (unsigned)(conn / 2) % 2, conn % 4 == 0, 1), 0);
+			CHECK_EQ(raw_hello(fd, (unsigned)(conn / 2) % 2, conn % 4 == 0, DNET_PROTO_VERSION_MAJOR), 0);
 		for (unsigned k = 0; k < 40; k++) {
 			uint8_t pl[64];
 			size_t pn = t_rand() % sizeof pl;
@@ -194,7 +212,7 @@ static void test_many_clients(void)
 
 	/* A real-time wait in the server does not hold up other clients. */
 	int fd = raw_connect(sv.addr);
-	CHECK_EQ(raw_hello(fd, 0, false, 1), 0);
+	CHECK_EQ(raw_hello(fd, 0, false, DNET_PROTO_VERSION_MAJOR), 0);
 	struct dnet_dev *b = NULL;
 	CHECK_OK(open_remote(&sv, NULL, &b, &e), &e);
 	if (b && fd >= 0) {
@@ -202,6 +220,7 @@ static void test_many_clients(void)
 		struct dnet_proto_msg m, r;
 		memset(&m, 0, sizeof m);
 		m.type = DNET_MSG_WAIT;
+		m.node = 1;
 		m.id = 77;
 		m.off = DNET_LLCM_WID(0) + 0x200;
 		m.mask = 0xff;
@@ -235,6 +254,7 @@ static void test_many_clients(void)
 		/* A real-time delay is pending too, not a sleep of the whole daemon. */
 		memset(&m, 0, sizeof m);
 		m.type = DNET_MSG_DELAY;
+		m.node = 1;
 		m.id = 79;
 		m.ns = 300000000;
 		t0 = mono_ms();
@@ -385,6 +405,90 @@ static void test_client_errors_and_shutdown(void)
 
 /* ---- posted requests (protocol 1.1) ---- */
 
+/* ---- a server of protocol 1.3: the client refuses it by name ---- */
+
+/* A daemon of 1.x in a child: takes one connection, reads the HELLO and
+ * answers with a 1.3 HELLO reply made by hand (its layout every version
+ * keeps), then waits for the client to hang up. */
+static pid_t fake_server(const char *path, uint16_t minor_major[2], uint32_t nodes)
+{
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 1) != 0) {
+		CHECK(!"fake server listening");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(10);
+		int fd = accept(lfd, NULL, NULL);
+		uint8_t in[512];
+		(void)!read(fd, in, sizeof in);
+		uint8_t rep[24] = {'D', 'N', 'E', 'T', 0, 0, 0, 0, /* version */
+				   0, 0, 0, 0, 0x2f, 0, 0, 0,     /* nodes, caps */
+				   1, 0, 0, 0, 0, 0, 8, 0};       /* node 1, max payload */
+		dnet_put16(rep + 4, minor_major[1]);
+		dnet_put16(rep + 6, minor_major[0]);
+		dnet_put32(rep + 8, nodes);
+		uint8_t f[64];
+		size_t n = hand_frame(f, 24, DNET_MSG_HELLO | DNET_MSG_REPLY, dnet_get32(in + 8), rep, 24);
+		(void)!write(fd, f, n);
+		(void)!read(fd, in, sizeof in); /* until the client hangs up */
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+static void test_old_server(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/old.sock", tmpdir);
+	pid_t pid = fake_server(path, (uint16_t[2]){ 3, 1 }, 2);
+	if (pid < 0)
+		return;
+	char spec[200];
+	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=5s", path);
+	struct dnet_dev *d = NULL;
+	struct dnet_err e;
+	CHECK_EQ(dnet_open(spec, &d, &e), -DNET_EPROTO);
+	CHECK(d == NULL);
+	CHECK(strstr(e.msg, "speaks protocol 1.3, this client 2.0") != NULL);
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	unlink(path);
+}
+
+/* A daemon that says it serves 2^32 - 1 nodes: node handles are made for
+ * the nodes asked for, not a table of all of them (32 GB; fuzz_remote). */
+static void test_huge_node_count(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/huge.sock", tmpdir);
+	pid_t pid = fake_server(path, (uint16_t[2]){ DNET_PROTO_VERSION_MINOR, DNET_PROTO_VERSION_MAJOR }, 0xffffffffu);
+	if (pid < 0)
+		return;
+	char spec[200];
+	snprintf(spec, sizeof spec, "remote:unix:%s,timeout=5s", path);
+	struct dnet_dev *d = NULL;
+	struct dnet_err e;
+	CHECK_OK(dnet_open(spec, &d, &e), &e);
+	if (d) {
+		CHECK_EQ(dnet_node_count(d), 0xffffffffu);
+		struct dnet_dev *a = dnet_node_dev(d, 0xffffffffu, &e), *b = dnet_node_dev(d, 70000, &e);
+		CHECK(a && b && a != b && dnet_node(a) == 0xffffffffu && dnet_node(b) == 70000);
+		CHECK(dnet_node_dev(d, 0xffffffffu, &e) == a); /* the same handle again */
+		CHECK(dnet_node_dev(a, 0, &e) == d);
+		struct dnet_dev *c = dnet_node_dev(d, 2, &e);
+		CHECK(c && dnet_node(c) == 2 && dnet_node_dev(b, 2, &e) == c);
+		dnet_close(b); /* any handle closes the device */
+	}
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	unlink(path);
+}
+
 int main(void)
 {
 	if (e2e_tmpdir_make() < 0)
@@ -393,6 +497,8 @@ int main(void)
 	RUN(test_many_clients);
 	RUN(test_tcp_token);
 	RUN(test_client_errors_and_shutdown);
+	RUN(test_old_server);
+	RUN(test_huge_node_count);
 	e2e_tmpdir_remove();
 	return t_summary("test_remote_wire");
 }

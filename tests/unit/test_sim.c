@@ -30,7 +30,8 @@ static void test_spec(void)
 	issue_x(d, 0, 0, DNET_OT_RVS, 0, 0, 0, 2, 0, 1000, 0, 0, NULL);
 	settle(d);
 	CHECK_EQ(stat(d, "packets_sent"), 3);
-	CHECK(dnet_set_node(d, 4, &E) != 0);
+	CHECK(dnet_node_dev(d, 4, &E) == NULL);
+	CHECK_EQ(E.code, DNET_ERANGE);
 	uint64_t x;
 	CHECK_EQ(dnet_stat(d, "no_such_stat", &x, &E), -DNET_ENOENT);
 	const char *const *names = dnet_stat_names(d);

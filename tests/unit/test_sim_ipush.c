@@ -43,8 +43,9 @@ static void amt_head(struct dnet_dev *d, unsigned wid, unsigned idx, uint32_t he
 /* Receiver set-up on node rx, WID 0: every sender in [1, nsend] maps to
  * AMT entry idx (shared) or idx + sender - 1 (private); each ring is
  * units x 4 KB at base + k x ring size; status ring at LLCM 0 (default). */
-static void rx_setup(struct dnet_dev *d, unsigned rx, unsigned nsend, bool shared, unsigned units,
-		     uint32_t base)
+/* Leaves the caller on node rx (rx_setup(d, ...) makes d its handle). */
+static struct dnet_dev *rx_setup_(struct dnet_dev *d, unsigned rx, unsigned nsend, bool shared, unsigned units,
+				  uint32_t base)
 {
 	node(d, rx);
 	for (unsigned k = 1; k <= nsend; k++) {
@@ -56,7 +57,9 @@ static void rx_setup(struct dnet_dev *d, unsigned rx, unsigned nsend, bool share
 		}
 	}
 	ureg_w(d, 0, DNET_UR_IPUSH_AREA, units);
+	return d;
 }
+#define rx_setup(d, ...) ((d) = rx_setup_((d), __VA_ARGS__))
 
 /* Entry slot k of the LH Buffer, as 8 little-endian words. */
 static void lh_get(struct dnet_dev *d, unsigned wid, unsigned k, uint64_t e[8])

@@ -8,11 +8,12 @@
 /* Decisions pinned here (docs/decisions.md): D-SIM-SD-CONTEND. */
 #include "test_spec_enc.h"
 
-static uint64_t wait_tail(struct dnet_dev *d, unsigned n, uint32_t v)
+/* Leaves *dp on node n. */
+static uint64_t wait_tail(struct dnet_dev **dp, unsigned n, uint32_t v)
 {
-	node(d, n);
-	wait_eq(d, UR(0, DNET_UR_STATUS_ADDR), 0x7fff, v);
-	return now(d);
+	node(*dp, n);
+	wait_eq(*dp, UR(0, DNET_UR_STATUS_ADDR), 0x7fff, v);
+	return now(*dp);
 }
 
 /* Send and receive run in parallel (§5.3): a bidirectional exchange takes
@@ -29,7 +30,7 @@ static void test_parallel(void)
 	sd_put(d, 0x10000, a, SZ);
 	uint64_t t0 = now(d);
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 1, SZ), UP(0x10000, 0x80000));
-	uint64_t one = wait_tail(d, 2, 16) - t0;
+	uint64_t one = wait_tail(&d, 2, 16) - t0;
 	CHECK(one >= SZ / 8 * 10);
 	dnet_close(d);
 
@@ -42,7 +43,7 @@ static void test_parallel(void)
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 1, SZ), UP(0x10000, 0x80000));
 	node(d, 2);
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 1, 1, SZ), UP(0x10000, 0x80000));
-	uint64_t t2 = wait_tail(d, 2, 16), t1 = wait_tail(d, 1, 16);
+	uint64_t t2 = wait_tail(&d, 2, 16), t1 = wait_tail(&d, 1, 16);
 	uint64_t both = (t1 > t2 ? t1 : t2) - t0;
 	/* ... but both nodes' SO-DIMMs serve a read and a write stream at once
 	 * (§6.3.1): E5 gives 727.20 MB/s one way and 953.50 MB/s both ways, so
@@ -65,7 +66,7 @@ static void test_parallel(void)
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 1, SZ / 2), UP(0x10000, 0x80000));
 	node(d, 3);
 	kick(d, 0, 0, LO(DNET_OT_RVS, 0, 0, 0, 2, 1, SZ / 2), UP(0x10000, 0x90000));
-	uint64_t t = wait_tail(d, 2, 32) - t0;
+	uint64_t t = wait_tail(&d, 2, 32) - t0;
 	CHECK(t >= SZ / 8 * 10);
 	uint64_t s0 = st_lo_at(d, 0, 0), s1 = st_lo_at(d, 0, 16);
 	CHECK((s0 == STLO(DNET_OT_RVS, 0, 0, 0, 1, SZ / 2) &&

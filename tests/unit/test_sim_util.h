@@ -44,10 +44,15 @@ static inline void sreg_w(struct dnet_dev *d, uint32_t reg, uint64_t v)
 	wr64(d, DNET_SREG_BASE + reg, v);
 }
 
-static inline void node(struct dnet_dev *d, unsigned n)
+/* node(d, n): d becomes node n's handle (D-NODE-HANDLE); dnet_close(d)
+ * still closes the device. */
+static inline struct dnet_dev *node_dev(struct dnet_dev *d, unsigned n)
 {
-	CHECK_OK(dnet_set_node(d, n, &E), &E);
+	struct dnet_dev *h = dnet_node_dev(d, n, &E);
+	CHECK_OK(h ? 0 : -E.code, &E);
+	return h ? h : d;
 }
+#define node(d, n) ((d) = node_dev((d), (n)))
 
 /* Issue a normal request, field by field. */
 static inline void issue_x(struct dnet_dev *d, unsigned wid, unsigned sel, unsigned otype,

@@ -93,12 +93,22 @@ static unsigned barrier_all(struct dnet_dev *d, struct dnet_sync **s, unsigned n
 	return drive(d, s, n, done, count, 20000);
 }
 
+/* d becomes node's handle (D-NODE-HANDLE); rc as a libdnet call's. */
+static int set_node(struct dnet_dev **d, unsigned node, struct dnet_err *e)
+{
+	struct dnet_dev *h = dnet_node_dev(*d, node, e);
+	if (!h)
+		return -e->code;
+	*d = h;
+	return 0;
+}
+
 /* LLCM word off of (node, WID 0). */
 static uint64_t llcm_word(struct dnet_dev *d, unsigned node, uint32_t off)
 {
 	uint32_t addr;
 	uint64_t v = 0;
-	CHECK_OK(dnet_set_node(d, node, &E), &E);
+	CHECK_OK(set_node(&d, node, &E), &E);
 	CHECK_OK(dnet_region_addr(DNET_REG_LLCM, 0, off, 8, &addr, &E), &E);
 	CHECK_OK(dnet_read64(d, addr, &v, &E), &E);
 	return v;
@@ -248,7 +258,7 @@ static int own_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint6
 	uint32_t addr;
 	int rc;
 	o->stores++;
-	if ((rc = dnet_set_node(o->dev, o->node, err)) < 0 ||
+	if ((rc = set_node(&o->dev, o->node, err)) < 0 ||
 	    (rc = dnet_sync_flag_pkt(dnet_dev_clid_reading(o->dev), 0, node, wid, 0, off, v, 1, &p, err)) < 0 ||
 	    (rc = dnet_region_addr(DNET_REG_WW, 0, 1 * DNET_WINDOW_SIZE, (uint32_t)p.len, &addr, err)) < 0 ||
 	    (rc = dnet_write_block(o->dev, addr, p.bytes, p.len, err)) < 0)
@@ -261,7 +271,7 @@ static int own_load(void *ctx, uint32_t off, uint64_t *v, unsigned n, struct dne
 	struct own *o = ctx;
 	uint32_t addr;
 	int rc;
-	if ((rc = dnet_set_node(o->dev, o->node, err)) < 0 ||
+	if ((rc = set_node(&o->dev, o->node, err)) < 0 ||
 	    (rc = dnet_region_addr(DNET_REG_LLCM, 0, off, 8 * n, &addr, err)) < 0)
 		return rc;
 	return dnet_read_block(o->dev, addr, v, 8u * n, err);

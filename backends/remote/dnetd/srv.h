@@ -58,13 +58,14 @@ struct srv_conn {
 /* Who the peer is and what it may do (srv_auth.c). */
 struct srv_peer {
 	bool hello;          /* HELLO accepted */
-	unsigned node, wid;
+	unsigned node, wid;  /* node: the HELLO's, then that of the request served (each names one) */
 	bool privileged;
 	bool may_privilege;  /* decided by the server: the peer's uid, or TCP with the token */
 	long uid;            /* UNIX peer's uid (SO_PEERCRED), -1 for TCP */
 	char peer[64];       /* TCP peer address, for the per-address cap */
 	/* Confined (a user token, or --allow on a UNIX socket): a user client
-	 * of these nodes and WIDs only (HELLO and SET_NODE are checked). */
+	 * of these nodes and WIDs only (HELLO and the node of each request are
+	 * checked). */
 	bool confined;
 	struct grant_pair { unsigned node, wids; } *gp;
 	unsigned ngp;
@@ -101,7 +102,7 @@ struct srv_lockstep {
 	bool ready, go, looked;
 	uint64_t key;
 	uint64_t clock;      /* this client's host clock (virtual ns) */
-	unsigned home;       /* its node at its first device request: breaks ties */
+	unsigned home;       /* the node of its first device request: breaks ties */
 };
 
 struct client {
@@ -149,12 +150,13 @@ SRV_HIDDEN void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t i
 				const char *msg);
 SRV_HIDDEN void srv_reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool timed_out,
 			       uint64_t last, const char *msg);
-/* Point the shared device at the client's node. */
-SRV_HIDDEN int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e);
+/* The handle of the client's node (c->auth.node) on the shared device
+ * (D-NODE-HANDLE). */
+SRV_HIDDEN struct dnet_dev *srv_dev(struct dnet_srv *s, const struct client *c);
 
-/* srv_ls_clock.c: a device statistic (dflt when it has none); the clock
+/* srv_ls_clock.c: a statistic of dev (dflt when it has none); the clock
  * of c's host after a request served in virtual-time order. */
-SRV_HIDDEN uint64_t srv_ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt);
+SRV_HIDDEN uint64_t srv_ls_stat(struct dnet_dev *dev, const char *name, uint64_t dflt);
 SRV_HIDDEN void srv_ls_clock_update(struct dnet_srv *s, struct client *c);
 
 /* srv_listen.c: bind and listen on s->spec, or adopt cfg.listen_fd. */

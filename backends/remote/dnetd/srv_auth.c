@@ -316,8 +316,7 @@ void srv_hello(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg
 	r.node = node;
 	r.caps = caps;
 	r.max_payload = DNET_PROTO_MAX_PAYLOAD;
-	/* a 1.0/1.1 client decodes exactly 24 bytes */
-	r.cluster = m->ver_major == DNET_PROTO_VERSION_MAJOR && m->ver_minor >= 2 ? dnet_dev_cluster(s->cfg.dev) : 0;
+	r.cluster = dnet_dev_cluster(s->cfg.dev);
 	srv_reply(s, c, &r);
 	srv_log(s, DNET_SRV_LOG_INFO, "client #%u: node %u, WID %u, %s%s", c->io.serial, node, c->auth.wid,
 	     c->auth.privileged ? "privileged" : "user", c->auth.confined ? " (confined by its grant)" : "");

@@ -76,10 +76,11 @@ void srv_reply_wait(struct dnet_srv *s, struct client *c, uint32_t id, bool time
 
 /* ---- the device ---- */
 
-/* Point the shared device at the client's node. */
-int srv_select_node(struct dnet_srv *s, struct client *c, struct dnet_err *e)
+/* The handle of the client's node (D-NODE-HANDLE): made when the node was
+ * taken (the HELLO, or a request naming it: srv_dispatch.c take_node), so
+ * it is there. */
+struct dnet_dev *srv_dev(struct dnet_srv *s, const struct client *c)
 {
-	if (dnet_node(s->cfg.dev) == c->auth.node)
-		return 0;
-	return dnet_set_node(s->cfg.dev, c->auth.node, e);
+	struct dnet_dev *d = dnet_node_dev(s->cfg.dev, c->auth.node, NULL);
+	return d ? d : s->cfg.dev;
 }

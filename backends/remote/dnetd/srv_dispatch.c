@@ -1,7 +1,8 @@
 /* dnetd's dispatch: a decoded request goes through the checks every request
- * gets (HELLO first, the access check of its type, the client's node) to
- * its handler in the table below, indexed by request type like the
- * protocol's own table (proto_types.c); then its reply, unless posted.
+ * gets (HELLO first, the access check of its type, the node its frame
+ * names: D-NODE-HANDLE) to its handler in the table below, indexed by
+ * request type like the protocol's own table (proto_types.c), which acts
+ * on that node's handle; then its reply, unless posted.
  * client_process turns a client's received bytes into requests. */
 #include "remote/dnetd/server_param.h"
 #include "remote/dnetd/srv.h"
@@ -45,10 +46,10 @@ static int serve_hello(struct dnet_srv *s, struct client *c, const struct dnet_p
 static int serve_read(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	struct dnet_dev *dev = s->cfg.dev;
+	struct dnet_dev *dev = srv_dev(s, c);
 	uint64_t buf[2] = {0, 0};
 	int rc;
-	(void)c, (void)hold;
+	(void)hold;
 	if (m->width == 8 && m->off == DNET_SREG_BASE + DNET_SR_CTL_RESET) {
 		/* The client's library sends this read only after its user
 		 * confirmed it (dnet_reg_read_effect): the read resets the
@@ -70,14 +71,14 @@ static int serve_write(struct dnet_srv *s, struct client *c, const struct dnet_p
 		       struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	uint64_t buf[2];
-	(void)c, (void)r, (void)hold;
+	(void)r, (void)hold;
 	int rc = dnet_proto_val_unpack(buf, m->val, m->width, e);
-	return rc ? rc : dnet_write(s->cfg.dev, m->off, buf, m->width, e);
+	return rc ? rc : dnet_write(srv_dev(s, c), m->off, buf, m->width, e);
 }
 
 /* READ_BLOCK and SODIMM_READ: the data, in a buffer the reply points into. */
-static int serve_read_data(struct dnet_srv *s, const struct dnet_proto_msg *m, struct dnet_proto_msg *r,
-			   uint8_t **hold, struct dnet_err *e)
+static int serve_read_data(struct dnet_srv *s, const struct client *c, const struct dnet_proto_msg *m,
+			   struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	uint8_t *buf = malloc(m->len ? m->len : 1);
 	if (!buf)
@@ -86,79 +87,59 @@ static int serve_read_data(struct dnet_srv *s, const struct dnet_proto_msg *m, s
 	r->data = buf;
 	r->data_len = m->len;
 	if (m->type == DNET_MSG_SODIMM_READ)
-		return dnet_sodimm_access(s->cfg.dev, m->addr, buf, m->len, false, e);
+		return dnet_sodimm_access(srv_dev(s, c), m->addr, buf, m->len, false, e);
 	/* noflush, not dnet_read_block: the client's core already flushed
 	 * the cache lines (device.h). */
-	return dnet_read_block_noflush(s->cfg.dev, m->off, buf, m->len, e);
+	return dnet_read_block_noflush(srv_dev(s, c), m->off, buf, m->len, e);
 }
 
 static int serve_read_block(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			    struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c;
-	return serve_read_data(s, m, r, hold, e);
+	return serve_read_data(s, c, m, r, hold, e);
 }
 
 static int serve_write_block(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)r, (void)hold;
-	return dnet_write_block_noflush(s->cfg.dev, m->off, m->data, m->len, e);
+	(void)r, (void)hold;
+	return dnet_write_block_noflush(srv_dev(s, c), m->off, m->data, m->len, e);
 }
 
 static int serve_wc_flush(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)m, (void)r, (void)hold;
-	return dnet_wc_flush(s->cfg.dev, e);
+	(void)m, (void)r, (void)hold;
+	return dnet_wc_flush(srv_dev(s, c), e);
 }
 
 static int serve_cache_flush(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)r, (void)hold;
-	return dnet_cache_flush(s->cfg.dev, m->off, m->len, e);
+	(void)r, (void)hold;
+	return dnet_cache_flush(srv_dev(s, c), m->off, m->len, e);
 }
 
 static int serve_prefetch(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)r, (void)hold;
-	return dnet_prefetch(s->cfg.dev, m->off, m->len, e);
-}
-
-static int serve_set_node(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
-			  struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
-{
-	struct dnet_dev *dev = s->cfg.dev;
 	(void)r, (void)hold;
-	if (m->node > dnet_node_count(dev))
-		return dnet_seterr(e, DNET_EINVAL, "node %u does not exist (nodes 1..%u)", m->node,
-				   dnet_node_count(dev));
-	if (!srv_grant_allows(c, m->node, c->auth.wid)) {
-		char what[120];
-		return dnet_seterr(e, DNET_EPERM, "permission denied: node %u WID %u is not granted to this "
-				   "client (it may use %s)", m->node, c->auth.wid, srv_grant_text(c, what, sizeof what));
-	}
-	int rc = dnet_set_node(dev, m->node, e);
-	if (rc == 0)
-		c->auth.node = m->node;
-	return rc;
+	return dnet_prefetch(srv_dev(s, c), m->off, m->len, e);
 }
 
 static int serve_now(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)m, (void)hold;
-	return dnet_now(s->cfg.dev, &r->ns, e);
+	(void)m, (void)hold;
+	return dnet_now(srv_dev(s, c), &r->ns, e);
 }
 
 static int serve_busy(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
 	bool busy = false;
-	(void)c, (void)m, (void)hold;
-	int rc = dnet_busy(s->cfg.dev, &busy, e);
+	(void)m, (void)hold;
+	int rc = dnet_busy(srv_dev(s, c), &busy, e);
 	r->busy = busy;
 	return rc;
 }
@@ -166,22 +147,21 @@ static int serve_busy(struct dnet_srv *s, struct client *c, const struct dnet_pr
 static int serve_sodimm_read(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			     struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c;
-	return serve_read_data(s, m, r, hold, e);
+	return serve_read_data(s, c, m, r, hold, e);
 }
 
 static int serve_sodimm_write(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 			      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)r, (void)hold;
-	return dnet_sodimm_access(s->cfg.dev, m->addr, (void *)(uintptr_t)m->data, m->len, true, e);
+	(void)r, (void)hold;
+	return dnet_sodimm_access(srv_dev(s, c), m->addr, (void *)(uintptr_t)m->data, m->len, true, e);
 }
 
 static int serve_stat(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		      struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	(void)c, (void)hold;
-	return dnet_stat(s->cfg.dev, m->name, &r->stat, e);
+	(void)hold;
+	return dnet_stat(srv_dev(s, c), m->name, &r->stat, e);
 }
 
 static int serve_stat_names(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
@@ -251,31 +231,30 @@ enum srv_check { CHK_NONE, CHK_WIDTH, CHK_LEN, CHK_WORD, CHK_BACKDOOR, CHK_PARAM
 struct srv_request {
 	srv_handler serve;
 	enum srv_check check;
-	bool any_node;   /* served without pointing the device at the client's node */
 	bool unordered;  /* lockstep: served at once, not in virtual-time order */
 };
 
 static const struct srv_request requests[] = {
-	[DNET_MSG_HELLO]        = { serve_hello, CHK_NONE, false, true },
-	[DNET_MSG_READ]         = { serve_read, CHK_WIDTH, false, false },
-	[DNET_MSG_WRITE]        = { serve_write, CHK_WIDTH, false, false },
-	[DNET_MSG_READ_BLOCK]   = { serve_read_block, CHK_LEN, false, false },
-	[DNET_MSG_WRITE_BLOCK]  = { serve_write_block, CHK_LEN, false, false },
-	[DNET_MSG_WC_FLUSH]     = { serve_wc_flush, CHK_NONE, false, false },
-	[DNET_MSG_CACHE_FLUSH]  = { serve_cache_flush, CHK_LEN, false, false },
-	[DNET_MSG_PREFETCH]     = { serve_prefetch, CHK_LEN, false, false },
-	[DNET_MSG_SET_NODE]     = { serve_set_node, CHK_NONE, true, true },
-	[DNET_MSG_WAIT]         = { srv_wait_start, CHK_WORD, false, false },
-	[DNET_MSG_DELAY]        = { srv_delay_start, CHK_NONE, false, false },
-	[DNET_MSG_NOW]          = { serve_now, CHK_NONE, false, true },
-	[DNET_MSG_BUSY]         = { serve_busy, CHK_NONE, false, false },
-	[DNET_MSG_SODIMM_READ]  = { serve_sodimm_read, CHK_BACKDOOR, false, false },
-	[DNET_MSG_SODIMM_WRITE] = { serve_sodimm_write, CHK_BACKDOOR, false, false },
-	[DNET_MSG_STAT]         = { serve_stat, CHK_NONE, false, true },
-	[DNET_MSG_STAT_NAMES]   = { serve_stat_names, CHK_NONE, true, true },
-	[DNET_MSG_SYNC]         = { serve_sync, CHK_NONE, true, true },
-	[DNET_MSG_PARAM]        = { serve_param, CHK_PARAM_SET, true, true },
-	[DNET_MSG_PARAM_ALL]    = { serve_param_all, CHK_NONE, true, true },
+	[DNET_MSG_HELLO]        = { serve_hello, CHK_NONE, true },
+	[DNET_MSG_READ]         = { serve_read, CHK_WIDTH, false },
+	[DNET_MSG_WRITE]        = { serve_write, CHK_WIDTH, false },
+	[DNET_MSG_READ_BLOCK]   = { serve_read_block, CHK_LEN, false },
+	[DNET_MSG_WRITE_BLOCK]  = { serve_write_block, CHK_LEN, false },
+	[DNET_MSG_WC_FLUSH]     = { serve_wc_flush, CHK_NONE, false },
+	[DNET_MSG_CACHE_FLUSH]  = { serve_cache_flush, CHK_LEN, false },
+	[DNET_MSG_PREFETCH]     = { serve_prefetch, CHK_LEN, false },
+	/* 0x0009 (SET_NODE of 1.x) is no request: the node is in each frame */
+	[DNET_MSG_WAIT]         = { srv_wait_start, CHK_WORD, false },
+	[DNET_MSG_DELAY]        = { srv_delay_start, CHK_NONE, false },
+	[DNET_MSG_NOW]          = { serve_now, CHK_NONE, true },
+	[DNET_MSG_BUSY]         = { serve_busy, CHK_NONE, false },
+	[DNET_MSG_SODIMM_READ]  = { serve_sodimm_read, CHK_BACKDOOR, false },
+	[DNET_MSG_SODIMM_WRITE] = { serve_sodimm_write, CHK_BACKDOOR, false },
+	[DNET_MSG_STAT]         = { serve_stat, CHK_NONE, true },
+	[DNET_MSG_STAT_NAMES]   = { serve_stat_names, CHK_NONE, true },
+	[DNET_MSG_SYNC]         = { serve_sync, CHK_NONE, true },
+	[DNET_MSG_PARAM]        = { serve_param, CHK_PARAM_SET, true },
+	[DNET_MSG_PARAM_ALL]    = { serve_param_all, CHK_NONE, true },
 };
 /* A request type added to the protocol (DNET_MSG_REQ_LAST moves) needs
  * its entry here; a hole is caught by test_remote_e2e (dnet_srv_serves). */
@@ -333,6 +312,24 @@ static int check(const struct client *c, const struct srv_request *q, const stru
 	}
 }
 
+/* The node a request names: one that exists and is granted (a confined
+ * client's grant, D-DNETD-PRIV) becomes the client's node for it. */
+static int take_node(struct dnet_srv *s, struct client *c, unsigned node, struct dnet_err *e)
+{
+	unsigned nodes = dnet_node_count(s->cfg.dev);
+	if (node > nodes)
+		return dnet_seterr(e, DNET_EINVAL, "node %u does not exist (nodes 1..%u)", node, nodes);
+	if (!srv_grant_allows(c, node, c->auth.wid)) {
+		char what[120];
+		return dnet_seterr(e, DNET_EPERM, "permission denied: node %u WID %u is not granted to this "
+				   "client (it may use %s)", node, c->auth.wid, srv_grant_text(c, what, sizeof what));
+	}
+	if (!dnet_node_dev(s->cfg.dev, node, e))
+		return -DNET_ENOMEM;
+	c->auth.node = node;
+	return 0;
+}
+
 static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
 {
 	const struct srv_request *q = dnet_srv_serves(m->type) ? &requests[m->type] : NULL;
@@ -364,8 +361,8 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 	}
 	if (!q)
 		rc = dnet_seterr(&e, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(m->type));
-	else if (!q->any_node)
-		rc = srv_select_node(s, c, &e);
+	else if (dnet_proto_noded(m->type))
+		rc = take_node(s, c, m->node, &e);
 	if (rc == 0)
 		rc = q->serve(s, c, m, &r, &hold, &e);
 	if (rc == SRV_DONE)
@@ -433,8 +430,15 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 			uint16_t type, flags;
 			dnet_proto_header(c->io.in + pos, &len, &type, &flags, &id);
 			if (srv_ls_ordered(s, c, type)) {
+				/* the node it will act on is brought up to its clock
+				 * (ls_node_sync) before it goes: take it now (one
+				 * that is refused is refused when served) */
+				unsigned fnode = dnet_proto_frame_node(c->io.in + pos, flen);
+				struct dnet_err ne;
+				if (fnode)
+					(void)take_node(s, c, fnode, &ne);
 				if (!c->ls.home)
-					c->ls.home = c->auth.node; /* its node at its first device request */
+					c->ls.home = c->auth.node; /* the node of its first device request */
 				if (!c->ls.go) {
 					c->ls.ready = true; /* lockstep_run lets it through */
 					break;

@@ -14,11 +14,9 @@
  * client touched may be ahead: then this client waits for it). */
 static int ls_node_sync(struct dnet_srv *s, struct client *c, struct dnet_err *e)
 {
-	int rc = srv_select_node(s, c, e);
-	uint64_t t = srv_ls_stat(s, "host_ns", 0);
-	if (!rc && t < c->ls.clock)
-		rc = dnet_delay(s->cfg.dev, c->ls.clock - t, e);
-	return rc;
+	struct dnet_dev *dev = srv_dev(s, c);
+	uint64_t t = srv_ls_stat(dev, "host_ns", 0);
+	return t < c->ls.clock ? dnet_delay(dev, c->ls.clock - t, e) : 0;
 }
 
 /* Lockstep (D-SIM-TIMELINES, D-LOCKSTEP-BOUND): serve the client with the
@@ -49,7 +47,6 @@ static bool ls_before(uint64_t key, unsigned home, uint64_t key2, unsigned home2
 
 void srv_lockstep_run(struct dnet_srv *s)
 {
-	struct dnet_dev *dev = s->cfg.dev;
 	uint64_t t0 = dnet_mono_ns();
 	s->ls_more = false;
 	unsigned members = 0;
@@ -90,8 +87,8 @@ void srv_lockstep_run(struct dnet_srv *s)
 			uint64_t key = c->ls.clock;
 			if (c->wait.kind == P_VWAIT && c->ls.looked) {
 				if (!have_ev) {
-					ev = srv_ls_stat(s, "next_event_ns", DNET_VTIME_END);
-					dev_now = srv_ls_stat(s, "vtime_ns", 0);
+					ev = srv_ls_stat(s->cfg.dev, "next_event_ns", DNET_VTIME_END);
+					dev_now = srv_ls_stat(s->cfg.dev, "vtime_ns", 0);
 					have_ev = true;
 				}
 				uint64_t at = ev < c->wait.deadline ? ev : c->wait.deadline;
@@ -116,6 +113,7 @@ void srv_lockstep_run(struct dnet_srv *s)
 			struct dnet_err e;
 			dnet_clearerr(&e);
 			uint64_t hnow = 0, last = 0;
+			struct dnet_dev *dev = srv_dev(s, best);
 			int rc = ls_node_sync(s, best, &e);
 			if (!rc)
 				rc = dnet_now(dev, &hnow, &e);

@@ -7,22 +7,20 @@
 
 #include "dnet/backend.h"
 
-/* A statistic of the device, or dflt when it has none. */
-uint64_t srv_ls_stat(struct dnet_srv *s, const char *name, uint64_t dflt)
+/* A statistic of dev (a node's handle, or the device's), or dflt when it
+ * has none. */
+uint64_t srv_ls_stat(struct dnet_dev *dev, const char *name, uint64_t dflt)
 {
 	struct dnet_err e;
 	uint64_t v = dflt;
-	if (dnet_stat(s->cfg.dev, name, &v, &e))
+	if (dnet_stat(dev, name, &v, &e))
 		v = dflt;
 	return v;
 }
 
 void srv_ls_clock_update(struct dnet_srv *s, struct client *c)
 {
-	struct dnet_err e;
-	if (srv_select_node(s, c, &e) == 0) {
-		uint64_t t = srv_ls_stat(s, "host_ns", c->ls.clock);
-		if (t > c->ls.clock)
-			c->ls.clock = t;
-	}
+	uint64_t t = srv_ls_stat(srv_dev(s, c), "host_ns", c->ls.clock);
+	if (t > c->ls.clock)
+		c->ls.clock = t;
 }

@@ -100,9 +100,7 @@ static int vt_delay(struct dnet_srv *s, const struct client *c, uint64_t ns, str
 
 static bool wait_check(struct dnet_srv *s, struct client *c, uint64_t *last, int *rc, struct dnet_err *e)
 {
-	*rc = srv_select_node(s, c, e);
-	if (*rc == 0)
-		*rc = dnet_read64(s->cfg.dev, c->wait.off, last, e);
+	*rc = dnet_read64(srv_dev(s, c), c->wait.off, last, e);
 	if (*rc)
 		return true;
 	return dnet_cond_eval((enum dnet_cond)c->wait.cond, *last & c->wait.mask, c->wait.value);
@@ -145,16 +143,14 @@ static void delay_done(struct dnet_srv *s, struct client *c)
  * the same events in the same order, the same final virtual time. */
 void srv_vpending_step(struct dnet_srv *s, struct client *c)
 {
-	struct dnet_dev *dev = s->cfg.dev;
+	struct dnet_dev *dev = srv_dev(s, c);
 	uint64_t t0 = dnet_mono_ns();
 	uint64_t share = s->vshare ? s->vshare : SLICE_BUDGET_NS;
 	for (;;) {
 		struct dnet_err e;
 		dnet_clearerr(&e);
 		uint64_t vnow = 0, last = 0;
-		int rc = srv_select_node(s, c, &e);
-		if (rc == 0)
-			rc = dnet_now(dev, &vnow, &e);
+		int rc = dnet_now(dev, &vnow, &e);
 		if (rc) {
 			pending_fail(s, c, rc, e.msg);
 			return;
@@ -276,7 +272,7 @@ void srv_check_pending(struct dnet_srv *s, struct client *c, uint64_t now)
 int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		   struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	struct dnet_dev *dev = s->cfg.dev;
+	struct dnet_dev *dev = srv_dev(s, c);
 	int rc;
 	(void)r, (void)hold;
 	/* what the loop re-checks (kind stays P_NONE until it is pending) */
@@ -325,7 +321,7 @@ int srv_wait_start(struct dnet_srv *s, struct client *c, const struct dnet_proto
 int srv_delay_start(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
 		    struct dnet_proto_msg *r, uint8_t **hold, struct dnet_err *e)
 {
-	struct dnet_dev *dev = s->cfg.dev;
+	struct dnet_dev *dev = srv_dev(s, c);
 	int rc;
 	(void)r, (void)hold;
 	if (s->virt && m->ns && (rc = vt_delay(s, c, m->ns, e)))

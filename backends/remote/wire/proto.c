@@ -29,7 +29,13 @@ static int flags_ok(uint16_t type, uint16_t flags, struct dnet_err *err)
 
 bool dnet_proto_is_request(uint16_t type)
 {
-	return type >= 1 && type <= DNET_MSG_REQ_LAST;
+	return dnet_proto_type(type) != NULL; /* retired numbers (0x0009) are none */
+}
+
+bool dnet_proto_noded(uint16_t type)
+{
+	const struct dnet_proto_type *t = dnet_proto_type(type);
+	return t && t->noded;
 }
 
 bool dnet_proto_is_reply(uint16_t type)
@@ -88,19 +94,26 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 		return r;
 	if (m->flags && (r = flags_ok(m->type, m->flags, err)))
 		return -DNET_EINVAL;
-	r = pbuf_reserve(b, DNET_PROTO_HDR_SIZE + n, err);
+	size_t nn = dnet_proto_noded(m->type) ? DNET_PROTO_NODE_SIZE : 0; /* the node first (2.0) */
+	if (nn && m->node < 1)
+		return dnet_seterr(err, DNET_EINVAL, "%s: node 0 (nodes are numbered from 1)",
+				   dnet_proto_type_name(m->type));
+	r = pbuf_reserve(b, DNET_PROTO_HDR_SIZE + nn + n, err);
 	if (r)
 		return r;
 	uint8_t *h = b->p + b->len, *p = h + DNET_PROTO_HDR_SIZE;
-	dnet_put32(h, (uint32_t)n);
+	dnet_put32(h, (uint32_t)(nn + n));
 	dnet_put16(h + 4, m->type);
 	dnet_put16(h + 6, m->flags);
 	dnet_put32(h + 8, m->id);
+	if (nn)
+		dnet_put32(p, m->node);
+	p += nn;
 	memset(p, 0, n);
 
 	if (codec->encode)
 		codec->encode(p, n, m);
-	b->len += DNET_PROTO_HDR_SIZE + n;
+	b->len += DNET_PROTO_HDR_SIZE + nn + n;
 	return 0;
 }
 
@@ -179,9 +192,31 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 	const struct dnet_proto_codec *codec = dnet_proto_codec(type);
 	if (!codec)
 		return BAD("unknown message type 0x%04x", type);
+	if (dnet_proto_noded(type)) {
+		/* the node the request acts on (2.0, D-NODE-HANDLE) */
+		if (n < DNET_PROTO_NODE_SIZE)
+			return BAD("%s: payload of %zu bytes has no node (at least %u)", tn, n, DNET_PROTO_NODE_SIZE);
+		m->node = dnet_get32(p);
+		if (m->node < 1)
+			return BAD("%s: node 0 (nodes are numbered from 1)", tn);
+		p += DNET_PROTO_NODE_SIZE;
+		n -= DNET_PROTO_NODE_SIZE;
+	}
 	if (codec->fixed != DNET_PROTO_VAR && n != codec->fixed)
 		return BAD("%s: payload of %zu bytes, expected %zu", tn, n, codec->fixed);
 	return codec->decode ? codec->decode(p, n, tn, m, err) : 0;
+}
+
+unsigned dnet_proto_frame_node(const uint8_t *frame, size_t len)
+{
+	uint32_t plen, id;
+	uint16_t type, flags;
+	if (len < DNET_PROTO_HDR_SIZE + DNET_PROTO_NODE_SIZE)
+		return 0;
+	dnet_proto_header(frame, &plen, &type, &flags, &id);
+	if (!dnet_proto_noded(type) || plen < DNET_PROTO_NODE_SIZE)
+		return 0;
+	return dnet_get32(frame + DNET_PROTO_HDR_SIZE);
 }
 
 int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,

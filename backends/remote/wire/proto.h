@@ -1,4 +1,4 @@
-/* The dnetd wire protocol, version 1 (docs/protocol.md is the spec).
+/* The dnetd wire protocol, version 2 (docs/protocol.md is the spec).
  *
  * The wire codec (backends/remote/wire/, the internal archive libdnetwire.a,
  * D-DNETD-ROOM): linked into libdnet for the `remote` backend (the client)
@@ -15,6 +15,11 @@
  *   4      2    type   message type (enum dnet_msg_type)
  *   6      2    flags  DNET_PROTO_F_* (1.1); 0 on replies
  *   8      4    id     request id, chosen by the client, echoed in the reply
+ *
+ * A request that acts on a node (dnet_proto_noded: the accesses, waits,
+ * delays, the clock, busy, the backdoor, STAT) names it: its payload
+ * starts with node u32 (>= 1), then the type's own fields (2.0,
+ * D-NODE-HANDLE; 1.x had a SET_NODE request and a node per connection).
  *
  * Every request gets exactly one reply, in order: either the request's
  * reply type (type | DNET_MSG_REPLY) or DNET_MSG_ERROR -- except a posted
@@ -35,9 +40,12 @@
 #define DNET_PROTO_HIDDEN __attribute__((visibility("hidden")))
 
 #define DNET_PROTO_MAGIC        0x54454e44u  /* bytes 'D' 'N' 'E' 'T' */
-#define DNET_PROTO_VERSION_MAJOR 1u
-#define DNET_PROTO_VERSION_MINOR 3u  /* 1.1: posted requests, SYNC; 1.2: cluster id; 1.3: PARAM */
+/* 1.1: posted requests, SYNC; 1.2: cluster id; 1.3: PARAM; 2.0: the node
+ * in each request (no SET_NODE); a 1.x peer is refused at HELLO. */
+#define DNET_PROTO_VERSION_MAJOR 2u
+#define DNET_PROTO_VERSION_MINOR 0u
 #define DNET_PROTO_HDR_SIZE     12u
+#define DNET_PROTO_NODE_SIZE    4u           /* the node of a noded request */
 #define DNET_PROTO_MAX_PAYLOAD  0x80000u     /* 512 KiB */
 #define DNET_PROTO_MAX_DATA     0x40000u     /* 256 KiB of data in one block/SO-DIMM frame */
 #define DNET_PROTO_TOKEN_MAX    255u
@@ -55,7 +63,7 @@ enum dnet_msg_type {
 	DNET_MSG_WC_FLUSH     = 0x0006,
 	DNET_MSG_CACHE_FLUSH  = 0x0007,
 	DNET_MSG_PREFETCH     = 0x0008,
-	DNET_MSG_SET_NODE     = 0x0009,
+	/* 0x0009: retired (SET_NODE of 1.x) */
 	DNET_MSG_WAIT         = 0x000a,
 	DNET_MSG_DELAY        = 0x000b,
 	DNET_MSG_NOW          = 0x000c,
@@ -86,6 +94,10 @@ enum dnet_msg_type {
 /* Whether a request type may be posted: the ones whose reply carries
  * nothing but success (writes, block writes, flushes, prefetch, delay). */
 DNET_PROTO_HIDDEN bool dnet_proto_postable(uint16_t type);
+/* Whether a request type names the node it acts on (the payload's first
+ * 4 bytes); and the node a whole frame of one names (0: none). */
+DNET_PROTO_HIDDEN bool dnet_proto_noded(uint16_t type);
+DNET_PROTO_HIDDEN unsigned dnet_proto_frame_node(const uint8_t *frame, size_t len);
 
 struct dnet_proto_msg;
 
@@ -114,9 +126,11 @@ struct dnet_proto_codec {
 struct dnet_proto_type {
 	const char *name, *reply_name;
 	bool postable;
+	bool noded;     /* the request names its node (2.0) */
 	struct dnet_proto_codec req, rep;
 };
-/* The descriptor of request type (1..DNET_MSG_REQ_LAST), or NULL. */
+/* The descriptor of request type (1..DNET_MSG_REQ_LAST), or NULL (also
+ * for a retired number). */
 DNET_PROTO_HIDDEN const struct dnet_proto_type *dnet_proto_type(uint16_t type);
 /* The codec of any message type, the ERROR reply's included; NULL if unknown. */
 DNET_PROTO_HIDDEN const struct dnet_proto_codec *dnet_proto_codec(uint16_t type);
@@ -139,7 +153,7 @@ struct dnet_proto_msg {
 	 * HELLO reply: version, nodes, caps, node, max_payload, and (1.2, to a
 	 * client that said 1.2) the cluster id: 0 = not sent. */
 	uint16_t ver_major, ver_minor;
-	uint32_t node;          /* HELLO, HELLO reply, SET_NODE */
+	uint32_t node;          /* HELLO, HELLO reply, and every noded request */
 	uint8_t wid;            /* 0 or 1 */
 	uint8_t privileged;     /* 0 or 1 */
 	char token[DNET_PROTO_TOKEN_MAX + 1];

@@ -392,32 +392,6 @@ static int sodimm_decode(const uint8_t *p, size_t n, const char *tn, struct dnet
 	return 0;
 }
 
-/* ---- SET_NODE ---- */
-
-static int set_node_size(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err)
-{
-	if (m->node < 1)
-		return INVAL("SET_NODE: node 0");
-	*n = 4;
-	return 0;
-}
-
-static void set_node_encode(uint8_t *p, size_t n, const struct dnet_proto_msg *m)
-{
-	(void)n;
-	dnet_put32(p, m->node);
-}
-
-static int set_node_decode(const uint8_t *p, size_t n, const char *tn, struct dnet_proto_msg *m,
-			   struct dnet_err *err)
-{
-	(void)n, (void)tn;
-	m->node = dnet_get32(p);
-	if (m->node < 1)
-		return BAD("SET_NODE: node 0 (nodes are numbered from 1)");
-	return 0;
-}
-
 /* ---- WAIT ---- */
 
 static int wait_size(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err)
@@ -840,49 +814,49 @@ static int param_all_reply_decode(const uint8_t *p, size_t n, const char *tn, st
 #define CODEC(n, sz, enc, dec) { .fixed = (n), .size = (sz), .encode = (enc), .decode = (dec) }
 
 static const struct dnet_proto_type types[] = {
-	[DNET_MSG_HELLO] = { "HELLO", "HELLO reply", false,
+	[DNET_MSG_HELLO] = { "HELLO", "HELLO reply", false, false,
 		CODEC(VAR, hello_size, hello_encode, hello_decode),
 		CODEC(VAR, hello_reply_size, hello_reply_encode, hello_reply_decode) },
-	[DNET_MSG_READ] = { "READ", "READ reply", false,
+	[DNET_MSG_READ] = { "READ", "READ reply", false, true,
 		CODEC(8, read_size, read_encode, read_decode),
 		CODEC(VAR, read_reply_size, read_reply_encode, read_reply_decode) },
-	[DNET_MSG_WRITE] = { "WRITE", "WRITE reply", true,
+	[DNET_MSG_WRITE] = { "WRITE", "WRITE reply", true, true,
 		CODEC(VAR, write_size, write_encode, write_decode), EMPTY },
-	[DNET_MSG_READ_BLOCK] = { "READ_BLOCK", "READ_BLOCK reply", false,
+	[DNET_MSG_READ_BLOCK] = { "READ_BLOCK", "READ_BLOCK reply", false, true,
 		CODEC(8, read_block_size, off_len_encode, read_block_decode),
 		CODEC(VAR, data_reply_size, data_reply_encode, data_reply_decode) },
-	[DNET_MSG_WRITE_BLOCK] = { "WRITE_BLOCK", "WRITE_BLOCK reply", true,
+	[DNET_MSG_WRITE_BLOCK] = { "WRITE_BLOCK", "WRITE_BLOCK reply", true, true,
 		CODEC(VAR, write_block_size, write_block_encode, write_block_decode), EMPTY },
-	[DNET_MSG_WC_FLUSH] = { "WC_FLUSH", "WC_FLUSH reply", true, EMPTY, EMPTY },
-	[DNET_MSG_CACHE_FLUSH] = { "CACHE_FLUSH", "CACHE_FLUSH reply", true,
+	[DNET_MSG_WC_FLUSH] = { "WC_FLUSH", "WC_FLUSH reply", true, true, EMPTY, EMPTY },
+	[DNET_MSG_CACHE_FLUSH] = { "CACHE_FLUSH", "CACHE_FLUSH reply", true, true,
 		FIXED(8, off_len_encode, off_len_decode), EMPTY },
-	[DNET_MSG_PREFETCH] = { "PREFETCH", "PREFETCH reply", true,
+	[DNET_MSG_PREFETCH] = { "PREFETCH", "PREFETCH reply", true, true,
 		FIXED(8, off_len_encode, off_len_decode), EMPTY },
-	[DNET_MSG_SET_NODE] = { "SET_NODE", "SET_NODE reply", false,
-		CODEC(4, set_node_size, set_node_encode, set_node_decode), EMPTY },
-	[DNET_MSG_WAIT] = { "WAIT", "WAIT reply", false,
+	/* 0x0009 was SET_NODE (1.x): 2.0 names the node in each frame instead
+	 * (D-NODE-HANDLE); the number is not used again. */
+	[DNET_MSG_WAIT] = { "WAIT", "WAIT reply", false, true,
 		CODEC(32, wait_size, wait_encode, wait_decode),
 		CODEC(VAR, wait_reply_size, wait_reply_encode, wait_reply_decode) },
-	[DNET_MSG_DELAY] = { "DELAY", "DELAY reply", true, FIXED(8, ns_encode, ns_decode), EMPTY },
-	[DNET_MSG_NOW] = { "NOW", "NOW reply", false, EMPTY, FIXED(8, ns_encode, ns_decode) },
-	[DNET_MSG_BUSY] = { "BUSY", "BUSY reply", false,
+	[DNET_MSG_DELAY] = { "DELAY", "DELAY reply", true, true, FIXED(8, ns_encode, ns_decode), EMPTY },
+	[DNET_MSG_NOW] = { "NOW", "NOW reply", false, true, EMPTY, FIXED(8, ns_encode, ns_decode) },
+	[DNET_MSG_BUSY] = { "BUSY", "BUSY reply", false, true,
 		EMPTY, CODEC(4, busy_reply_size, busy_reply_encode, busy_reply_decode) },
-	[DNET_MSG_SODIMM_READ] = { "SODIMM_READ", "SODIMM_READ reply", false,
+	[DNET_MSG_SODIMM_READ] = { "SODIMM_READ", "SODIMM_READ reply", false, true,
 		CODEC(VAR, sodimm_read_size, sodimm_encode, sodimm_decode),
 		CODEC(VAR, data_reply_size, data_reply_encode, data_reply_decode) },
-	[DNET_MSG_SODIMM_WRITE] = { "SODIMM_WRITE", "SODIMM_WRITE reply", true,
+	[DNET_MSG_SODIMM_WRITE] = { "SODIMM_WRITE", "SODIMM_WRITE reply", true, true,
 		CODEC(VAR, sodimm_write_size, sodimm_encode, sodimm_decode), EMPTY },
-	[DNET_MSG_STAT] = { "STAT", "STAT reply", false,
+	[DNET_MSG_STAT] = { "STAT", "STAT reply", false, true,
 		CODEC(VAR, stat_size, stat_encode, stat_decode),
 		FIXED(8, stat_reply_encode, stat_reply_decode) },
-	[DNET_MSG_STAT_NAMES] = { "STAT_NAMES", "STAT_NAMES reply", false,
+	[DNET_MSG_STAT_NAMES] = { "STAT_NAMES", "STAT_NAMES reply", false, false,
 		EMPTY, CODEC(VAR, names_reply_size, names_reply_encode, names_reply_decode) },
-	[DNET_MSG_SYNC] = { "SYNC", "SYNC reply", false,
+	[DNET_MSG_SYNC] = { "SYNC", "SYNC reply", false, false,
 		EMPTY, FIXED(8, sync_reply_encode, sync_reply_decode) },
-	[DNET_MSG_PARAM] = { "PARAM", "PARAM reply", false,
+	[DNET_MSG_PARAM] = { "PARAM", "PARAM reply", false, false,
 		CODEC(VAR, param_size, param_encode, param_decode),
 		CODEC(VAR, param_reply_size, param_reply_encode, param_reply_decode) },
-	[DNET_MSG_PARAM_ALL] = { "PARAM_ALL", "PARAM_ALL reply", false,
+	[DNET_MSG_PARAM_ALL] = { "PARAM_ALL", "PARAM_ALL reply", false, false,
 		EMPTY, CODEC(VAR, param_all_reply_size, param_reply_encode, param_all_reply_decode) },
 };
 /* A request type added to the enum (DNET_MSG_REQ_LAST moves) needs its
@@ -894,7 +868,7 @@ static const struct dnet_proto_codec error_codec = CODEC(VAR, error_size, error_
 
 const struct dnet_proto_type *dnet_proto_type(uint16_t type)
 {
-	return dnet_proto_is_request(type) ? &types[type] : NULL;
+	return type >= 1 && type <= DNET_MSG_REQ_LAST && types[type].name ? &types[type] : NULL;
 }
 
 const struct dnet_proto_codec *dnet_proto_codec(uint16_t type)

@@ -3,8 +3,9 @@
  *
  * A struct dnet_dev is one open backend ("devmem:0x...", "sim:nodes=4",
  * "remote:unix:/tmp/d.sock", ...).  A backend may reach several nodes (the
- * emulated cluster, or a dnetd serving one); accesses go to the current
- * node, chosen with dnet_set_node().  Offsets are device offsets (map.h).
+ * emulated cluster, or a dnetd serving one); each node has its handle
+ * (dnet_node_dev), and every access goes to the node of the handle it is
+ * made with.  Offsets are device offsets (map.h).
  *
  * Accessor semantics follow rdma-core's util/mmio.h: each call performs
  * exactly one access of the stated width, in program order with respect to
@@ -87,10 +88,18 @@ unsigned dnet_dev_caps(const struct dnet_dev *dev);
  * meant to share one emulated cluster compare it (D-RUN-PREFLIGHT). */
 uint64_t dnet_dev_cluster(const struct dnet_dev *dev);
 
-/* Nodes are numbered 1..count (their CLID on the emulator). */
+/* Nodes are numbered 1..count (their CLID on the emulator).  dnet_node is
+ * the node of the handle: for the one dnet_open gave, the home node (1, or
+ * the node a backend option named, remote:...,node=N).  dnet_node_dev
+ * gives the handle of node (D-NODE-HANDLE): the same open backend, its
+ * accesses acting on that node; node 0 gives the handle dnet_open gave.
+ * Node handles are owned by that handle and freed with it: dnet_close of
+ * any handle closes the device and every handle of it.  The tap, the stop
+ * hook, posting and the tag are the device's, whichever handle sets them.  Asking costs no
+ * request.  NULL and -DNET_ERANGE in err for a node that does not exist. */
 unsigned dnet_node_count(const struct dnet_dev *dev);
 unsigned dnet_node(const struct dnet_dev *dev);
-int dnet_set_node(struct dnet_dev *dev, unsigned node, struct dnet_err *err);
+struct dnet_dev *dnet_node_dev(struct dnet_dev *dev, unsigned node, struct dnet_err *err);
 
 /* Single accesses.  off must be aligned to the width (-DNET_EALIGN) and
  * inside the map (-DNET_ERANGE).  128-bit values are {low 64, high 64}. */
@@ -214,19 +223,19 @@ typedef bool (*dnet_stop_fn)(void *ctx);
 void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx);
 /* Current time in ns (virtual on the emulator, CLOCK_MONOTONIC elsewhere). */
 int dnet_now(struct dnet_dev *dev, uint64_t *ns, struct dnet_err *err);
-/* Whether the current node still has work in flight.  Backends that cannot
+/* Whether the handle's node still has work in flight.  Backends that cannot
  * tell fall back to Controller Status request-pending of both WIDs. */
 int dnet_busy(struct dnet_dev *dev, bool *busy, struct dnet_err *err);
 
-/* Emulator backdoor: read/write the current node's SO-DIMM address space
+/* Emulator backdoor: read/write the handle's node's SO-DIMM address space
  * (both modules, interleaved; WID w's area starts at w * capacity).
  * -DNET_ENOTSUP without DNET_CAP_BACKDOOR. */
 int dnet_sodimm_access(struct dnet_dev *dev, uint64_t addr, void *buf, size_t len,
 		       bool write, struct dnet_err *err);
 
 /* Backend statistics by name, e.g. on the emulator "vtime_ns", "events",
- * "pgid_drops", "packets_sent", "packets_received" (per current node where
- * it makes sense).  -DNET_ENOENT for an unknown name, -DNET_ENOTSUP if the
+ * "pgid_drops", "packets_sent", "packets_received" (per node, the handle's,
+ * where it makes sense).  -DNET_ENOENT for an unknown name, -DNET_ENOTSUP if the
  * backend keeps none.  names (may be NULL) gets a static NULL-terminated
  * list of the names the backend knows. */
 int dnet_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err);

@@ -7,7 +7,7 @@
  * the core (alignment, bounds, access.h rules), after it ran, with its
  * result: single reads and writes, block transfers, waits (one record, not
  * one per poll), delays, the ordering points (WC flush, cache flush,
- * prefetch), node switches and busy queries.  The polls inside a wait and a
+ * prefetch), node changes (DNET_TAP_NODE) and busy queries.  The polls inside a wait and a
  * backend's own probing are not reported.
  *
  * A device opened with dnet_open_dry never reaches a backend: the backend
@@ -38,13 +38,15 @@ enum dnet_tap_kind {
 	DNET_TAP_WC_FLUSH,
 	DNET_TAP_CACHE_FLUSH, /* off, len */
 	DNET_TAP_PREFETCH,    /* off, len */
-	DNET_TAP_NODE,        /* val[0] = the node chosen */
+	DNET_TAP_NODE,        /* val[0] = the node of the records that follow: reported
+	                       * before a record of another node than the last one's
+	                       * (the first: another than the home node) */
 	DNET_TAP_BUSY,        /* val[0] = 0 or 1 */
 };
 
 struct dnet_tap_rec {
 	enum dnet_tap_kind kind;
-	unsigned node;        /* the current node when it ran */
+	unsigned node;        /* the node of the handle it ran on */
 	uint32_t off;
 	unsigned width;       /* bytes, single accesses */
 	bool confirmed;       /* a read of Controller Reset made on purpose */

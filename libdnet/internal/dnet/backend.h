@@ -58,8 +58,6 @@ struct dnet_backend_ops {
 	int (*wc_flush)(struct dnet_dev *dev, struct dnet_err *err);
 	int (*cache_flush)(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
 	int (*prefetch)(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
-	/* Optional (NULL: only node 1 exists).  node is 1..dev->nodes. */
-	int (*set_node)(struct dnet_dev *dev, unsigned node, struct dnet_err *err);
 	/* Optional (NULL: the core polls read64 with real-time sleeps). */
 	int (*wait)(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dnet_cond cond,
 		    uint64_t value, uint64_t timeout_ns, uint64_t *last, struct dnet_err *err);
@@ -75,7 +73,8 @@ struct dnet_backend_ops {
 	int (*stat)(struct dnet_dev *dev, const char *name, uint64_t *v, struct dnet_err *err);
 	const char *const *(*stat_names)(struct dnet_dev *dev);
 	/* Optional (NULL: requests are never posted, nothing to wait for).
-	 * Posting is asked for by dev->posted, each request tagged dev->tag. */
+	 * Posting is asked for by dev->root->posted, each request tagged
+	 * dev->root->tag. */
 	int (*sync)(struct dnet_dev *dev, uint64_t *tag, struct dnet_err *err);
 	/* Optional (NULL: no parameters; param.h).  params gives the
 	 * definitions (owned by the backend, valid until close; NULL and err on
@@ -92,11 +91,23 @@ struct dnet_backend_ops {
 	int (*param_get_all)(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err);
 };
 
+/* One handle per node (D-NODE-HANDLE): the root, which dnet_open returns
+ * (open sets its node: the home node, 1 unless the backend says), and the
+ * node handles dnet_node_dev makes, copies of the root but for node, owned
+ * by it.  Every entry is called with the handle of the node it acts on: a
+ * backend reads dev->node per call and keeps no current node of its own.
+ * priv, nodes, caps, cluster, spec and dry are set at open and the same in
+ * every handle; what changes after open (the tap, the stop hook, posting,
+ * the tag) lives in the root only: read it as dev->root->X. */
 struct dnet_dev {
 	const struct dnet_backend_ops *ops;
 	void *priv;
 	unsigned nodes;  /* >= 1 */
-	unsigned node;   /* current, 1..nodes */
+	unsigned node;   /* this handle's node, 1..nodes */
+	struct dnet_dev *root;      /* the handle dnet_open returned (itself for it) */
+	struct dnet_dev **handles;  /* root only: [node - 1] of the first 65536, made on first use */
+	struct dnet_dev *more_handles; /* root: the handles of nodes past them; a node's: the next */
+	unsigned tap_node;          /* root only: the node of the last record tapped */
 	unsigned caps;   /* DNET_CAP_* */
 	uint64_t cluster; /* which emulated cluster (dnet_dev_cluster); remote: dnetd's */
 	enum dnet_clid_reading clid_reading; /* D-CLID: set by open (sim's clid=), else 11:8 */
@@ -109,8 +120,8 @@ struct dnet_dev {
 	bool confirm_next;
 	bool (*stop)(void *ctx); /* dnet_set_stop: asked by every blocking call */
 	void *stop_ctx;
-	int posted;      /* enum dnet_post (dnet_set_posted) */
-	uint64_t tag;    /* dnet_set_tag */
+	int posted;      /* enum dnet_post (dnet_set_posted): root only */
+	uint64_t tag;    /* dnet_set_tag: root only */
 };
 
 /* The backends linked into libdnet. */
