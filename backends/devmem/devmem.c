@@ -74,7 +74,7 @@ static int parse_args(const char *args, struct devmem_cfg *c, struct dnet_err *e
 	snprintf(c->iomem, sizeof c->iomem, "/proc/iomem");
 	struct dnet_kv kv[5];
 	unsigned n;
-	if (comma && (rc = dnet_kv_split(comma + 1, kv, 5, &n, err)))
+	if (comma && (rc = core_kv_split(comma + 1, kv, 5, &n, err)))
 		return rc;
 	for (unsigned i = 0; comma && i < n; i++) {
 		if (strcmp(kv[i].key, "privileged") == 0 && !kv[i].has_val) {
@@ -140,13 +140,13 @@ static int devmem_check(const char *args, struct devmem_cfg *c, struct dnet_err 
 	/* /dev/mem always; a stand-in file when a list is named (tests). */
 	if (c->is_devmem || c->iomem_given) {
 		char note[256];
-		if ((rc = dnet_iomem_check(c->iomem, c->base, DNET_MAP_SIZE, c->known_machine, note,
+		if ((rc = devmem_iomem_check(c->iomem, c->base, DNET_MAP_SIZE, c->known_machine, note,
 					   sizeof note, err)))
 			return rc;
 	}
 	/* Past the CPU's physical address space a window is outside every
 	 * iomem entry, and mmap only says EINVAL: named here instead. */
-	unsigned bits = c->is_devmem ? dnet_mmio_phys_bits("/proc/cpuinfo") : 0;
+	unsigned bits = c->is_devmem ? mmio_phys_bits("/proc/cpuinfo") : 0;
 	if (bits && bits < 64 && c->base + DNET_MAP_SIZE > 1ull << bits)
 		return dnet_seterr(err, DNET_ERANGE,
 				   "devmem: 0x%" PRIx64 "-0x%" PRIx64 " lies past this CPU's %u-bit physical "
@@ -179,7 +179,7 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return rc;
 	int fd;
 	struct stat st;
-	if ((rc = dnet_mmio_openfd(c.path, "devmem", c.is_devmem ? "needs root / CAP_SYS_RAWIO"
+	if ((rc = mmio_openfd(c.path, "devmem", c.is_devmem ? "needs root / CAP_SYS_RAWIO"
 								  : "check the file's permissions",
 				   &fd, &st, err)))
 		return rc;
@@ -190,7 +190,7 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return dnet_seterr(err, DNET_EPERM, "devmem: %s changed between the check and the open",
 				   c.path);
 	}
-	if ((rc = dnet_mmio_map(dev, fd, &st, c.path, c.base, "devmem", err)))
+	if ((rc = mmio_map(dev, fd, &st, c.path, c.base, "devmem", err)))
 		return rc;
 	/* Behaviour tells a board from plain memory on the device only: a
 	 * stand-in file is plain memory by design. */
@@ -199,16 +199,16 @@ static int devmem_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	return 0;
 }
 
-const struct dnet_backend_ops dnet_backend_devmem = {
+const struct dnet_backend_ops devmem_backend = {
 	.name = "devmem",
 	.synopsis = SYNOPSIS,
 	.help = "map the board's physical window from /dev/mem (or a file standing in for it)",
 	.open = devmem_open,
 	.dry_open = devmem_dry_open,
-	.close = dnet_mmio_op_close,
-	.read = dnet_mmio_op_read,
-	.write = dnet_mmio_op_write,
-	.wc_flush = dnet_mmio_op_wc_flush,
-	.cache_flush = dnet_mmio_op_cache_flush,
-	.prefetch = dnet_mmio_op_prefetch,
+	.close = mmio_op_close,
+	.read = mmio_op_read,
+	.write = mmio_op_write,
+	.wc_flush = mmio_op_wc_flush,
+	.cache_flush = mmio_op_cache_flush,
+	.prefetch = mmio_op_prefetch,
 };

@@ -31,7 +31,7 @@ static int unknown_list(const char *path, const char *why, bool known_machine, c
 			   "run as root, or add ,known-machine if you know the range is free", path, why);
 }
 
-int dnet_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_machine,
+int devmem_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_machine,
 		     char *note, size_t notelen, struct dnet_err *err)
 {
 	uint64_t last = base + size - 1;

@@ -24,7 +24,7 @@
  *     knows the range is free.
  * Returns 0 (may map) or a negative error whose message names the entry and
  * the rule.  *note (may be NULL) says on what grounds a 0 was given. */
-int dnet_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_machine,
+int devmem_iomem_check(const char *path, uint64_t base, uint64_t size, bool known_machine,
 		     char *note, size_t notelen, struct dnet_err *err);
 
 #endif

@@ -21,17 +21,17 @@
 
 /* One function per width for 64 and 128 bits, so that a test can read each
  * one's instructions in the built object (tests/shell/test_board_asm.sh). */
-uint64_t dnet_mmio_read64(const volatile uint8_t *p)
+uint64_t mmio_read64(const volatile uint8_t *p)
 {
 	return *(const volatile uint64_t *)(const volatile void *)p;
 }
 
-void dnet_mmio_write64(volatile uint8_t *p, uint64_t v)
+void mmio_write64(volatile uint8_t *p, uint64_t v)
 {
 	*(volatile uint64_t *)(volatile void *)p = v;
 }
 
-void dnet_mmio_read128(const volatile uint8_t *p, void *buf)
+void mmio_read128(const volatile uint8_t *p, void *buf)
 {
 #ifdef MMIO_X86
 	/* One 128-bit load (the host reads LLCM 128 bits at a time, §5.1.3).
@@ -51,7 +51,7 @@ void dnet_mmio_read128(const volatile uint8_t *p, void *buf)
 #endif
 }
 
-void dnet_mmio_write128(volatile uint8_t *p, const void *buf)
+void mmio_write128(volatile uint8_t *p, const void *buf)
 {
 #ifdef MMIO_X86
 	/* One 128-bit store, kept in program order (see the read). */
@@ -68,29 +68,29 @@ void dnet_mmio_write128(volatile uint8_t *p, const void *buf)
 #endif
 }
 
-void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
+void mmio_read(const volatile uint8_t *p, void *buf, unsigned width)
 {
 	switch (width) {
 	case 1: { uint8_t v = *p; memcpy(buf, &v, 1); break; }
 	case 2: { uint16_t v = *(const volatile uint16_t *)(const volatile void *)p; memcpy(buf, &v, 2); break; }
 	case 4: { uint32_t v = *(const volatile uint32_t *)(const volatile void *)p; memcpy(buf, &v, 4); break; }
-	case 8: { uint64_t v = dnet_mmio_read64(p); memcpy(buf, &v, 8); break; }
-	case 16: dnet_mmio_read128(p, buf); break;
+	case 8: { uint64_t v = mmio_read64(p); memcpy(buf, &v, 8); break; }
+	case 16: mmio_read128(p, buf); break;
 	}
 }
 
-void dnet_mmio_write(volatile uint8_t *p, const void *buf, unsigned width)
+void mmio_write(volatile uint8_t *p, const void *buf, unsigned width)
 {
 	switch (width) {
 	case 1: { uint8_t v; memcpy(&v, buf, 1); *p = v; break; }
 	case 2: { uint16_t v; memcpy(&v, buf, 2); *(volatile uint16_t *)(volatile void *)p = v; break; }
 	case 4: { uint32_t v; memcpy(&v, buf, 4); *(volatile uint32_t *)(volatile void *)p = v; break; }
-	case 8: { uint64_t v; memcpy(&v, buf, 8); dnet_mmio_write64(p, v); break; }
-	case 16: dnet_mmio_write128(p, buf); break;
+	case 8: { uint64_t v; memcpy(&v, buf, 8); mmio_write64(p, v); break; }
+	case 16: mmio_write128(p, buf); break;
 	}
 }
 
-void dnet_mmio_wc_flush(void)
+void mmio_wc_flush(void)
 {
 #ifdef MMIO_X86
 	_mm_sfence();
@@ -99,7 +99,7 @@ void dnet_mmio_wc_flush(void)
 #endif
 }
 
-void dnet_mmio_cache_flush(const volatile uint8_t *p, size_t len)
+void mmio_cache_flush(const volatile uint8_t *p, size_t len)
 {
 #ifdef MMIO_X86
 	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + len;
@@ -112,7 +112,7 @@ void dnet_mmio_cache_flush(const volatile uint8_t *p, size_t len)
 #endif
 }
 
-void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len)
+void mmio_prefetch(const volatile uint8_t *p, size_t len)
 {
 #ifdef MMIO_X86
 	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + len;
@@ -123,7 +123,7 @@ void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len)
 #endif
 }
 
-int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fdp,
+int mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fdp,
 		     struct stat *st, struct dnet_err *err)
 {
 	int fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
@@ -177,7 +177,7 @@ static int holds(const struct stat *st, uint64_t need, const char *path, const c
 	return 0;
 }
 
-unsigned dnet_mmio_phys_bits(const char *cpuinfo)
+unsigned mmio_phys_bits(const char *cpuinfo)
 {
 	FILE *f = fopen(cpuinfo, "r");
 	char line[256];
@@ -199,7 +199,7 @@ static int mmap_failed(const char *who, const char *path, uint64_t offset, struc
 	if (e == EINVAL) {
 		/* The kernel says why only in its log (dmesg): the two causes a
 		 * page-aligned mapping of a device file meets. */
-		unsigned bits = dnet_mmio_phys_bits("/proc/cpuinfo");
+		unsigned bits = mmio_phys_bits("/proc/cpuinfo");
 		char width[64] = "its physical address width";
 		if (bits)
 			snprintf(width, sizeof width, "its %u-bit physical address space (/proc/cpuinfo)", bits);
@@ -219,7 +219,7 @@ static int mmap_failed(const char *who, const char *path, uint64_t offset, struc
 				     "/proc/iomem and devmem in libdnet(3))" : einval);
 }
 
-int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+int mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 		  uint64_t offset, const char *who, struct dnet_err *err)
 {
 	int rc = holds(st, offset + DNET_MAP_SIZE, path, who, err);
@@ -236,14 +236,14 @@ int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const cha
 	return adopt(dev, m, fd, -1, offset, path, who, err);
 }
 
-int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+int mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 			const char *wc_path, size_t wc_len, const char *who, struct dnet_err *err)
 {
 	int wfd = -1, rc;
 	struct stat wst;
 	uint8_t *base = MAP_FAILED;
 	if ((rc = holds(st, DNET_MAP_SIZE, path, who, err)) ||
-	    (rc = dnet_mmio_openfd(wc_path, who, "check the file's permissions", &wfd, &wst, err)) ||
+	    (rc = mmio_openfd(wc_path, who, "check the file's permissions", &wfd, &wst, err)) ||
 	    (rc = holds(&wst, wc_len, wc_path, who, err)))
 		goto fail;
 	/* One address range for the window, then both files into it side by
@@ -281,17 +281,17 @@ static volatile uint8_t *at(struct dnet_mmio *p, uint32_t off)
 /* The presence check's accesses to the mapped window. */
 static void map_rd(void *ctx, uint32_t off, void *buf, unsigned width)
 {
-	dnet_mmio_read((volatile uint8_t *)ctx + off, buf, width);
+	mmio_read((volatile uint8_t *)ctx + off, buf, width);
 }
 
 static void map_wr(void *ctx, uint32_t off, const void *buf, unsigned width)
 {
-	dnet_mmio_write((volatile uint8_t *)ctx + off, buf, width);
+	mmio_write((volatile uint8_t *)ctx + off, buf, width);
 }
 
 /* Decision D-PRESENCE-ECHO (mmio.h): reserved bits, then the LLCM echo
  * that a void fails, then Primitive Counter Reset that memory fails. */
-int dnet_mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
+int mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
 			  const char *where, struct dnet_err *err)
 {
 	static const struct { uint32_t off; uint64_t valid; const char *name; const char *bits; } probe[] = {
@@ -350,17 +350,17 @@ int dnet_mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const
 	return 0;
 }
 
-int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
+int mmio_presence(struct dnet_dev *dev, struct dnet_err *err)
 {
 	struct dnet_mmio *p = dev->priv;
 	const struct dnet_mmio_io io = { map_rd, map_wr, (void *)(uintptr_t)p->map };
-	int rc = dnet_mmio_presence_io(&io, p->reset_check, p->who, p->where, err);
+	int rc = mmio_presence_io(&io, p->reset_check, p->who, p->where, err);
 	if (!rc)
 		p->checked = true;
 	return rc;
 }
 
-void dnet_mmio_op_close(struct dnet_dev *dev)
+void mmio_op_close(struct dnet_dev *dev)
 {
 	struct dnet_mmio *p = dev->priv;
 	munmap((void *)p->map, p->len); /* both files' mappings, when split */
@@ -370,52 +370,52 @@ void dnet_mmio_op_close(struct dnet_dev *dev)
 	free(p);
 }
 
-int dnet_mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+int mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
 		      struct dnet_err *err)
 {
 	struct dnet_mmio *p = dev->priv;
 	/* The one read that acts (Controller Reset, App. B) is checked as a
 	 * write is: a void or memory must not be "reset". */
 	if (!p->checked && off == DNET_SREG_BASE + DNET_SR_CTL_RESET) {
-		int rc = dnet_mmio_presence(dev, err);
+		int rc = mmio_presence(dev, err);
 		if (rc)
 			return rc;
 	}
-	dnet_mmio_read(at(p, off), buf, width);
+	mmio_read(at(p, off), buf, width);
 	return 0;
 }
 
-int dnet_mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+int mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
 		       struct dnet_err *err)
 {
 	struct dnet_mmio *p = dev->priv;
 	if (!p->checked) {
-		int rc = dnet_mmio_presence(dev, err);
+		int rc = mmio_presence(dev, err);
 		if (rc)
 			return rc;
 	}
-	dnet_mmio_write(at(p, off), buf, width);
+	mmio_write(at(p, off), buf, width);
 	return 0;
 }
 
-int dnet_mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
+int mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err)
 {
 	(void)dev;
 	(void)err;
-	dnet_mmio_wc_flush();
+	mmio_wc_flush();
 	return 0;
 }
 
-int dnet_mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+int mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-	dnet_mmio_cache_flush(at(dev->priv, off), len);
+	mmio_cache_flush(at(dev->priv, off), len);
 	return 0;
 }
 
-int dnet_mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
+int mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err)
 {
 	(void)err;
-	dnet_mmio_prefetch(at(dev->priv, off), len);
+	mmio_prefetch(at(dev->priv, off), len);
 	return 0;
 }

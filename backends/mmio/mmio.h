@@ -22,16 +22,16 @@
 #include "dnet/backend.h"
 
 /* Exactly one instruction each: a 64-bit mov, a 128-bit movdqa. */
-uint64_t dnet_mmio_read64(const volatile uint8_t *p);
-void dnet_mmio_write64(volatile uint8_t *p, uint64_t v);
-void dnet_mmio_read128(const volatile uint8_t *p, void *buf);
-void dnet_mmio_write128(volatile uint8_t *p, const void *buf);
+uint64_t mmio_read64(const volatile uint8_t *p);
+void mmio_write64(volatile uint8_t *p, uint64_t v);
+void mmio_read128(const volatile uint8_t *p, void *buf);
+void mmio_write128(volatile uint8_t *p, const void *buf);
 /* width is 1, 2, 4, 8 or 16; p is aligned to it (the core checks). */
-void dnet_mmio_read(const volatile uint8_t *p, void *buf, unsigned width);
-void dnet_mmio_write(volatile uint8_t *p, const void *buf, unsigned width);
-void dnet_mmio_wc_flush(void);
-void dnet_mmio_cache_flush(const volatile uint8_t *p, size_t len);
-void dnet_mmio_prefetch(const volatile uint8_t *p, size_t len);
+void mmio_read(const volatile uint8_t *p, void *buf, unsigned width);
+void mmio_write(volatile uint8_t *p, const void *buf, unsigned width);
+void mmio_wc_flush(void);
+void mmio_cache_flush(const volatile uint8_t *p, size_t len);
+void mmio_prefetch(const volatile uint8_t *p, size_t len);
 
 /* A mapped window; dev->priv of the devmem and pci backends. */
 struct dnet_mmio {
@@ -47,17 +47,17 @@ struct dnet_mmio {
 
 /* The CPU's physical address width in bits from a /proc/cpuinfo-format
  * file ("address sizes : 39 bits physical, ..."); 0 when not said. */
-unsigned dnet_mmio_phys_bits(const char *cpuinfo);
+unsigned mmio_phys_bits(const char *cpuinfo);
 
 /* Open path read/write with O_SYNC (uncached) and fstat it.  who prefixes
  * messages; perm_hint is added when the open is refused ("needs root"). */
-int dnet_mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fd,
+int mmio_openfd(const char *path, const char *who, const char *perm_hint, int *fd,
 		     struct stat *st, struct dnet_err *err);
 
 /* Map DNET_MAP_SIZE bytes of fd at offset into a new dev->priv (one node);
  * takes fd over (closed on failure).  A regular file (a stand-in for the
  * device) must hold offset + DNET_MAP_SIZE bytes.  Nothing is accessed. */
-int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+int mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 		  uint64_t offset, const char *who, struct dnet_err *err);
 
 /* Map the window from two files that do not overlap: [0, wc_len) from
@@ -66,7 +66,7 @@ int dnet_mmio_map(struct dnet_dev *dev, int fd, const struct stat *st, const cha
  * address range.  PAT gives a physical range one memory type: a WC mapping
  * over a range already mapped uncached would silently become
  * uncached-minus.  Takes fd over (closed on failure). */
-int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
+int mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, const char *path,
 			const char *wc_path, size_t wc_len, const char *who, struct dnet_err *err);
 
 /* The presence check run before the first write (and before the read of
@@ -82,7 +82,7 @@ int dnet_mmio_map_split(struct dnet_dev *dev, int fd, const struct stat *st, con
  * Primitive Counter Reset does not read back from the Primitive Counter
  * at the same offset (the controller clears the counters, bits 63:60 are
  * unused; memory echoes it, and gets its old word back). */
-int dnet_mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
+int mmio_presence(struct dnet_dev *dev, struct dnet_err *err);
 
 /* The same decision on any accessor pair (the mapped window, or a model of
  * a controller, a void, memory in tests/unit/test_mmio.c): rd/wr of 8 or
@@ -92,17 +92,17 @@ struct dnet_mmio_io {
 	void (*wr)(void *ctx, uint32_t off, const void *buf, unsigned width);
 	void *ctx;
 };
-int dnet_mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
+int mmio_presence_io(const struct dnet_mmio_io *io, bool reset_check, const char *who,
 			  const char *where, struct dnet_err *err);
 
 /* Backend vtable entries shared by every mapped-window backend. */
-void dnet_mmio_op_close(struct dnet_dev *dev);
-int dnet_mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
+void mmio_op_close(struct dnet_dev *dev);
+int mmio_op_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned width,
 		      struct dnet_err *err);
-int dnet_mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
+int mmio_op_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
 		       struct dnet_err *err);
-int dnet_mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
-int dnet_mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
-int dnet_mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+int mmio_op_wc_flush(struct dnet_dev *dev, struct dnet_err *err);
+int mmio_op_cache_flush(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
+int mmio_op_prefetch(struct dnet_dev *dev, uint32_t off, size_t len, struct dnet_err *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* The BAR walk (bars.h). */
 #include "pci/bars.h"
 
-unsigned dnet_pci_nbars(struct pci_dev *d, unsigned *htype)
+unsigned dpci_nbars(struct pci_dev *d, unsigned *htype)
 {
 	unsigned h = pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f;
 	if (htype)
@@ -9,7 +9,7 @@ unsigned dnet_pci_nbars(struct pci_dev *d, unsigned *htype)
 	return h == PCI_HEADER_TYPE_NORMAL ? 6 : h == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
 }
 
-void dnet_pci_bars(struct pci_dev *d, unsigned n, struct dnet_pci_bar bars[6])
+void dpci_bars(struct pci_dev *d, unsigned n, struct dnet_pci_bar bars[6])
 {
 	for (unsigned b = 0; b < n && b < 6; b++) {
 		struct dnet_pci_bar *x = &bars[b];

@@ -20,10 +20,10 @@ struct dnet_pci_bar {
 
 /* The BAR count of the device's header type: 6 (normal), 2 (bridge), else
  * 0; *htype is the header type. */
-unsigned dnet_pci_nbars(struct pci_dev *d, unsigned *htype);
+unsigned dpci_nbars(struct pci_dev *d, unsigned *htype);
 
-/* Fill bars[0..n) (n from dnet_pci_nbars, at most 6), reading the
+/* Fill bars[0..n) (n from dpci_nbars, at most 6), reading the
  * configuration space. */
-void dnet_pci_bars(struct pci_dev *d, unsigned n, struct dnet_pci_bar bars[6]);
+void dpci_bars(struct pci_dev *d, unsigned n, struct dnet_pci_bar bars[6]);
 
 #endif

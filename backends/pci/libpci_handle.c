@@ -4,16 +4,16 @@
 
 #include "pci/libpci_handle.h"
 
-jmp_buf dnet_pci_jmp;
-char dnet_pci_errmsg[DNET_ERR_MSG_MAX];
+jmp_buf dpci_jmp;
+char dpci_errmsg[DNET_ERR_MSG_MAX];
 
 static void __attribute__((noreturn)) error_cb(char *msg, ...)
 {
 	va_list ap;
 	va_start(ap, msg);
-	vsnprintf(dnet_pci_errmsg, sizeof dnet_pci_errmsg, msg, ap);
+	vsnprintf(dpci_errmsg, sizeof dpci_errmsg, msg, ap);
 	va_end(ap);
-	longjmp(dnet_pci_jmp, 1);
+	longjmp(dpci_jmp, 1);
 }
 
 static void quiet_cb(char *msg, ...)
@@ -21,7 +21,7 @@ static void quiet_cb(char *msg, ...)
 	(void)msg;
 }
 
-struct pci_access *dnet_pci_alloc(void)
+struct pci_access *dpci_alloc(void)
 {
 	struct pci_access *pacc = pci_alloc();
 	if (pacc) {

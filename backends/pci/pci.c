@@ -72,7 +72,7 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
 	snprintf(a->sysfs, sizeof a->sysfs, "/sys/bus/pci");
 	struct dnet_kv kv[10];
 	unsigned n;
-	int rc = dnet_kv_split(args, kv, 10, &n, err);
+	int rc = core_kv_split(args, kv, 10, &n, err);
 	if (rc)
 		return rc;
 	if (n == 0)
@@ -121,12 +121,12 @@ static int parse_args(const char *args, struct pci_args *a, struct dnet_err *err
  * with a->enable, turn memory decoding on. */
 static int find_device(const struct pci_args *a, bool dry, struct pci_found *out, struct dnet_err *err)
 {
-	struct pci_access *volatile pacc = dnet_pci_alloc();
+	struct pci_access *volatile pacc = dpci_alloc();
 	if (!pacc)
 		return dnet_seterr(err, DNET_ENOMEM, "pci: libpci allocation failed");
-	if (setjmp(dnet_pci_jmp)) {
+	if (setjmp(dpci_jmp)) {
 		pci_cleanup(pacc);
-		return dnet_seterr(err, DNET_EIO, "pci: libpci: %s", dnet_pci_errmsg);
+		return dnet_seterr(err, DNET_EIO, "pci: libpci: %s", dpci_errmsg);
 	}
 	if (a->dump[0]) {
 		pacc->method = PCI_ACCESS_DUMP;
@@ -168,7 +168,7 @@ static int find_device(const struct pci_args *a, bool dry, struct pci_found *out
 	snprintf(out->devdir, sizeof out->devdir, "%s/devices/%s", a->sysfs, out->slot);
 	out->size = a->dump[0] ? 0 : found->size[a->bar];
 	unsigned htype;
-	unsigned nbars = dnet_pci_nbars(found, &htype);
+	unsigned nbars = dpci_nbars(found, &htype);
 	int rc = 0;
 	if (a->bar >= nbars) {
 		rc = dnet_seterr(err, DNET_EINVAL, "pci: %s has header type %u with %u BARs; there is no BAR%u",
@@ -177,7 +177,7 @@ static int find_device(const struct pci_args *a, bool dry, struct pci_found *out
 	}
 	/* The same walk as probe: BAR0 up, a 64-bit BAR taking the next register. */
 	struct dnet_pci_bar bars[6];
-	dnet_pci_bars(found, nbars, bars);
+	dpci_bars(found, nbars, bars);
 	const struct dnet_pci_bar *bar = &bars[a->bar];
 	out->bar_raw = bar->raw;
 	if (bar->upper) {
@@ -294,7 +294,7 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 	snprintf(res, sizeof res, "%s/resource%u", fd.devdir, a.bar);
 	int fdn;
 	struct stat st;
-	if ((rc = dnet_mmio_openfd(res, "pci", "needs root", &fdn, &st, err)))
+	if ((rc = mmio_openfd(res, "pci", "needs root", &fdn, &st, err)))
 		return rc;
 	/* libpci gives no size from a dump: sysfs's resource file has it. */
 	if (!fd.size && S_ISREG(st.st_mode) && (uint64_t)st.st_size < DNET_MAP_SIZE) {
@@ -314,14 +314,14 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 		return rc;
 	}
 	if (split)
-		rc = dnet_mmio_map_split(dev, fdn, &st, res, wc, DNET_PW_BASE, "pci", err);
+		rc = mmio_map_split(dev, fdn, &st, res, wc, DNET_PW_BASE, "pci", err);
 	else
-		rc = dnet_mmio_map(dev, fdn, &st, res, 0, "pci", err);
+		rc = mmio_map(dev, fdn, &st, res, 0, "pci", err);
 	if (rc)
 		return rc;
 	struct dnet_mmio *m = dev->priv;
 	if (split && (rc = pat_guard(m->wc_fd, wc, res, true, a.bar, err))) {
-		dnet_mmio_op_close(dev);
+		mmio_op_close(dev);
 		dev->priv = NULL;
 		return rc;
 	}
@@ -335,16 +335,16 @@ static int pci_open_dev(struct dnet_dev *dev, const char *args, struct dnet_err 
 	return 0;
 }
 
-const struct dnet_backend_ops dnet_backend_pci = {
+const struct dnet_backend_ops dpci_backend = {
 	.name = "pci",
 	.synopsis = "pci:SLOT|id=VVVV:DDDD[,index=K][,bar=N][,sysfs=PATH][,dump=FILE][,enable][,nowc][,no-reset-check]",
 	.help = "a board exposing the window through a PCI BAR, found with libpci",
 	.open = pci_open_dev,
 	.dry_open = pci_dry_open,
-	.close = dnet_mmio_op_close,
-	.read = dnet_mmio_op_read,
-	.write = dnet_mmio_op_write,
-	.wc_flush = dnet_mmio_op_wc_flush,
-	.cache_flush = dnet_mmio_op_cache_flush,
-	.prefetch = dnet_mmio_op_prefetch,
+	.close = mmio_op_close,
+	.read = mmio_op_read,
+	.write = mmio_op_write,
+	.wc_flush = mmio_op_wc_flush,
+	.cache_flush = mmio_op_cache_flush,
+	.prefetch = mmio_op_prefetch,
 };

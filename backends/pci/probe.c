@@ -50,15 +50,15 @@ int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 {
 	*out = NULL;
 	*n = 0;
-	struct pci_access *volatile pacc = dnet_pci_alloc();
+	struct pci_access *volatile pacc = dpci_alloc();
 	struct dnet_probe_dev *volatile list = NULL;
 	volatile unsigned cnt = 0, cap = 0;
 	if (!pacc)
 		return dnet_seterr(err, DNET_ENOMEM, "probe: libpci allocation failed");
-	if (setjmp(dnet_pci_jmp)) {
+	if (setjmp(dpci_jmp)) {
 		pci_cleanup(pacc);
 		free(list);
-		return dnet_seterr(err, DNET_EIO, "probe: libpci: %s", dnet_pci_errmsg);
+		return dnet_seterr(err, DNET_EIO, "probe: libpci: %s", dpci_errmsg);
 	}
 	if (dump) {
 		pacc->method = PCI_ACCESS_DUMP;
@@ -88,9 +88,9 @@ int dnet_pci_probe(const char *sysfs_path, const char *dump, const char *ids,
 		bool maybe = listed || (!ids && (d->device_class == 0x0580 || base == 0x12));
 		bool found_bar = false;
 		unsigned htype;
-		unsigned nbar = dnet_pci_nbars(d, &htype);
+		unsigned nbar = dpci_nbars(d, &htype);
 		struct dnet_pci_bar bars[6];
-		dnet_pci_bars(d, nbar, bars);
+		dpci_bars(d, nbar, bars);
 		for (unsigned b = 0; maybe && htype == PCI_HEADER_TYPE_NORMAL && b < nbar && !found_bar; b++) {
 			if (bars[b].io || bars[b].upper)
 				continue;

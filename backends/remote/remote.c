@@ -38,7 +38,7 @@ static void remote_free(struct remote *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	dnet_pbuf_free(&r->out);
+	wire_pbuf_free(&r->out);
 	free(r->in);
 	free(r->perr);
 	if (r->names) {
@@ -80,11 +80,11 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	if (comma)
 		opts = comma + 1;
 	int rc0;
-	if (!*addr && (rc0 = dnet_sockspec_default(addr, sizeof addr, NULL, err)))
+	if (!*addr && (rc0 = rmt_sockspec_default(addr, sizeof addr, NULL, err)))
 		return rc0; /* where a plain `dnetd` listens (D-DNETD-SOCKET) */
 
 	struct dnet_sockspec sa;
-	int rc = dnet_sockspec_parse(addr, &sa, err);
+	int rc = rmt_sockspec_parse(addr, &sa, err);
 	if (rc)
 		return rc;
 
@@ -93,7 +93,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 	const char *token = getenv("DNET_TOKEN");
 	struct dnet_kv kv[MAX_OPTS];
 	unsigned nkv = 0;
-	if (*opts && (rc = dnet_kv_split(opts, kv, MAX_OPTS, &nkv, err)))
+	if (*opts && (rc = core_kv_split(opts, kv, MAX_OPTS, &nkv, err)))
 		return rc;
 	for (unsigned i = 0; i < nkv; i++) {
 		const char *k = kv[i].key;
@@ -129,7 +129,7 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
 	r->fd = -1;
 	r->timeout_ns = timeout_ms * 1000000ull;
-	dnet_sockspec_format(&sa, r->addr, sizeof r->addr);
+	rmt_sockspec_format(&sa, r->addr, sizeof r->addr);
 	if ((rc = rmt_connect_to(r, &sa, err))) {
 		remote_free(r);
 		return rc;
@@ -217,7 +217,7 @@ static int remote_read(struct dnet_dev *dev, uint32_t off, void *buf, unsigned w
 		return rc;
 	if (rep.width != width)
 		return dnet_seterr(err, DNET_EPROTO, "READ reply of %u bytes for a %u-byte read", rep.width, width);
-	return dnet_proto_val_unpack(buf, rep.val, width, err);
+	return wire_val_unpack(buf, rep.val, width, err);
 }
 
 static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, unsigned width,
@@ -227,7 +227,7 @@ static int remote_write(struct dnet_dev *dev, uint32_t off, const void *buf, uns
 	msg_init(&req, dev, DNET_MSG_WRITE);
 	req.off = off;
 	req.width = (uint8_t)width;
-	int rc = dnet_proto_val_pack(req.val, buf, width, err);
+	int rc = wire_val_pack(req.val, buf, width, err);
 	if (rc)
 		return rc;
 	if (rmt_posting(dev))
@@ -256,7 +256,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 			return rc;
 		if (rep.data_len != len)
 			return dnet_seterr(err, DNET_EPROTO, "%s of %zu bytes, %zu asked",
-					   dnet_proto_type_name(rep.type), rep.data_len, len);
+					   wire_type_name(rep.type), rep.data_len, len);
 		if (len)
 			memcpy(p, rep.data, len);
 		return 0;
@@ -275,7 +275,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 			req.off = (uint32_t)(at + done);
 		req.len = (uint32_t)n;
 		req.id = ++r->next_id;
-		int rc = dnet_proto_encode(&r->out, &req, err);
+		int rc = wire_encode(&r->out, &req, err);
 		if (rc)
 			return rc;
 		done += n;
@@ -301,7 +301,7 @@ static int read_parts(struct dnet_dev *dev, uint16_t type, uint64_t at, void *bu
 			if (!first_rc)
 				first_rc = dnet_seterr(&e0, (int)rep.code, "%s", rep.msg);
 		} else if (rep.type != (type | DNET_MSG_REPLY)) {
-			return rmt_broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
+			return rmt_broken(r, err, DNET_EPROTO, "unexpected %s", wire_type_name(rep.type));
 		} else if (rep.data_len != n) {
 			return rmt_broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
 		} else {
@@ -391,7 +391,7 @@ static int remote_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, 
 				req.off = reqs[snd.i].off + (uint32_t)snd.done;
 				req.len = (uint32_t)flen;
 				req.id = ++r->next_id;
-				if ((rc = dnet_proto_encode(&r->out, &req, err)))
+				if ((rc = wire_encode(&r->out, &req, err)))
 					break;
 				snd.done += flen;
 				inflight++;
@@ -421,7 +421,7 @@ static int remote_read_blocks(struct dnet_dev *dev, struct dnet_read_req *reqs, 
 			if (!first_rc)
 				first_rc = dnet_seterr(&e0, (int)rep.code, "%s", rep.msg);
 		} else if (rep.type != (DNET_MSG_READ_BLOCK | DNET_MSG_REPLY)) {
-			rc = rmt_broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep.type));
+			rc = rmt_broken(r, err, DNET_EPROTO, "unexpected %s", wire_type_name(rep.type));
 			break;
 		} else if (rep.data_len != rlen) {
 			rc = rmt_broken(r, err, DNET_EPROTO, "%s", "a block reply of another length than asked");
@@ -594,7 +594,7 @@ static const char *const *remote_stat_names(struct dnet_dev *dev)
 		return none;
 	size_t pos = 0;
 	char name[DNET_PROTO_NAME_MAX + 1];
-	for (uint32_t i = 0; i < rep.count && dnet_proto_next_name(&rep, &pos, name); i++) {
+	for (uint32_t i = 0; i < rep.count && wire_next_name(&rep, &pos, name); i++) {
 		names[i] = strdup(name);
 		if (!names[i])
 			break;
@@ -730,7 +730,7 @@ static int remote_param_get_all(struct dnet_dev *dev, char **pairs, size_t *len,
 	return 0;
 }
 
-const struct dnet_backend_ops dnet_backend_remote = {
+const struct dnet_backend_ops rmt_backend = {
 	.name = "remote",
 	.synopsis = "remote:unix:PATH|tcp:HOST:PORT[,node=N][,wid=0|1][,user][,token=T][,timeout=DUR][,anypeer]",
 	.help = "a dnetd daemon serving any backend over a socket (see dnetd(8))",

@@ -1,5 +1,5 @@
 /* The remote backend's parts (private to them): remote.c is the ops table
- * (dnet_backend_remote: opening, the accesses), rmt_transport.c the
+ * (rmt_backend: opening, the accesses), rmt_transport.c the
  * connection (connect, send, receive, one request and its reply),
  * rmt_post.c posted requests (protocol 1.1: batches answered only on
  * failure, SYNC). */

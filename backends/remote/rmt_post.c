@@ -50,11 +50,11 @@ int rmt_take_posted_errors(struct remote *r, struct dnet_err *err)
 	for (;;) {
 		size_t flen = 0;
 		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
+		int pk = wire_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
 		if (pk <= 0)
 			return pk < 0 ? rmt_broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg) : 0;
 		struct dnet_proto_msg m;
-		if (dnet_proto_decode(r->in + r->in_pos, flen, &m, &e) != 0)
+		if (wire_decode(r->in + r->in_pos, flen, &m, &e) != 0)
 			return rmt_broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
 		if (m.type != DNET_MSG_ERROR || !rmt_is_posted_id(r, m.id, r->next_id + 1))
 			return 0; /* a reply: its reader takes it */
@@ -104,7 +104,7 @@ int rmt_post(struct dnet_dev *dev, struct dnet_proto_msg *req, bool stop, struct
 	}
 	req->id = ++r->next_id;
 	req->flags = (uint16_t)(DNET_PROTO_F_POSTED | (stop ? DNET_PROTO_F_STOP : 0));
-	int rc = dnet_proto_encode(&r->out, req, err);
+	int rc = wire_encode(&r->out, req, err);
 	if (rc)
 		return rc;
 	if (!r->nsegs || r->segs[r->nsegs - 1].tag != dev->root->tag)

@@ -144,7 +144,7 @@ int rmt_read_some(struct remote *r, uint64_t deadline, bool block, struct dnet_e
 	 * step).  On the emulator replies come at once in real time. */
 	bool stoppable = block && r->dev && r->dev->stop && !(r->dev->caps & DNET_CAP_VIRTUAL_TIME);
 	for (;;) {
-		if (stoppable && dnet_stopped(r->dev))
+		if (stoppable && core_stopped(r->dev))
 			return rmt_broken(r, err, DNET_EINTR, "%s",
 					  "interrupted while waiting for a reply (the connection is given up)");
 		if (block) {
@@ -180,11 +180,11 @@ int rmt_next_frame(struct remote *r, struct dnet_proto_msg *m, uint64_t deadline
 	for (;;) {
 		size_t flen = 0;
 		struct dnet_err e;
-		int pk = dnet_proto_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
+		int pk = wire_peek(r->in ? r->in + r->in_pos : NULL, r->in_len - r->in_pos, &flen, &e); /* in is NULL before the first read */
 		if (pk < 0)
 			return rmt_broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
 		if (pk > 0) {
-			if (dnet_proto_decode(r->in + r->in_pos, flen, m, &e) != 0)
+			if (wire_decode(r->in + r->in_pos, flen, m, &e) != 0)
 				return rmt_broken(r, err, DNET_EPROTO, "bad reply: %s", e.msg);
 			r->in_pos += flen;
 			return 0;
@@ -220,7 +220,7 @@ int rmt_rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg 
 				   r->broken_why);
 	req->id = ++r->next_id;
 	req->flags = 0;
-	int rc = dnet_proto_encode(&r->out, req, err);
+	int rc = wire_encode(&r->out, req, err);
 	if (rc)
 		return rc;
 	uint64_t deadline = 0;
@@ -261,7 +261,7 @@ int rmt_rpc(struct remote *r, struct dnet_proto_msg *req, struct dnet_proto_msg 
 	if (rep->id != req->id)
 		return rmt_broken(r, err, DNET_EPROTO, "%s", "reply to another request (id mismatch)");
 	if (rep->type != (req->type | DNET_MSG_REPLY))
-		return rmt_broken(r, err, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(rep->type));
+		return rmt_broken(r, err, DNET_EPROTO, "unexpected %s", wire_type_name(rep->type));
 	return 0;
 }
 

@@ -41,7 +41,7 @@ static unsigned amt_lookup(const struct sim_node *n, uint16_t slid, unsigned swi
 	/* Indexed by the sender's {CLID, WID} (App. B); the sender's LID is
 	 * the link's source LID (OQ-23).  Entries never written read 0. */
 	uint16_t clid;
-	if (!n->amt || dnet_lid_to_clid(sim_clid_reading(n->sim), slid, &clid, NULL))
+	if (!n->amt || core_lid_to_clid(sim_clid_reading(n->sim), slid, &clid, NULL))
 		return 0;
 	return n->amt[(unsigned)clid << 1 | (swid & 1u)];
 }

@@ -25,7 +25,7 @@ static void set_cap_code(struct sim_node *n, uint64_t code)
 static void set_mtu_code(struct sim_node *n, uint64_t code)
 {
 	n->mtu_code = code;
-	n->mtu_bytes = dnet_mtu_bytes(code);
+	n->mtu_bytes = core_mtu_bytes(code);
 }
 
 /* SMA LID (System Register 0x300 read): [15:0] the LID the Subnet Manager
@@ -295,30 +295,30 @@ uint64_t sim_modstate(const struct sim_node *n)
 		if (n->tx_wait)
 			ex = j->kind == SIM_JOB_BOTF ? DNET_EX_BOTF_WAIT
 			   : j->kind == SIM_JOB_RVL ? DNET_EX_RVL_WAIT : DNET_EX_RVS1;
-		dnet_modstate_set(&v, DNET_FSM_WC_EXECUTER, ex);
+		core_modstate_set(&v, DNET_FSM_WC_EXECUTER, ex);
 		/* While the executor is busy the Acceptor holds the next request
 		 * in WAIT (§5.3.1). */
 		if (n->hostq.count || n->rcq.count)
-			dnet_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_WAIT);
+			core_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_WAIT);
 		if (j->kind == SIM_JOB_VL || j->kind == SIM_JOB_RVS || j->kind == SIM_JOB_IPUSH) {
-			dnet_modstate_set(&v, DNET_FSM_PU, DNET_PUS_READ);
-			dnet_modstate_set(&v, DNET_FSM_PU_CTL, DNET_PUC_BUSY);
+			core_modstate_set(&v, DNET_FSM_PU, DNET_PUS_READ);
+			core_modstate_set(&v, DNET_FSM_PU_CTL, DNET_PUC_BUSY);
 		}
 		if (j->kind == SIM_JOB_VS) {
-			dnet_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
-			dnet_modstate_set(&v, DNET_FSM_WU_RCTL, DNET_WUR_DATA);
+			core_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
+			core_modstate_set(&v, DNET_FSM_WU_RCTL, DNET_WUR_DATA);
 		}
 	} else if (n->hostq.count || n->rcq.count) {
-		dnet_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_REQ);
+		core_modstate_set(&v, DNET_FSM_WC_ACCEPTER, DNET_ACC_REQ);
 	}
 	if (n->rx_cur) {
-		dnet_modstate_set(&v, DNET_FSM_RC, n->rc_ms);
+		core_modstate_set(&v, DNET_FSM_RC, n->rc_ms);
 		if (n->rc_ms == DNET_RCS_PW || n->rc_ms == DNET_RCS_LLCM)
-			dnet_modstate_set(&v, DNET_FSM_RC_PWRITE, DNET_PWR_WRITE);
+			core_modstate_set(&v, DNET_FSM_RC_PWRITE, DNET_PWR_WRITE);
 		if (n->rc_ms == DNET_RCS_WU)
-			dnet_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
+			core_modstate_set(&v, DNET_FSM_WU_WCTL, DNET_WUW_WRITE);
 		if (n->wu_ipush)
-			dnet_modstate_set(&v, DNET_FSM_WU_IPUSH, n->wu_ipush);
+			core_modstate_set(&v, DNET_FSM_WU_IPUSH, n->wu_ipush);
 	}
 	return v;
 }
@@ -439,7 +439,7 @@ static void amt_write(struct sim_node *n, uint64_t v)
 	 * {CLID, WID} (8192 x 12 bit, Tab. 5.2; OQ-12; D-SIM-AMT-TABLE);
 	 * ipush.c reads it on reception. */
 	uint16_t clid;
-	if (dnet_lid_to_clid(sim_clid_reading(n->sim), (uint16_t)(v >> 14), &clid, NULL)) {
+	if (core_lid_to_clid(sim_clid_reading(n->sim), (uint16_t)(v >> 14), &clid, NULL)) {
 		n->st[ST_AMT_BAD_LID]++; /* no CLID: no entry (D-SIM-AMT-TABLE) */
 		return;
 	}

@@ -305,7 +305,7 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	struct dnet_status st;
 	memset(&st, 0, sizeof st);
 	uint16_t sclid = DNET_CLID_INIT;
-	(void)dnet_lid_to_clid(sim_clid_reading(n->sim), p->slid, &sclid, NULL);
+	(void)core_lid_to_clid(sim_clid_reading(n->sim), p->slid, &sclid, NULL);
 	st.otype = h->type;
 	st.dtype = h->dtype;
 	st.iter = h->iter;
@@ -323,7 +323,7 @@ static void rx_status(struct sim_node *n, const struct sim_pkt *p, const struct 
 	}
 	st.aux = h->dstoff;
 	uint64_t lo, hi;
-	dnet_status_encode(&st, &lo, &hi);
+	core_status_encode(&st, &lo, &hi);
 	/* WRITE1 writes the upper half, WRITE2 the lower and moves the Tail
 	 * (§5.4); Lower at +0, Upper at +8 (OQ-13). */
 	dnet_put64(w->llcm + ((w->st_tail + 8u) & 0x7fffu), hi);

@@ -192,7 +192,7 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 {
 	struct dnet_kv kv[16];
 	unsigned n;
-	int rc = dnet_kv_split(args, kv, 16, &n, err);
+	int rc = core_kv_split(args, kv, 16, &n, err);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < n; i++) {
@@ -257,12 +257,12 @@ static int parse_args(struct sim *s, const char *args, struct dnet_err *err)
 						   (unsigned long long)v, SIM_MAX_NODES);
 			s->nnodes = (unsigned)v;
 		} else if (!strcmp(k, "capacity")) {
-			if (dnet_code_encode(&dnet_codetab_capacity, v << 20, &s->cap_code, NULL))
+			if (dnet_code_encode(&core_codetab_capacity, v << 20, &s->cap_code, NULL))
 				return dnet_seterr(err, DNET_EINVAL,
 						   "sim: capacity=%llu MB is not 256, 512, 1024, 2048, 4096 or 8192",
 						   (unsigned long long)v);
 		} else if (!strcmp(k, "mtu")) {
-			if (dnet_code_encode(&dnet_codetab_mtu, v, &s->mtu_code, NULL))
+			if (dnet_code_encode(&core_codetab_mtu, v, &s->mtu_code, NULL))
 				return dnet_seterr(err, DNET_EINVAL,
 						   "sim: mtu=%llu is not 256, 512, 1024, 2048 or 4096",
 						   (unsigned long long)v);
@@ -796,7 +796,7 @@ static int sim_stat(struct dnet_dev *dev, const char *name, uint64_t *v, struct 
 	return dnet_seterr(err, DNET_ENOENT, "sim: no statistic '%s'", name);
 }
 
-const struct dnet_backend_ops dnet_backend_sim = {
+const struct dnet_backend_ops sim_backend = {
 	.name = "sim",
 	.synopsis = "sim[:nodes=N][,cold][,capacity=MB][,mtu=B][,fifo=DEPTH][,lhs_type=ipush|own][,clid=11:8|12:9][,halt_on_error][,timelines][,trace=FILE][,faults=RULES]",
 	.help = "emulated DIMMnet-2 cluster of N nodes (1-3071) in virtual time",

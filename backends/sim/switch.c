@@ -423,7 +423,7 @@ void sim_sw_send(struct sim *s, struct sim_node *src, struct sim_pkt *p, uint64_
 	sim_wc_job_origin(src, &p->org_node, &p->org_wid, &p->org_req);
 	src->st[ST_PKT_SENT]++;
 	uint16_t clid;
-	bool routable = dnet_lid_to_clid(sim_clid_reading(s), dlid, &clid, NULL) == 0;
+	bool routable = core_lid_to_clid(sim_clid_reading(s), dlid, &clid, NULL) == 0;
 	/* Decision D-SIM-MULTICAST (Tab. 4.6): CLIDs 12'hC00-12'hFFE are
 	 * multicast groups, which the thesis does not describe further; the
 	 * emulated switch has none, so such packets are dropped and counted

@@ -294,9 +294,9 @@ static struct sim_pkt *build_pkt_dw1(struct sim *s, struct sim_node *n, const st
 	p->line[0] = dw1;
 	p->line[1] = dnet_hdr_dw2(h);
 	if (hdr_lines > 2)
-		p->line[2] = dnet_hdr_dw3(h);
+		p->line[2] = core_hdr_dw3(h);
 	if (hdr_lines > 3)
-		p->line[3] = dnet_hdr_dw4(h);
+		p->line[3] = core_hdr_dw4(h);
 	return p;
 }
 
@@ -735,7 +735,7 @@ static void ipush_setup(struct sim *s, struct sim_node *n)
 		 * bytes at area offset [53:42], cut at 512 B and at the 2 KB
 		 * area end; Size counts both parts. */
 		struct dnet_lhsv2_upper u;
-		dnet_lhsv2_upper_decode(j->req.upper, &u);
+		core_lhsv2_upper_decode(j->req.upper, &u);
 		uint32_t wa = AREA_OFF(u.ww_addr), wl = u.ww_size;
 		if (wl > DNET_BOTF_MAX)
 			wl = DNET_BOTF_MAX;

@@ -13,7 +13,7 @@ static const struct dnet_code dtype_codes[] = {
 	{ 0, 1, "1" }, { 1, 2, "2" }, { 2, 4, "4" }, { 3, 8, "8" },
 	{ 4, 16, "16" }, { 5, 32, "32" }, { 6, 64, "64" }, { 7, 128, "128" },
 };
-const struct dnet_codetab dnet_codetab_dtype = {
+const struct dnet_codetab core_codetab_dtype = {
 	"dtype", "bytes", dtype_codes, N(dtype_codes), 0x7, 0, false,
 };
 
@@ -23,7 +23,7 @@ static const struct dnet_code capacity_codes[] = {
 	{ 0x04, 1024 * MB, "1GB" }, { 0x08, 2048 * MB, "2GB" },
 	{ 0x10, 4096 * MB, "4GB" }, { 0x20, 8192 * MB, "8GB" },
 };
-const struct dnet_codetab dnet_codetab_capacity = {
+const struct dnet_codetab core_codetab_capacity = {
 	"sdimm_capacity", "bytes", capacity_codes, N(capacity_codes), 0x3f, 256 * MB, true,
 };
 
@@ -34,7 +34,7 @@ static const struct dnet_code mtu_codes[] = {
 	{ 0x01, 256, "256" }, { 0x02, 512, "512" }, { 0x04, 1024, "1024" },
 	{ 0x08, 2048, "2048" }, { 0x10, 4096, "4096" },
 };
-const struct dnet_codetab dnet_codetab_mtu = {
+const struct dnet_codetab core_codetab_mtu = {
 	"mtu", "bytes", mtu_codes, N(mtu_codes), 0x1f, 2048, true,
 };
 
@@ -81,10 +81,10 @@ int dnet_code_encode(const struct dnet_codetab *t, uint64_t value, uint64_t *cod
 			   t->name, value, t->unit, list);
 }
 
-const struct dnet_codetab *dnet_codetab_by_name(const char *name)
+const struct dnet_codetab *core_codetab_by_name(const char *name)
 {
 	static const struct dnet_codetab *const all[] = {
-		&dnet_codetab_dtype, &dnet_codetab_capacity, &dnet_codetab_mtu,
+		&core_codetab_dtype, &core_codetab_capacity, &core_codetab_mtu,
 		&dnet_codetab_status_area,
 	};
 	for (unsigned i = 0; i < N(all); i++)
@@ -93,14 +93,14 @@ const struct dnet_codetab *dnet_codetab_by_name(const char *name)
 	return NULL;
 }
 
-uint32_t dnet_mtu_bytes(uint64_t code)
+uint32_t core_mtu_bytes(uint64_t code)
 {
-	return (uint32_t)dnet_code_decode(&dnet_codetab_mtu, code, NULL);
+	return (uint32_t)dnet_code_decode(&core_codetab_mtu, code, NULL);
 }
 
 uint64_t dnet_capacity_bytes(uint64_t code)
 {
-	return dnet_code_decode(&dnet_codetab_capacity, code, NULL);
+	return dnet_code_decode(&core_codetab_capacity, code, NULL);
 }
 
 uint32_t dnet_status_area_bytes(uint64_t code)
@@ -137,7 +137,7 @@ uint16_t dnet_clid_to_lid(enum dnet_clid_reading r, uint16_t clid)
 	return (uint16_t)(((clid & 0xf00u) << 4) | (clid & 0xffu));
 }
 
-int dnet_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, struct dnet_err *err)
+int core_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, struct dnet_err *err)
 {
 	if (lid == DNET_LID_INIT) {
 		*clid = DNET_CLID_INIT;
@@ -154,7 +154,7 @@ int dnet_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, str
 	return 0;
 }
 
-const char *dnet_clid_kind(uint16_t clid)
+const char *core_clid_kind(uint16_t clid)
 {
 	clid &= 0xfff;
 	if (clid == 0)

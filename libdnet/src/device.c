@@ -19,10 +19,10 @@
 #define DNET_NODE_TABLE 65536u
 
 static const struct dnet_backend_ops *const backends[] = {
-	&dnet_backend_sim,
-	&dnet_backend_remote,
-	&dnet_backend_devmem,
-	&dnet_backend_pci,
+	&sim_backend,
+	&rmt_backend,
+	&devmem_backend,
+	&dpci_backend,
 };
 
 static struct dnet_backend_desc descs[N(backends)];
@@ -121,7 +121,7 @@ int dnet_open_dry(const char *spec, struct dnet_dev **devp, struct dnet_err *err
 	return open_common(spec, true, devp, err);
 }
 
-bool dnet_dev_dry(const struct dnet_dev *dev) { return dev->dry; }
+bool core_dev_dry(const struct dnet_dev *dev) { return dev->dry; }
 
 void dnet_close(struct dnet_dev *dev)
 {
@@ -604,7 +604,7 @@ void dnet_set_stop(struct dnet_dev *dev, dnet_stop_fn stop, void *ctx)
 	dev->root->stop_ctx = stop ? ctx : NULL;
 }
 
-bool dnet_stopped(const struct dnet_dev *dev)
+bool core_stopped(const struct dnet_dev *dev)
 {
 	return dev->root->stop && dev->root->stop(dev->root->stop_ctx);
 }
@@ -617,7 +617,7 @@ static int sleep_ns(struct dnet_dev *dev, uint64_t ns, struct dnet_err *err)
 {
 	uint64_t start = dnet_mono_ns(), end = start + ns;
 	for (;;) {
-		if (dnet_stopped(dev))
+		if (core_stopped(dev))
 			return dnet_seterr(err, DNET_EINTR, "interrupted after %.3f s of a sleep of %.3f s",
 					   (double)(dnet_mono_ns() - start) / 1e9, (double)ns / 1e9);
 		uint64_t now = dnet_mono_ns();
@@ -661,7 +661,7 @@ static inline void cpu_relax(void)
  * nanosleep overshoots by tens of microseconds (timer slack). */
 #define SPIN_NS 50000ull
 
-uint64_t dnet_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step)
+uint64_t core_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step)
 {
 	if (elapsed_ns < SPIN_NS)
 		return 0;
@@ -697,7 +697,7 @@ static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dne
 			return 0;
 		if ((rc = dnet_now(dev, &now, err)))
 			return rc;
-		if (real_time && dnet_stopped(dev)) /* the stop hook, every poll (device.h) */
+		if (real_time && core_stopped(dev)) /* the stop hook, every poll (device.h) */
 			return dnet_seterr(err, DNET_EINTR,
 					   "interrupted after %.3f s waiting for (0x%x & 0x%llx) %s 0x%llx (last 0x%llx)",
 					   (double)(now - start) / 1e9, off, (unsigned long long)mask,
@@ -708,7 +708,7 @@ static int poll_wait(struct dnet_dev *dev, uint32_t off, uint64_t mask, enum dne
 					   (unsigned long long)timeout_ns, off, (unsigned long long)mask,
 					   dnet_cond_name(cond), (unsigned long long)value,
 					   (unsigned long long)v);
-		uint64_t pause = dnet_poll_pause_ns(real_time ? now - start : SPIN_NS, &step);
+		uint64_t pause = core_poll_pause_ns(real_time ? now - start : SPIN_NS, &step);
 		if (pause == 0) {
 			for (int i = 0; i < 16; i++)
 				cpu_relax();
@@ -948,7 +948,7 @@ int dnet_issue(struct dnet_dev *dev, unsigned wid, enum dnet_cmdsel sel,
  * token= is a secret): which one was meant is a guess, and the last one
  * silently winning let a spec say two things at once (Decision
  * D-SPEC-ONCE).  The spec in a message is redacted (dnet_spec_redact). */
-int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
+int core_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err)
 {
 	char shown[DNET_SPEC_MAX];

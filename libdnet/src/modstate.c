@@ -55,7 +55,7 @@ const struct dnet_fsm_info *dnet_fsm_info(enum dnet_fsm f)
 	return (unsigned)f < DNET_FSM_COUNT ? &fsms[f] : NULL;
 }
 
-int dnet_modstate_get(uint64_t v, enum dnet_fsm f)
+int core_modstate_get(uint64_t v, enum dnet_fsm f)
 {
 	const struct dnet_fsm_info *m = dnet_fsm_info(f);
 	if (!m)
@@ -73,7 +73,7 @@ int dnet_modstate_get(uint64_t v, enum dnet_fsm f)
 const char *dnet_modstate_name(uint64_t v, enum dnet_fsm f, char *buf, size_t len)
 {
 	const struct dnet_fsm_info *m = dnet_fsm_info(f);
-	int s = dnet_modstate_get(v, f);
+	int s = core_modstate_get(v, f);
 	if (m && s >= 0)
 		return m->states[s];
 	uint64_t bits = m ? (v >> m->lsb & ((1ull << m->width) - 1)) : 0;
@@ -81,7 +81,7 @@ const char *dnet_modstate_name(uint64_t v, enum dnet_fsm f, char *buf, size_t le
 	return buf;
 }
 
-void dnet_modstate_set(uint64_t *v, enum dnet_fsm f, unsigned s)
+void core_modstate_set(uint64_t *v, enum dnet_fsm f, unsigned s)
 {
 	const struct dnet_fsm_info *m = dnet_fsm_info(f);
 	if (!m || s >= m->nstates)

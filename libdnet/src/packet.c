@@ -41,14 +41,14 @@ uint64_t dnet_hdr_dw2(const struct dnet_pkt_hdr *h)
 	return (uint64_t)h->src_or_init_dst | (uint64_t)h->dstoff << 32;
 }
 
-uint64_t dnet_hdr_dw3(const struct dnet_pkt_hdr *h)
+uint64_t core_hdr_dw3(const struct dnet_pkt_hdr *h)
 {
 	return (uint64_t)h->total | (uint64_t)h->stride_list << 32;
 }
 
-uint64_t dnet_hdr_dw4(const struct dnet_pkt_hdr *h)
+uint64_t core_hdr_dw4(const struct dnet_pkt_hdr *h)
 {
-	return dnet_req_ex_word(&h->ex);
+	return core_req_ex_word(&h->ex);
 }
 
 void dnet_hdr_decode_dw1(uint64_t dw1, struct dnet_pkt_hdr *h)
@@ -81,7 +81,7 @@ void dnet_hdr_decode(const uint64_t *dw, unsigned n, struct dnet_pkt_hdr *h)
 		h->stride_list = (uint32_t)(dw[2] >> 32);
 	}
 	if (n >= 4)
-		dnet_req_ex_decode(dw[3], &h->ex);
+		core_req_ex_decode(dw[3], &h->ex);
 }
 
 /* Header length (Tab. 4.15, §4.7, §5.3.6): 2 lines when hflag = 0; RVL-family
@@ -118,8 +118,8 @@ int dnet_hdr_encode(const struct dnet_pkt_hdr *h, uint64_t dw[DNET_HDR_MAX_LINES
 	unsigned n = dnet_hdr_lines(h);
 	dw[0] = dnet_hdr_dw1(h);
 	dw[1] = dnet_hdr_dw2(h);
-	dw[2] = n >= 3 ? dnet_hdr_dw3(h) : 0;
-	dw[3] = n >= 4 ? dnet_hdr_dw4(h) : 0;
+	dw[2] = n >= 3 ? core_hdr_dw3(h) : 0;
+	dw[3] = n >= 4 ? core_hdr_dw4(h) : 0;
 	*nlines = n;
 	return 0;
 }
@@ -142,15 +142,15 @@ void dnet_status_decode(uint64_t lo, uint64_t hi, struct dnet_status *s)
 	s->aux = r.dstoff;
 }
 
-void dnet_status_encode(const struct dnet_status *s, uint64_t *lo, uint64_t *hi)
+void core_status_encode(const struct dnet_status *s, uint64_t *lo, uint64_t *hi)
 {
 	struct dnet_req r = {
 		.otype = s->otype, .dtype = s->dtype, .iter = s->iter, .dwid = s->swid,
 		.dclid = s->sclid, .eflag = s->eflag, .size = s->size, .srcoff = s->addr,
 		.dstoff = s->aux,
 	};
-	*lo = dnet_req_lower(&r);
-	*hi = dnet_req_upper(&r);
+	*lo = core_req_lower(&r);
+	*hi = core_req_upper(&r);
 }
 
 /* LH Buffer entry.  Decision D-LH-ENTRY (Fig. 7.7, OQ-15): line 0 =
@@ -170,7 +170,7 @@ void dnet_lh_decode(const uint64_t line[8], struct dnet_lh_entry *e)
 		e->data[i] = (uint8_t)(line[2 + i / 8] >> (8 * (i % 8)));
 }
 
-void dnet_lh_encode(const struct dnet_lh_entry *e, uint64_t line[8])
+void core_lh_encode(const struct dnet_lh_entry *e, uint64_t line[8])
 {
 	line[0] = (uint64_t)e->pointer << 32 | e->size;
 	line[1] = (uint64_t)(e->context & 0xffff) << 48 | (uint64_t)(e->valid & 1) << DNET_LH_VALID_BIT |

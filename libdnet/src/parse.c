@@ -84,7 +84,7 @@ int dnet_parse_u64(const char *s, uint64_t max, uint64_t *v, const char *what,
 	return 0;
 }
 
-int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
+int core_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 		    struct dnet_err *err)
 {
 	if (!s)

@@ -102,7 +102,7 @@ static const struct dnet_field f_any[] = {
 /* Command Lower / Upper / Ex (Tab. 4.4); positions from request.h. */
 static const struct dnet_field f_cmd_lower[] = {
 	F("otype", 0, 5, "primitive code (Tab. 4.13)"),
-	FC("dtype", 5, 3, "element size code (Tab. 4.5)", &dnet_codetab_dtype),
+	FC("dtype", 5, 3, "element size code (Tab. 4.5)", &core_codetab_dtype),
 	F("iter", 8, 8, "element count"),
 	F("dwid", 16, 1, "remote WID"),
 	F("dclid", 18, 12, "remote CLID"),
@@ -115,7 +115,7 @@ static const struct dnet_field f_cmd_upper[] = {
 };
 static const struct dnet_field f_cmd_ex[] = {
 	F("otype", 0, 5, "OTYPE (Ex)"),
-	FC("dtype", 5, 3, "DTYPE (Ex)", &dnet_codetab_dtype),
+	FC("dtype", 5, 3, "DTYPE (Ex)", &core_codetab_dtype),
 	F("iter", 8, 8, "Iteration (Ex)"),
 	F("size", 32, 32, "Size / Stride / List (Ex)"),
 };
@@ -126,10 +126,10 @@ static const struct dnet_field f_sdimm_init[] = {
 	F("init", 0, 1, "write 1: initialise the SO-DIMMs (decision D-SDIMM-INIT-BIT)"),
 };
 static const struct dnet_field f_capacity[] = {
-	FC("code", 0, 6, "capacity per module, one-hot (Tab. 4.10)", &dnet_codetab_capacity),
+	FC("code", 0, 6, "capacity per module, one-hot (Tab. 4.10)", &core_codetab_capacity),
 };
 static const struct dnet_field f_mtu[] = {
-	FC("code", 0, 5, "MTU, one-hot (Tab. 4.11)", &dnet_codetab_mtu),
+	FC("code", 0, 5, "MTU, one-hot (Tab. 4.11)", &core_codetab_mtu),
 };
 static const struct dnet_field f_sma_lid[] = {
 	F("lid", 0, 16, "LID obtained by the Subnet Manager Agent"),

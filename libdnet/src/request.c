@@ -83,7 +83,7 @@ const char *dnet_family_name(enum dnet_family f)
 /* Decision D-LOWER-BITS (Fig. 4.13, Tab. 4.4, OQ-1): DWID at bit 16 and
  * eflag at bit 30, bits 17 and 31 reserved -- the ascending-order reading
  * of Tab. 4.4.  These shifts are the only place the positions live. */
-uint64_t dnet_req_lower(const struct dnet_req *r)
+uint64_t core_req_lower(const struct dnet_req *r)
 {
 	return (uint64_t)(r->otype & 0x1fu) << DNET_LO_OTYPE_SHIFT |
 	       (uint64_t)(r->dtype & 0x7u) << DNET_LO_DTYPE_SHIFT |
@@ -94,18 +94,18 @@ uint64_t dnet_req_lower(const struct dnet_req *r)
 	       (uint64_t)r->size << DNET_LO_SIZE_SHIFT;
 }
 
-uint64_t dnet_req_upper(const struct dnet_req *r)
+uint64_t core_req_upper(const struct dnet_req *r)
 {
 	return (uint64_t)r->srcoff | (uint64_t)r->dstoff << 32;
 }
 
-uint64_t dnet_req_ex_word(const struct dnet_req_ex *x)
+uint64_t core_req_ex_word(const struct dnet_req_ex *x)
 {
 	return (uint64_t)(x->otype & 0x1fu) | (uint64_t)(x->dtype & 0x7u) << 5 |
 	       (uint64_t)(x->iter & 0xffu) << 8 | (uint64_t)x->size << 32;
 }
 
-void dnet_req_ex_decode(uint64_t w, struct dnet_req_ex *x)
+void core_req_ex_decode(uint64_t w, struct dnet_req_ex *x)
 {
 	x->otype = (unsigned)(w & 0x1f);
 	x->dtype = (unsigned)(w >> 5 & 0x7);
@@ -136,10 +136,10 @@ int dnet_req_encode(const struct dnet_req *r, struct dnet_cmd *out, struct dnet_
 	     (rc = check_width("ex dtype", r->ex.dtype, 3, err)) ||
 	     (rc = check_width("ex iter", r->ex.iter, 8, err))))
 		return rc;
-	out->lower = dnet_req_lower(r);
-	out->upper = dnet_req_upper(r);
+	out->lower = core_req_lower(r);
+	out->upper = core_req_upper(r);
 	out->has_ex = r->has_ex;
-	out->ex = r->has_ex ? dnet_req_ex_word(&r->ex) : 0;
+	out->ex = r->has_ex ? core_req_ex_word(&r->ex) : 0;
 	out->lower_only = false;
 	return 0;
 }
@@ -158,7 +158,7 @@ void dnet_req_decode(uint64_t lower, uint64_t upper, const uint64_t *ex, struct 
 	r->dstoff = (uint32_t)(upper >> 32);
 	if (ex) {
 		r->has_ex = true;
-		dnet_req_ex_decode(*ex, &r->ex);
+		core_req_ex_decode(*ex, &r->ex);
 	}
 }
 
@@ -194,7 +194,7 @@ int dnet_lhsv2_upper_encode(const struct dnet_lhsv2_upper *u, uint64_t *upper,
 	return 0;
 }
 
-void dnet_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u)
+void core_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u)
 {
 	u->srcoff = (uint32_t)upper;
 	u->ww_size = (unsigned)(upper >> 32 & 0x3ff);

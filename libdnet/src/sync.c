@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dnet/backend.h" /* dnet_stopped */
+#include "dnet/backend.h" /* core_stopped */
 #include "dnet/codes.h"
 #include "dnet/map.h"
 #include "dnet/sync.h"
@@ -133,7 +133,7 @@ static uint64_t now_ns(struct dnet_sync *s)
 
 static bool stopped(struct dnet_sync *s)
 {
-	return s->user.stop ? s->user.stop(s->ctx) : dnet_stopped(s->dev); /* default: the device's hook */
+	return s->user.stop ? s->user.stop(s->ctx) : core_stopped(s->dev); /* default: the device's hook */
 }
 
 int dnet_sync_flag_pkt(enum dnet_clid_reading clid_reading, unsigned swid, unsigned node, unsigned dwid,

@@ -50,7 +50,7 @@ static void numbers(const char *s, uint64_t max)
 		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
 		CHECK(dnet_parse_u64(buf, max, &w, "n", &e) == 0 && w == v);
 	}
-	if (dnet_parse_size(s, max, &v, NULL, &e) == 0)
+	if (core_parse_size(s, max, &v, NULL, &e) == 0)
 		CHECK(v <= max);
 	if (dnet_parse_duration(s, &v, "d", &e) == 0) {
 		size_t n = strlen(s); /* a unit is required but for 0 (D-DURATION) */
@@ -71,7 +71,7 @@ static void names(const char *s)
 		CHECK(dnet_reg_by_name(r->name) != NULL);
 		(void)dnet_reg_addr(r, 1);
 	}
-	const struct dnet_codetab *t = dnet_codetab_by_name(s);
+	const struct dnet_codetab *t = core_codetab_by_name(s);
 	if (t)
 		CHECK(strcmp(t->name, s) == 0);
 	const struct dnet_otype_info *oi = dnet_otype_by_name(s);
@@ -87,14 +87,14 @@ static void names(const char *s)
 	}
 	struct dnet_kv kv[8];
 	unsigned n = 0;
-	dnet_kv_split(s, kv, 8, &n, &e);
+	core_kv_split(s, kv, 8, &n, &e);
 	struct dnet_sockspec a, b;
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
-	if (dnet_sockspec_parse(s, &a, &e) == 0) {
+	if (rmt_sockspec_parse(s, &a, &e) == 0) {
 		char txt[400];
-		dnet_sockspec_format(&a, txt, sizeof txt);
-		CHECK(dnet_sockspec_parse(txt, &b, &e) == 0 && a.tcp == b.tcp);
+		rmt_sockspec_format(&a, txt, sizeof txt);
+		CHECK(rmt_sockspec_parse(txt, &b, &e) == 0 && a.tcp == b.tcp);
 		CHECK(a.tcp ? strcmp(a.host, b.host) == 0 && strcmp(a.port, b.port) == 0
 			    : strcmp(a.path, b.path) == 0);
 	}
@@ -121,12 +121,12 @@ static void requests(const uint8_t *p, size_t n)
 		if (r.has_ex)
 			CHECK(r2.ex.otype == r.ex.otype && r2.ex.dtype == r.ex.dtype && r2.ex.iter == r.ex.iter &&
 			      r2.ex.size == r.ex.size);
-		CHECK(dnet_req_lower(&r) == c.lower && dnet_req_upper(&r) == c.upper);
+		CHECK(core_req_lower(&r) == c.lower && core_req_upper(&r) == c.upper);
 	}
 	struct dnet_req_ex x;
-	dnet_req_ex_decode(ex, &x);
+	core_req_ex_decode(ex, &x);
 	struct dnet_req_ex x2;
-	dnet_req_ex_decode(dnet_req_ex_word(&x), &x2);
+	core_req_ex_decode(core_req_ex_word(&x), &x2);
 	CHECK(memcmp(&x, &x2, sizeof x) == 0);
 
 	struct dnet_botf_req b, b2;
@@ -137,10 +137,10 @@ static void requests(const uint8_t *p, size_t n)
 		CHECK(b2.ww == b.ww && b2.size == b.size);
 	}
 	struct dnet_lhsv2_upper u, u2;
-	dnet_lhsv2_upper_decode(up, &u);
+	core_lhsv2_upper_decode(up, &u);
 	uint64_t up2;
 	if (dnet_lhsv2_upper_encode(&u, &up2, &e) == 0) {
-		dnet_lhsv2_upper_decode(up2, &u2);
+		core_lhsv2_upper_decode(up2, &u2);
 		CHECK(u2.srcoff == u.srcoff && u2.ww_size == u.ww_size && u2.ww_addr == u.ww_addr);
 	}
 	(void)dnet_family_name((enum dnet_family)((n ? p[0] : 0) % (DNET_FAMILY_COUNT + 2)));
@@ -174,13 +174,13 @@ static void packets(const uint8_t *p, size_t n)
 	struct dnet_pkt_hdr h1;
 	memset(&h1, 0, sizeof h1);
 	dnet_hdr_decode_dw1(dw[0], &h1);
-	(void)dnet_hdr_dw3(&h);
-	(void)dnet_hdr_dw4(&h);
+	(void)core_hdr_dw3(&h);
+	(void)core_hdr_dw4(&h);
 
 	struct dnet_status s, s2;
 	uint64_t lo, hi;
 	dnet_status_decode(dw[0], dw[1], &s);
-	dnet_status_encode(&s, &lo, &hi);
+	core_status_encode(&s, &lo, &hi);
 	dnet_status_decode(lo, hi, &s2);
 	CHECK(memcmp(&s, &s2, sizeof s) == 0);
 
@@ -189,7 +189,7 @@ static void packets(const uint8_t *p, size_t n)
 		line[i] = word(p, n, i);
 	struct dnet_lh_entry le, le2;
 	dnet_lh_decode(line, &le);
-	dnet_lh_encode(&le, line2);
+	core_lh_encode(&le, line2);
 	dnet_lh_decode(line2, &le2);
 	CHECK(memcmp(&le, &le2, sizeof le) == 0);
 }
@@ -216,8 +216,8 @@ static void registers(const uint8_t *p, size_t n)
 		if (f->width < 64 && dnet_field_set(f, &reg, big, &e) == 0)
 			CHECK(big < (1ull << f->width));
 	}
-	static const struct dnet_codetab *const tabs[] = { &dnet_codetab_dtype, &dnet_codetab_capacity,
-							   &dnet_codetab_mtu, &dnet_codetab_status_area };
+	static const struct dnet_codetab *const tabs[] = { &core_codetab_dtype, &core_codetab_capacity,
+							   &core_codetab_mtu, &dnet_codetab_status_area };
 	for (unsigned i = 0; i < 4; i++) {
 		bool defined = false;
 		uint64_t meaning = dnet_code_decode(tabs[i], v, &defined), code = 0;
@@ -228,28 +228,28 @@ static void registers(const uint8_t *p, size_t n)
 		if (dnet_code_encode(tabs[i], x, &code, &e) == 0)
 			CHECK(dnet_code_decode(tabs[i], code, NULL) == x);
 	}
-	(void)dnet_mtu_bytes(v);
+	(void)core_mtu_bytes(v);
 	(void)dnet_capacity_bytes(v);
 	(void)dnet_status_area_bytes(v);
 	uint16_t clid = (uint16_t)v;
-	(void)dnet_clid_kind(clid);
+	(void)core_clid_kind(clid);
 	for (int rd = DNET_CLID_11_8; rd <= DNET_CLID_12_9; rd++) { /* both readings of D-CLID */
 		uint16_t lid = dnet_clid_to_lid((enum dnet_clid_reading)rd, clid), back = 0;
 		if (clid <= DNET_CLID_MAX_UNICAST)
-			CHECK(dnet_lid_to_clid((enum dnet_clid_reading)rd, lid, &back, &e) == 0 && back == clid);
+			CHECK(core_lid_to_clid((enum dnet_clid_reading)rd, lid, &back, &e) == 0 && back == clid);
 		/* CLID 12'hFFF <-> LID 16'hFFFF is special (D-CLID): LID 16'hF0FF
 		 * (16'hE1FF) also reads as 12'hFFF, which goes back to 16'hFFFF. */
-		if (dnet_lid_to_clid((enum dnet_clid_reading)rd, (uint16_t)x, &back, &e) == 0 && back != DNET_CLID_INIT)
+		if (core_lid_to_clid((enum dnet_clid_reading)rd, (uint16_t)x, &back, &e) == 0 && back != DNET_CLID_INIT)
 			CHECK(dnet_clid_to_lid((enum dnet_clid_reading)rd, back) == (uint16_t)x);
 	}
 	for (int f = 0; f < DNET_FSM_COUNT; f++) {
 		char buf[64];
-		int st = dnet_modstate_get(v, (enum dnet_fsm)f);
+		int st = core_modstate_get(v, (enum dnet_fsm)f);
 		(void)dnet_modstate_name(v, (enum dnet_fsm)f, buf, sizeof buf);
 		if (st >= 0) {
 			uint64_t m = 0;
-			dnet_modstate_set(&m, (enum dnet_fsm)f, (unsigned)st);
-			CHECK(dnet_modstate_get(m, (enum dnet_fsm)f) == st);
+			core_modstate_set(&m, (enum dnet_fsm)f, (unsigned)st);
+			CHECK(core_modstate_get(m, (enum dnet_fsm)f) == st);
 		}
 	}
 	enum dnet_region rg;

@@ -1,6 +1,6 @@
 /* Fuzz target: the dnetd wire protocol decoder (backends/remote/wire/proto.c),
  * the code a hostile peer reaches first.  The input is a byte stream as
- * the server receives it: frames are cut with dnet_proto_peek and decoded;
+ * the server receives it: frames are cut with wire_peek and decoded;
  * a frame that decodes must encode again to a frame that decodes to the
  * same type, id and data (else abort: a finding). */
 #include <stdlib.h>
@@ -17,14 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (pos < size) {
 		struct dnet_err e = { 0 };
 		size_t flen = 0;
-		int rc = dnet_proto_peek(data + pos, size - pos, &flen, &e);
+		int rc = wire_peek(data + pos, size - pos, &flen, &e);
 		if (rc != 1)
 			break; /* more bytes needed, or a header that drops the stream */
 		if (flen > size - pos)
 			abort(); /* peek promised bytes that are not there */
 		struct dnet_proto_msg m;
 		memset(&m, 0, sizeof m);
-		if (dnet_proto_decode(data + pos, flen, &m, &e) == 0) {
+		if (wire_decode(data + pos, flen, &m, &e) == 0) {
 			/* A decoded STAT_NAMES reply holds the encoded list (data);
 			 * encoding takes names[]: read them out with next_name. */
 			static char names[DNET_PROTO_NAMES_MAX][DNET_PROTO_NAME_MAX + 1];
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (m.type == (DNET_MSG_STAT_NAMES | DNET_MSG_REPLY)) {
 				size_t np = 0;
 				uint32_t k = 0;
-				while (k < m.count && dnet_proto_next_name(&m, &np, names[k])) {
+				while (k < m.count && wire_next_name(&m, &np, names[k])) {
 					namep[k] = names[k];
 					k++;
 				}
@@ -43,11 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct dnet_pbuf b = { 0 };
 			struct dnet_proto_msg m2;
 			memset(&m2, 0, sizeof m2);
-			if (dnet_proto_encode(&b, &m, &e) < 0 || dnet_proto_decode(b.p, b.len, &m2, &e) < 0 ||
+			if (wire_encode(&b, &m, &e) < 0 || wire_decode(b.p, b.len, &m2, &e) < 0 ||
 			    m2.type != m.type || m2.id != m.id || m2.node != m.node || m2.data_len != m.data_len ||
 			    (m.data_len && memcmp(m2.data, m.data, m.data_len) != 0))
 				abort();
-			dnet_pbuf_free(&b);
+			wire_pbuf_free(&b);
 		}
 		pos += flen;
 	}
@@ -91,13 +91,13 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		for (unsigned i = 0; i < 7; i++) {
 			struct dnet_err e = { 0 };
 			m[i].id = i + 1;
-			if (dnet_proto_encode(&bufs[count], &m[i], &e) == 0) {
+			if (wire_encode(&bufs[count], &m[i], &e) == 0) {
 				seeds[count] = (struct fuzz_seed){ bufs[count].p, bufs[count].len };
 				count++;
 			}
 		}
 		struct dnet_err e = { 0 };
-		if (dnet_proto_encode_error(&bufs[count], 9, DNET_EINVAL, "bad", &e) == 0) {
+		if (wire_encode_error(&bufs[count], 9, DNET_EINVAL, "bad", &e) == 0) {
 			seeds[count] = (struct fuzz_seed){ bufs[count].p, bufs[count].len };
 			count++;
 		}

@@ -209,7 +209,7 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		m.node = 1;
 		m.caps = 0xff;
 		m.max_payload = DNET_PROTO_MAX_PAYLOAD;
-		dnet_proto_encode(&b, &m, &e);
+		wire_encode(&b, &m, &e);
 		static const char *const statn[] = { "vtime_ns", "host_ns", "next_event_ns" };
 		static uint8_t zero[512];
 		for (size_t i = 0; i < nops[k]; i++) {
@@ -231,7 +231,7 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 			if (op == 13) m.data = zero, m.data_len = 8;
 			if (op == 8) m.ns = 12345;
 			if (op == 12) m.names = statn, m.count = 3;
-			dnet_proto_encode(&b, &m, &e);
+			wire_encode(&b, &m, &e);
 		}
 		size_t len = 1 + 2 * nops[k] + b.len;
 		uint8_t *q = calloc(1, len);
@@ -242,7 +242,7 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 			q[1 + 2 * i] = ops[k][i]; /* param 0: LLCM offset 0 */
 		memcpy(q + 1 + 2 * nops[k], b.p, b.len);
 		seeds[count++] = (struct fuzz_seed){ q, len };
-		dnet_pbuf_free(&b);
+		wire_pbuf_free(&b);
 	}
 	*n = count;
 	return seeds;

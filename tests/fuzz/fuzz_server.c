@@ -126,18 +126,18 @@ static void *client(void *arg)
 		len += (size_t)r;
 		size_t pos = 0, flen = 0;
 		struct dnet_err e;
-		while (dnet_proto_peek(in + pos, len - pos, &flen, &e) == 1) {
+		while (wire_peek(in + pos, len - pos, &flen, &e) == 1) {
 			memset(m, 0, sizeof *m);
-			if (dnet_proto_decode(in + pos, flen, m, &e) != 0 || !dnet_proto_is_reply(m->type)) {
+			if (wire_decode(in + pos, flen, m, &e) != 0 || !wire_is_reply(m->type)) {
 				fprintf(stderr, "fuzz_server: the server sent a bad frame: %s\n", e.msg);
 				abort();
 			}
 			if (getenv("FUZZ_SERVER_SHOW")) /* to see what an input does */
 				fprintf(stderr, "client %d: reply id %u: %s %s\n", c->fd, m->id,
-					dnet_proto_type_name(m->type), m->msg);
+					wire_type_name(m->type), m->msg);
 			pos += flen;
 		}
-		if (dnet_proto_peek(in + pos, len - pos, &flen, &e) < 0) {
+		if (wire_peek(in + pos, len - pos, &flen, &e) < 0) {
 			fprintf(stderr, "fuzz_server: the server sent a bad header: %s\n", e.msg);
 			abort();
 		}
@@ -157,10 +157,10 @@ static void *client(void *arg)
 static void clamp(uint8_t *p, size_t n)
 {
 	size_t pos = 0, flen = 0;
-	while (dnet_proto_peek(p + pos, n - pos, &flen, NULL) == 1) {
+	while (wire_peek(p + pos, n - pos, &flen, NULL) == 1) {
 		uint32_t len, id;
 		uint16_t type, flags;
-		dnet_proto_header(p + pos, &len, &type, &flags, &id);
+		wire_header(p + pos, &len, &type, &flags, &id);
 		size_t at = type == DNET_MSG_WAIT && len >= 32 ? 36 : type == DNET_MSG_DELAY && len >= 8 ? 12 : 0;
 		if (at) {
 			uint64_t v = dnet_get64(p + pos + at);
@@ -205,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.stop = &stop;
 	cfg.lockstep = data[0] & 1 ? (data[0] & 2 ? 2 : 1) : 0;
 	struct dnet_srv *srv = NULL;
-	if (dnet_srv_open(&srv, &cfg, &e) < 0) {
+	if (srv_open(&srv, &cfg, &e) < 0) {
 		fprintf(stderr, "fuzz_server: %s\n", e.msg);
 		abort();
 	}
@@ -215,10 +215,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 2) {
 		size_t pos = 0, flen = 0;
 		unsigned hellos = 0;
-		while (dnet_proto_peek(p + pos, n - pos, &flen, NULL) == 1) {
+		while (wire_peek(p + pos, n - pos, &flen, NULL) == 1) {
 			uint32_t len, id;
 			uint16_t type, flags;
-			dnet_proto_header(p + pos, &len, &type, &flags, &id);
+			wire_header(p + pos, &len, &type, &flags, &id);
 			if (type == DNET_MSG_HELLO && ++hellos == 2) {
 				split = pos;
 				break;
@@ -249,14 +249,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool watch = cfg.lockstep > 1;
 	if (watch && pthread_create(&wd, NULL, watchdog, NULL) != 0)
 		abort();
-	if (dnet_srv_run(srv, &e) < 0) {
+	if (srv_run(srv, &e) < 0) {
 		fprintf(stderr, "fuzz_server: %s\n", e.msg);
 		abort();
 	}
 	atomic_store(&served, true);
 	if (watch)
 		pthread_join(wd, NULL);
-	dnet_srv_close(srv); /* hangs up on the clients left after a stop */
+	srv_close(srv); /* hangs up on the clients left after a stop */
 	srv = NULL;
 	for (unsigned i = 0; i < nc; i++) {
 		pthread_join(t[i], NULL);
@@ -276,9 +276,9 @@ static void add(struct dnet_pbuf *b, struct dnet_proto_msg *m, uint32_t id)
 {
 	struct dnet_err e;
 	m->id = id;
-	if (dnet_proto_noded(m->type))
+	if (wire_noded(m->type))
 		m->node = seed_node;
-	if (dnet_proto_encode(b, m, &e) != 0) {
+	if (wire_encode(b, m, &e) != 0) {
 		fprintf(stderr, "fuzz_server: seed: %s\n", e.msg);
 		abort();
 	}
@@ -383,7 +383,7 @@ const struct fuzz_seed *fuzz_seeds(size_t *n)
 		q[0] = kinds[count].mode;
 		memcpy(q + 1, b.p, b.len);
 		seeds[count] = (struct fuzz_seed){ q, b.len + 1 };
-		dnet_pbuf_free(&b);
+		wire_pbuf_free(&b);
 	}
 	*n = count;
 	return seeds;

@@ -22,18 +22,18 @@ count() { grep -cE -- "$1" <<<"$2"; }
 MM="$OBJ/backends/mmio/mmio.o"
 # A memory operand through a register other than the stack or frame pointer.
 DEV='\((%r(ax|bx|cx|dx|si|di|[0-9]+))\)'
-d=$(dis "$MM" dnet_mmio_read64)
+d=$(dis "$MM" mmio_read64)
 expect_eq "read64: one 64-bit load" 1 "$(count "^mov +(0x[0-9a-f]+)?$DEV,%r[a-z0-9]+$" "$d")"
-d=$(dis "$MM" dnet_mmio_write64)
+d=$(dis "$MM" mmio_write64)
 expect_eq "write64: one 64-bit store" 1 "$(count "^mov +%r[a-z0-9]+,(0x[0-9a-f]+)?$DEV$" "$d")"
-d=$(dis "$MM" dnet_mmio_read128)
+d=$(dis "$MM" mmio_read128)
 expect_eq "read128: one movdqa load" 1 "$(count "^movdqa +$DEV,%xmm[0-9]+$" "$d")"
 expect_eq "read128: no 64-bit halves" 0 "$(count "^mov +(0x8)?$DEV,%r" "$d")"
-d=$(dis "$MM" dnet_mmio_write128)
+d=$(dis "$MM" mmio_write128)
 expect_eq "write128: one movdqa store" 1 "$(count "^movdqa +%xmm[0-9]+,$DEV$" "$d")"
 expect_eq "write128: no 64-bit halves" 0 "$(count "^mov +%r[a-z0-9]+,(0x8)?$DEV$" "$d")"
-expect_eq "wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" dnet_mmio_op_wc_flush)")"
-expect_eq "mmio_wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" dnet_mmio_wc_flush)")"
+expect_eq "wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" mmio_op_wc_flush)")"
+expect_eq "mmio_wc_flush is an sfence" 1 "$(count '^sfence' "$(dis "$MM" mmio_wc_flush)")"
 # The fallback poll spins with pause before it sleeps.
 expect_eq "poll spins with pause" 1 "$(objdump -d --no-show-raw-insn "$OBJ/libdnet/src/device.o" | grep -cm1 -P '\spause\b')"
 # dnet_issue: the WC flush before the first write (Upper, Ex, Lower).

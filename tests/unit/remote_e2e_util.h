@@ -92,17 +92,17 @@ static inline int start_server(struct server *sv, const char *spec, const char *
 				.dev = dev, .listen = listen, .token = token, .max_clients = max_clients,
 				.sigmask = &orig, .stop = &child_stop,
 			};
-			if (dnet_srv_open(&srv, &cfg, &e) != 0)
+			if (srv_open(&srv, &cfg, &e) != 0)
 				snprintf(line, sizeof line, "ERR listen: %s\n", e.msg);
 			else
-				snprintf(line, sizeof line, "%s\n", dnet_srv_address(srv));
+				snprintf(line, sizeof line, "%s\n", srv_address(srv));
 		}
 		ssize_t w = write(pfd[1], line, strlen(line));
 		(void)w;
 		close(pfd[1]);
 		if (srv) {
-			st = dnet_srv_run(srv, &e) == 0 ? 0 : 1;
-			dnet_srv_close(srv);
+			st = srv_run(srv, &e) == 0 ? 0 : 1;
+			srv_close(srv);
 		}
 		dnet_close(dev);
 		exit(st);
@@ -219,10 +219,10 @@ static inline int raw_send_msg(int fd, const struct dnet_proto_msg *m)
 {
 	struct dnet_pbuf b = {0};
 	struct dnet_err e;
-	int rc = dnet_proto_encode(&b, m, &e);
+	int rc = wire_encode(&b, m, &e);
 	if (rc == 0)
 		rc = raw_send(fd, b.p, b.len);
-	dnet_pbuf_free(&b);
+	wire_pbuf_free(&b);
 	return rc;
 }
 
@@ -247,12 +247,12 @@ static inline int raw_recv(int fd, struct dnet_proto_msg *m, int ms)
 		have += (size_t)r;
 		if (have == DNET_PROTO_HDR_SIZE) {
 			struct dnet_err e;
-			if (dnet_proto_peek(rxbuf, have, &need, &e) < 0)
+			if (wire_peek(rxbuf, have, &need, &e) < 0)
 				return -1;
 		}
 	}
 	struct dnet_err e;
-	return dnet_proto_decode(rxbuf, have, m, &e) == 0 ? 1 : -1;
+	return wire_decode(rxbuf, have, m, &e) == 0 ? 1 : -1;
 }
 
 static inline int raw_hello(int fd, unsigned wid, bool priv, uint16_t major)

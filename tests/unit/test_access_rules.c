@@ -294,7 +294,7 @@ static void dry_run(void)
 	CHECK_OK(dnet_open_dry(spec, &d, &e), &e);
 	if (!d)
 		return;
-	CHECK(dnet_dev_dry(d));
+	CHECK(core_dev_dry(d));
 	CHECK(dnet_dev_caps(d) & DNET_CAP_PRIVILEGED);
 	struct seen s = { 0 };
 	dnet_set_tap(d, record, &s);
@@ -317,14 +317,14 @@ static void dry_run(void)
 static void poll_backoff(void)
 {
 	uint64_t step = 0;
-	CHECK_EQ(dnet_poll_pause_ns(0, &step), 0);
-	CHECK_EQ(dnet_poll_pause_ns(49999, &step), 0);
+	CHECK_EQ(core_poll_pause_ns(0, &step), 0);
+	CHECK_EQ(core_poll_pause_ns(49999, &step), 0);
 	uint64_t want = 1000;
 	for (int i = 0; i < 14; i++) {
-		CHECK_EQ(dnet_poll_pause_ns(50000 + (uint64_t)i, &step), want);
+		CHECK_EQ(core_poll_pause_ns(50000 + (uint64_t)i, &step), want);
 		want = want * 2 < 1000000 ? want * 2 : 1000000;
 	}
-	CHECK_EQ(dnet_poll_pause_ns(5000000000ull, &step), 1000000);
+	CHECK_EQ(core_poll_pause_ns(5000000000ull, &step), 1000000);
 	/* A wait that is met at once spins, never sleeps: it returns fast. */
 	struct dnet_dev *d = open_dev(false);
 	struct dnet_err e;

@@ -20,7 +20,7 @@ static void parse_ok(void)
 {
 	struct dnet_grants g;
 	struct dnet_err e;
-	CHECK_OK(dnet_grants_parse("# users\n\n  alice node=2 wid=1\r\n\tbob\tnode=1  wid=0,1\n# end\ncarol node=3 wid=1,0",
+	CHECK_OK(srv_grants_parse("# users\n\n  alice node=2 wid=1\r\n\tbob\tnode=1  wid=0,1\n# end\ncarol node=3 wid=1,0",
 				   "ut", true, &g, &e), &e);
 	CHECK_EQ(g.n, 3u);
 	if (g.n == 3) {
@@ -33,8 +33,8 @@ static void parse_ok(void)
 		CHECK_STR(g.g[2].where, "ut:6");
 		CHECK_EQ(g.g[2].wids, 3u);
 	}
-	dnet_grants_free(&g);
-	CHECK_OK(dnet_grants_parse("user:root node=1 wid=0\nuid:65534 node=2 wid=1\ngroup:root node=3 wid=0,1\n",
+	srv_grants_free(&g);
+	CHECK_OK(srv_grants_parse("user:root node=1 wid=0\nuid:65534 node=2 wid=1\ngroup:root node=3 wid=0,1\n",
 				   "al", false, &g, &e), &e);
 	CHECK_EQ(g.n, 3u);
 	if (g.n == 3) {
@@ -44,10 +44,10 @@ static void parse_ok(void)
 		CHECK_EQ(g.g[2].kind, DNET_GRANT_GROUP);
 		CHECK_EQ(g.g[2].id, 0u);
 	}
-	dnet_grants_free(&g);
+	srv_grants_free(&g);
 	char w[16];
-	CHECK_STR(dnet_grants_wids(3, w, sizeof w), "0,1");
-	CHECK_STR(dnet_grants_wids(2, w, sizeof w), "1");
+	CHECK_STR(srv_grants_wids(3, w, sizeof w), "0,1");
+	CHECK_STR(srv_grants_wids(2, w, sizeof w), "1");
 }
 
 static void bad(const char *text, bool tokens, const char *want)
@@ -55,7 +55,7 @@ static void bad(const char *text, bool tokens, const char *want)
 	struct dnet_grants g;
 	struct dnet_err e;
 	dnet_clearerr(&e);
-	int rc = dnet_grants_parse(text, "f", tokens, &g, &e);
+	int rc = srv_grants_parse(text, "f", tokens, &g, &e);
 	CHECK(rc < 0);
 	CHECK(g.n == 0 && g.g == NULL);
 	if (!strstr(e.msg, want))
@@ -110,36 +110,36 @@ static void files(void)
 	char p[128];
 	snprintf(p, sizeof p, "%s/ut", dir);
 	write_file(p, "tok node=1 wid=0\n", 0600);
-	CHECK_OK(dnet_grants_load(p, true, &g, &e), &e);
+	CHECK_OK(srv_grants_load(p, true, &g, &e), &e);
 	CHECK_EQ(g.n, 1u);
-	dnet_grants_free(&g);
+	srv_grants_free(&g);
 	chmod(p, 0604);
-	CHECK_EQ(dnet_grants_load(p, true, &g, &e), -DNET_EPERM);
+	CHECK_EQ(srv_grants_load(p, true, &g, &e), -DNET_EPERM);
 	CHECK(strstr(e.msg, "readable by others") != NULL);
 	chmod(p, 0640); /* its group may read it (a dnetd group) */
-	CHECK_OK(dnet_grants_load(p, true, &g, &e), &e);
-	dnet_grants_free(&g);
+	CHECK_OK(srv_grants_load(p, true, &g, &e), &e);
+	srv_grants_free(&g);
 	/* an allow-list holds no secret but grants rights */
 	snprintf(p, sizeof p, "%s/al", dir);
 	write_file(p, "uid:1 node=1 wid=0\n", 0644);
-	CHECK_OK(dnet_grants_load(p, false, &g, &e), &e);
-	dnet_grants_free(&g);
+	CHECK_OK(srv_grants_load(p, false, &g, &e), &e);
+	srv_grants_free(&g);
 	chmod(p, 0646);
-	CHECK_EQ(dnet_grants_load(p, false, &g, &e), -DNET_EPERM);
+	CHECK_EQ(srv_grants_load(p, false, &g, &e), -DNET_EPERM);
 	CHECK(strstr(e.msg, "writable by others") != NULL);
 	/* nothing granted, not a file, missing */
 	write_file(p, "# nobody yet\n", 0644);
-	CHECK(dnet_grants_load(p, false, &g, &e) < 0);
+	CHECK(srv_grants_load(p, false, &g, &e) < 0);
 	CHECK(strstr(e.msg, "grants nothing") != NULL);
-	CHECK(dnet_grants_load(dir, false, &g, &e) < 0);
+	CHECK(srv_grants_load(dir, false, &g, &e) < 0);
 	CHECK(strstr(e.msg, "not a regular file") != NULL);
 	snprintf(p, sizeof p, "%s/missing", dir);
-	CHECK(dnet_grants_load(p, true, &g, &e) < 0);
+	CHECK(srv_grants_load(p, true, &g, &e) < 0);
 	CHECK(strstr(e.msg, "cannot read") != NULL);
 	/* the file's name and line in an error */
 	snprintf(p, sizeof p, "%s/ut2", dir);
 	write_file(p, "a node=1 wid=0\n\nb node=1\n", 0600);
-	CHECK(dnet_grants_load(p, true, &g, &e) < 0);
+	CHECK(srv_grants_load(p, true, &g, &e) < 0);
 	CHECK(strstr(e.msg, "/ut2:3: missing wid") != NULL);
 }
 
@@ -158,8 +158,8 @@ static void both_grants(void)
 	/* the allow-list: node 2 WID 1, node 3 WID 0, node 1 WIDs 0,1 */
 	snprintf(text, sizeof text, "uid:%u node=2 wid=1\nuid:%u node=3 wid=0\nuid:%u node=1 wid=0,1\n", uid, uid, uid);
 	const bool allow[4][2] = { { 0, 0 }, { 1, 1 }, { 0, 1 }, { 1, 0 } };
-	CHECK_OK(dnet_grants_parse(text, "al", false, &al, &e), &e);
-	CHECK_OK(dnet_grants_parse("t2 node=2 wid=0,1\nt3 node=3 wid=1\nt1 node=1 wid=0\n", "ut", true, &ut, &e), &e);
+	CHECK_OK(srv_grants_parse(text, "al", false, &al, &e), &e);
+	CHECK_OK(srv_grants_parse("t2 node=2 wid=0,1\nt3 node=3 wid=1\nt1 node=1 wid=0\n", "ut", true, &ut, &e), &e);
 	const bool tok[3][4][2] = {
 		{ { 0, 0 }, { 0, 0 }, { 1, 1 }, { 0, 0 } }, /* t2 */
 		{ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 1 } }, /* t3 */
@@ -198,8 +198,8 @@ static void both_grants(void)
 		close(sv[0]);
 		close(sv[1]);
 	}
-	dnet_grants_free(&al);
-	dnet_grants_free(&ut);
+	srv_grants_free(&al);
+	srv_grants_free(&ut);
 }
 
 int main(void)

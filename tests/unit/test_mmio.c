@@ -1,5 +1,5 @@
 /* The presence check of the mapped backends (backends/mmio/mmio.c
- * dnet_mmio_presence_io, decision D-PRESENCE-ECHO) on models of what can sit
+ * mmio_presence_io, decision D-PRESENCE-ECHO) on models of what can sit
  * behind a window, with no kernel: a DIMMnet-2 controller (LLCM keeps what
  * is written, Primitive Counter Reset clears the counter it shares 0x300
  * with), plain memory (reads back everything), a void (reads 0, drops
@@ -69,7 +69,7 @@ static int check(enum kind k, uint8_t *mem, bool reset_check, struct dnet_err *e
 	struct model m = { k, mem, 0 };
 	const struct dnet_mmio_io io = { rd, wr, &m };
 	dnet_clearerr(e);
-	return dnet_mmio_presence_io(&io, reset_check, "devmem", "0x0 in model", e);
+	return mmio_presence_io(&io, reset_check, "devmem", "0x0 in model", e);
 }
 
 static void presence_models(void)
@@ -110,14 +110,14 @@ static void presence_models(void)
 	/* All ones: the reserved bits, before anything is written. */
 	struct model m1 = { ONES, mem, 0 };
 	const struct dnet_mmio_io io1 = { rd, wr, &m1 };
-	CHECK_EQ(dnet_mmio_presence_io(&io1, true, "pci", "BAR0", &e), -DNET_EIO);
+	CHECK_EQ(mmio_presence_io(&io1, true, "pci", "BAR0", &e), -DNET_EIO);
 	CHECK_MATCH(e.msg, "no DIMMnet-2 answers at BAR0: Controller Status .*\\(all ones");
 	CHECK_EQ(m1.writes, 0u);
 	/* Without the reset check (stand-in files, ,no-reset-check): reserved
 	 * bits only, nothing written. */
 	struct model m0 = { VOID, mem, 0 };
 	const struct dnet_mmio_io io0 = { rd, wr, &m0 };
-	CHECK_OK(dnet_mmio_presence_io(&io0, false, "devmem", "file", &e), &e);
+	CHECK_OK(mmio_presence_io(&io0, false, "devmem", "file", &e), &e);
 	CHECK_EQ(m0.writes, 0u);
 	free(mem);
 }
@@ -136,13 +136,13 @@ static void phys_bits(void)
 	fputs("processor\t: 0\nflags\t\t: fpu pat\naddress sizes\t: 40 bits physical, 48 bits virtual\n\n"
 	      "processor\t: 1\naddress sizes\t: 40 bits physical, 48 bits virtual\n", f);
 	fclose(f);
-	CHECK_EQ(dnet_mmio_phys_bits(path), 40);
+	CHECK_EQ(mmio_phys_bits(path), 40);
 	f = fopen(path, "w");
 	fputs("processor\t: 0\n", f); /* not said (another architecture) */
 	fclose(f);
-	CHECK_EQ(dnet_mmio_phys_bits(path), 0);
+	CHECK_EQ(mmio_phys_bits(path), 0);
 	unlink(path);
-	CHECK_EQ(dnet_mmio_phys_bits(path), 0); /* no file */
+	CHECK_EQ(mmio_phys_bits(path), 0); /* no file */
 }
 
 int main(void)

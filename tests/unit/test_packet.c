@@ -107,7 +107,7 @@ static void status_entry(void)
 	CHECK_EQ(s.size, 0x1000);
 	CHECK_EQ(s.addr, 0x600);
 	uint64_t lo2, hi2;
-	dnet_status_encode(&s, &lo2, &hi2);
+	core_status_encode(&s, &lo2, &hi2);
 	CHECK_EQ(lo2, lo);
 	CHECK_EQ(hi2, hi);
 	/* The unexplained LLCM word of Fig. C.5 (0x4000000040000000) read as a
@@ -137,7 +137,7 @@ static void lh_entry(void)
 		CHECK_EQ(e.data[i], i);
 	CHECK_EQ(e.data[47], 0xff);
 	uint64_t back[8];
-	dnet_lh_encode(&e, back);
+	core_lh_encode(&e, back);
 	for (unsigned i = 0; i < 8; i++)
 		CHECK_EQ(back[i], line[i]);
 	CHECK_EQ(dnet_envelope(0xbeef, 5, 0x12345678), 0xbeef000512345678ull);

@@ -1,5 +1,5 @@
 /* Strict number parsing (libdnet/src/parse.c): whole tokens or a clear
- * error; a backend spec's options (dnet_kv_split): each given once. */
+ * error; a backend spec's options (core_kv_split): each given once. */
 /* Decisions pinned here (docs/decisions.md): D-NUMBERS. */
 #include "dnet/backend.h" /* private: INTERNAL_TESTS */
 #include "dnet/dnet.h"
@@ -19,9 +19,9 @@ static void accepts(void)
 	CHECK_OK(dnet_parse_u64("0x1234_5678", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 0x12345678);
 	CHECK_OK(dnet_parse_u64("0xffffffffffffffff", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, UINT64_MAX);
 	CHECK_OK(dnet_parse_u64("18446744073709551615", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, UINT64_MAX);
-	CHECK_OK(dnet_parse_size("4K", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 4096);
-	CHECK_OK(dnet_parse_size("256M", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 256ull << 20);
-	CHECK_OK(dnet_parse_size("0x10", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 16);
+	CHECK_OK(core_parse_size("4K", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 4096);
+	CHECK_OK(core_parse_size("256M", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 256ull << 20);
+	CHECK_OK(core_parse_size("0x10", UINT64_MAX, &v, "x", &e), &e); CHECK_EQ(v, 16);
 }
 
 static void rejects(void)
@@ -44,8 +44,8 @@ static void rejects(void)
 	CHECK(strstr(e.msg, "out of range") != NULL);
 	CHECK_EQ(dnet_parse_u64("010", 255, &v, "n", &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "octal") != NULL);
-	CHECK(dnet_parse_size("4Q", UINT64_MAX, &v, "s", &e) < 0);
-	CHECK(dnet_parse_size("K", UINT64_MAX, &v, "s", &e) < 0);
+	CHECK(core_parse_size("4Q", UINT64_MAX, &v, "s", &e) < 0);
+	CHECK(core_parse_size("K", UINT64_MAX, &v, "s", &e) < 0);
 }
 
 /* The one duration grammar (D-DURATION): a number and a unit, ns us ms s
@@ -206,14 +206,14 @@ static void options_once(void)
 	struct dnet_kv kv[8];
 	unsigned n = 99;
 	struct dnet_err e;
-	CHECK_OK(dnet_kv_split("node=2,user,token=x,wid=1", kv, 8, &n, &e), &e);
+	CHECK_OK(core_kv_split("node=2,user,token=x,wid=1", kv, 8, &n, &e), &e);
 	CHECK_EQ(n, 4u);
-	CHECK_EQ(dnet_kv_split("token=sec1,node=2,token=sec2", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK_EQ(core_kv_split("token=sec1,node=2,token=sec2", kv, 8, &n, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "option 'token' given twice (options 1 and 3") != NULL);
 	CHECK(!strstr(e.msg, "sec1") && !strstr(e.msg, "sec2"));
-	CHECK_EQ(dnet_kv_split("user,wid=0,user", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK_EQ(core_kv_split("user,wid=0,user", kv, 8, &n, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "option 'user' given twice (options 1 and 3") != NULL);
-	CHECK_EQ(dnet_kv_split("token=sec1,,node=1", kv, 8, &n, &e), -DNET_EINVAL);
+	CHECK_EQ(core_kv_split("token=sec1,,node=1", kv, 8, &n, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "empty option") && !strstr(e.msg, "sec1"));
 	static const struct { const char *spec, *key; } twice[] = {
 		{ "remote:unix:/nonexistent/s.sock,token=sec1,token=sec2", "token" },

@@ -98,13 +98,13 @@ static void module_state_fig_c13(void)
 		all |= mask;
 		for (unsigned s = 0; s < m->nstates; s++) {
 			uint64_t x = v;
-			dnet_modstate_set(&x, (enum dnet_fsm)f, s);
-			CHECK_EQ(dnet_modstate_get(x, (enum dnet_fsm)f), s);
+			core_modstate_set(&x, (enum dnet_fsm)f, s);
+			CHECK_EQ(core_modstate_get(x, (enum dnet_fsm)f), s);
 		}
 	}
 	CHECK_EQ(all, (1ull << 58) - 1);
 	/* Two one-hot bits: not a state. */
-	CHECK_EQ(dnet_modstate_get(0x3, DNET_FSM_WC_ACCEPTER), -1);
+	CHECK_EQ(core_modstate_get(0x3, DNET_FSM_WC_ACCEPTER), -1);
 }
 
 static void table_offsets(void)
@@ -179,19 +179,19 @@ static void code_tables(void)
 	/* Tab. 4.10 */
 	CHECK_EQ(dnet_capacity_bytes(0x01), 256ull << 20);
 	CHECK_EQ(dnet_capacity_bytes(0x20), 8192ull << 20);
-	CHECK_EQ(dnet_code_decode(&dnet_codetab_capacity, 0x03, &def), 256ull << 20);
+	CHECK_EQ(dnet_code_decode(&core_codetab_capacity, 0x03, &def), 256ull << 20);
 	CHECK(!def);
 	/* Tab. 4.11 with decision D-MTU-1024 */
-	CHECK_EQ(dnet_mtu_bytes(0x01), 256);
-	CHECK_EQ(dnet_mtu_bytes(0x04), 1024);
-	CHECK_EQ(dnet_mtu_bytes(0x08), 2048);
-	CHECK_EQ(dnet_mtu_bytes(0x10), 4096);
-	CHECK_EQ(dnet_mtu_bytes(0x14), 2048); /* as printed in the thesis: undefined -> default */
-	CHECK_EQ(dnet_mtu_bytes(0), 2048);
+	CHECK_EQ(core_mtu_bytes(0x01), 256);
+	CHECK_EQ(core_mtu_bytes(0x04), 1024);
+	CHECK_EQ(core_mtu_bytes(0x08), 2048);
+	CHECK_EQ(core_mtu_bytes(0x10), 4096);
+	CHECK_EQ(core_mtu_bytes(0x14), 2048); /* as printed in the thesis: undefined -> default */
+	CHECK_EQ(core_mtu_bytes(0), 2048);
 	uint64_t c;
-	CHECK_OK(dnet_code_encode(&dnet_codetab_mtu, 1024, &c, &e), &e);
+	CHECK_OK(dnet_code_encode(&core_codetab_mtu, 1024, &c, &e), &e);
 	CHECK_EQ(c, 0x04);
-	CHECK_EQ(dnet_code_encode(&dnet_codetab_mtu, 1000, &c, &e), -DNET_EINVAL);
+	CHECK_EQ(dnet_code_encode(&core_codetab_mtu, 1000, &c, &e), -DNET_EINVAL);
 	/* Tab. A.5 */
 	CHECK_EQ(dnet_status_area_bytes(0x00), 1024);
 	CHECK_EQ(dnet_status_area_bytes(0x01), 64);
@@ -212,19 +212,19 @@ static void lid_clid(void)
 	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0xC00), 0xC000);
 	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0xFFF), 0xFFFF);
 	CHECK_EQ(dnet_clid_to_lid(DNET_CLID_11_8, 0x123), 0x1023);
-	CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, 0x1023, &clid, &e), &e);
+	CHECK_OK(core_lid_to_clid(DNET_CLID_11_8, 0x1023, &clid, &e), &e);
 	CHECK_EQ(clid, 0x123);
-	CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, 0xFFFF, &clid, &e), &e);
+	CHECK_OK(core_lid_to_clid(DNET_CLID_11_8, 0xFFFF, &clid, &e), &e);
 	CHECK_EQ(clid, 0xFFF);
-	CHECK_EQ(dnet_lid_to_clid(DNET_CLID_11_8, 0x0100, &clid, &e), -DNET_EINVAL);
+	CHECK_EQ(core_lid_to_clid(DNET_CLID_11_8, 0x0100, &clid, &e), -DNET_EINVAL);
 	for (unsigned c = 0; c < 0x1000; c++) {
 		uint16_t back;
-		CHECK_OK(dnet_lid_to_clid(DNET_CLID_11_8, dnet_clid_to_lid(DNET_CLID_11_8, (uint16_t)c), &back, &e), &e);
+		CHECK_OK(core_lid_to_clid(DNET_CLID_11_8, dnet_clid_to_lid(DNET_CLID_11_8, (uint16_t)c), &back, &e), &e);
 		CHECK_EQ(back, c);
 	}
-	CHECK_STR(dnet_clid_kind(0), "reserved");
-	CHECK_STR(dnet_clid_kind(0xBFF), "unicast");
-	CHECK_STR(dnet_clid_kind(0xC00), "multicast");
+	CHECK_STR(core_clid_kind(0), "reserved");
+	CHECK_STR(core_clid_kind(0xBFF), "unicast");
+	CHECK_STR(core_clid_kind(0xC00), "multicast");
 }
 
 static void memory_map(void)

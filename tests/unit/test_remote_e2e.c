@@ -890,17 +890,17 @@ out:
 static void test_dispatch_table(void)
 {
 	for (uint16_t t = 1; t <= DNET_MSG_REQ_LAST; t++) {
-		if (!dnet_proto_is_request(t)) { /* a retired number: 0x0009, SET_NODE of 1.x */
-			CHECK(!dnet_srv_serves(t));
+		if (!wire_is_request(t)) { /* a retired number: 0x0009, SET_NODE of 1.x */
+			CHECK(!srv_serves(t));
 			continue;
 		}
-		if (!dnet_srv_serves(t))
-			fprintf(stderr, "dnetd has no handler for %s\n", dnet_proto_type_name(t));
-		CHECK(dnet_srv_serves(t));
+		if (!srv_serves(t))
+			fprintf(stderr, "dnetd has no handler for %s\n", wire_type_name(t));
+		CHECK(srv_serves(t));
 	}
-	CHECK(!dnet_srv_serves(0));
-	CHECK(!dnet_srv_serves(DNET_MSG_REQ_LAST + 1));
-	CHECK(!dnet_srv_serves(DNET_MSG_ERROR));
+	CHECK(!srv_serves(0));
+	CHECK(!srv_serves(DNET_MSG_REQ_LAST + 1));
+	CHECK(!srv_serves(DNET_MSG_ERROR));
 }
 
 /* The privilege column of dnetd's dispatch table is every privilege
@@ -953,7 +953,7 @@ static void test_privilege_table(void)
 		CHECK_EQ(raw_hello(fd, 0, priv, DNET_PROTO_VERSION_MAJOR), 0);
 		for (uint16_t t = DNET_MSG_HELLO + 1; t <= DNET_MSG_REQ_LAST; t++) {
 			struct dnet_proto_msg m, r;
-			if (!dnet_srv_serves(t))
+			if (!srv_serves(t))
 				continue; /* a hole: test_dispatch_table says so */
 			privileged_request(&m, t, 100u + t, data);
 			CHECK_EQ(raw_send_msg(fd, &m), 0);
@@ -963,9 +963,9 @@ static void test_privilege_table(void)
 				break;
 			CHECK_EQ(r.id, 100u + t);
 			bool refused = r.type == DNET_MSG_ERROR && r.code == DNET_EPERM;
-			bool want = !priv && dnet_srv_user_restricted(t);
+			bool want = !priv && srv_user_restricted(t);
 			if (refused != want)
-				fprintf(stderr, "%s by a %s client: %s (%s)\n", dnet_proto_type_name(t),
+				fprintf(stderr, "%s by a %s client: %s (%s)\n", wire_type_name(t),
 					priv ? "privileged" : "user", refused ? "refused" : "not refused",
 					r.type == DNET_MSG_ERROR ? r.msg : "served");
 			CHECK_EQ(refused, want);
@@ -981,10 +981,10 @@ static void test_privilege_table(void)
 					DNET_MSG_CACHE_FLUSH, DNET_MSG_PREFETCH, DNET_MSG_WAIT, DNET_MSG_SODIMM_READ,
 					DNET_MSG_SODIMM_WRITE, DNET_MSG_PARAM};
 	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
-		CHECK(dnet_srv_user_restricted(must[i]));
-	CHECK(!dnet_srv_user_restricted(DNET_MSG_HELLO));
-	CHECK(!dnet_srv_user_restricted(0));
-	CHECK(!dnet_srv_user_restricted(DNET_MSG_REQ_LAST + 1));
+		CHECK(srv_user_restricted(must[i]));
+	CHECK(!srv_user_restricted(DNET_MSG_HELLO));
+	CHECK(!srv_user_restricted(0));
+	CHECK(!srv_user_restricted(DNET_MSG_REQ_LAST + 1));
 	CHECK(restricted >= sizeof must / sizeof must[0]);
 	CHECK_EQ(stop_server(&sv), 0);
 }

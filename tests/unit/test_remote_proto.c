@@ -15,7 +15,7 @@ static void msg(struct dnet_proto_msg *m, uint16_t type, uint32_t id)
 	memset(m, 0, sizeof *m);
 	m->type = type;
 	m->id = id;
-	if (dnet_proto_noded(type))
+	if (wire_noded(type))
 		m->node = 1; /* every request on the device names its node (2.0) */
 }
 
@@ -24,14 +24,14 @@ static int enc(const struct dnet_proto_msg *m)
 {
 	struct dnet_err e;
 	pb.len = 0;
-	return dnet_proto_encode(&pb, m, &e);
+	return wire_encode(&pb, m, &e);
 }
 
 /* Decode raw bytes; returns the code, message in *e. */
 static int dec(const uint8_t *b, size_t n, struct dnet_proto_msg *m, struct dnet_err *e)
 {
 	dnet_clearerr(e);
-	return dnet_proto_decode(b, n, m, e);
+	return wire_decode(b, n, m, e);
 }
 
 /* Build a frame by hand: header + payload, as it is (frame_raw), or with
@@ -49,7 +49,7 @@ static size_t frame_raw(uint8_t *out, uint16_t type, uint32_t id, const uint8_t 
 
 static size_t frame(uint8_t *out, uint16_t type, uint32_t id, const uint8_t *payload, size_t n)
 {
-	if (!dnet_proto_noded(type))
+	if (!wire_noded(type))
 		return frame_raw(out, type, id, payload, n);
 	uint8_t p[DNET_PROTO_NODE_SIZE + 64];
 	dnet_put32(p, 1);
@@ -83,7 +83,7 @@ static void test_hand_read(void)
 	CHECK_EQ(d.type, DNET_MSG_READ);
 	CHECK_EQ(d.id, 7);
 	CHECK_EQ(d.node, 2);
-	CHECK_EQ(dnet_proto_frame_node(want, sizeof want), 2);
+	CHECK_EQ(wire_frame_node(want, sizeof want), 2);
 	CHECK_EQ(d.off, 0x40200);
 	CHECK_EQ(d.width, 8);
 
@@ -144,7 +144,7 @@ static void test_hand_error(void)
 	struct dnet_proto_msg d;
 	struct dnet_err e;
 	pb.len = 0;
-	CHECK_OK(dnet_proto_encode_error(&pb, 42, -DNET_EPERM, "no", &e), &e);
+	CHECK_OK(wire_encode_error(&pb, 42, -DNET_EPERM, "no", &e), &e);
 	CHECK(pb.len == sizeof want && memcmp(pb.p, want, sizeof want) == 0);
 	CHECK_OK(dec(want, sizeof want, &d, &e), &e);
 	CHECK_EQ(d.code, DNET_EPERM);
@@ -154,7 +154,7 @@ static void test_hand_error(void)
 	memset(big, 'x', sizeof big - 1);
 	big[sizeof big - 1] = 0;
 	pb.len = 0;
-	CHECK_OK(dnet_proto_encode_error(&pb, 1, DNET_EIO, big, &e), &e);
+	CHECK_OK(wire_encode_error(&pb, 1, DNET_EIO, big, &e), &e);
 	CHECK_EQ(pb.len, 12 + 6 + 255);
 }
 
@@ -246,7 +246,7 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 {
 	if (a->type != b->type || a->id != b->id)
 		return false;
-	if (dnet_proto_noded(a->type) && a->node != b->node)
+	if (wire_noded(a->type) && a->node != b->node)
 		return false;
 	switch (a->type) {
 	case DNET_MSG_HELLO:
@@ -296,9 +296,9 @@ static bool same(const struct dnet_proto_msg *a, const struct dnet_proto_msg *b)
 		size_t pos = 0;
 		char nm[DNET_PROTO_NAME_MAX + 1];
 		for (uint32_t i = 0; i < o->count; i++)
-			if (!dnet_proto_next_name(d, &pos, nm) || strcmp(nm, o->names[i]))
+			if (!wire_next_name(d, &pos, nm) || strcmp(nm, o->names[i]))
 				return false;
-		return !dnet_proto_next_name(d, &pos, nm);
+		return !wire_next_name(d, &pos, nm);
 	}
 	case DNET_MSG_PARAM:
 	case DNET_MSG_PARAM | DNET_MSG_REPLY:
@@ -327,25 +327,25 @@ static void test_round_trips(void)
 		if (r)
 			continue;
 		size_t flen = 0;
-		CHECK_EQ(dnet_proto_peek(pb.p, pb.len, &flen, &e), 1);
+		CHECK_EQ(wire_peek(pb.p, pb.len, &flen, &e), 1);
 		CHECK_EQ(flen, pb.len);
-		CHECK_EQ(dnet_proto_peek(pb.p, pb.len - 1, &flen, &e), 0);
-		CHECK_EQ(dnet_proto_peek(pb.p, 11, &flen, &e), 0);
+		CHECK_EQ(wire_peek(pb.p, pb.len - 1, &flen, &e), 0);
+		CHECK_EQ(wire_peek(pb.p, 11, &flen, &e), 0);
 		CHECK_OK(dec(pb.p, pb.len, &d, &e), &e);
 		if (!same(&samples[i], &d))
-			fprintf(stderr, "round trip of %s differs\n", dnet_proto_type_name(samples[i].type));
+			fprintf(stderr, "round trip of %s differs\n", wire_type_name(samples[i].type));
 		CHECK(same(&samples[i], &d));
-		CHECK(dnet_proto_is_request(d.type) != dnet_proto_is_reply(d.type));
+		CHECK(wire_is_request(d.type) != wire_is_reply(d.type));
 	}
 	/* Several frames back to back in one buffer. */
 	pb.len = 0;
 	for (unsigned i = 0; i < nsamples; i++)
-		CHECK_OK(dnet_proto_encode(&pb, &samples[i], &e), &e);
+		CHECK_OK(wire_encode(&pb, &samples[i], &e), &e);
 	size_t pos = 0;
 	unsigned n = 0;
 	for (;;) {
 		size_t flen;
-		if (dnet_proto_peek(pb.p + pos, pb.len - pos, &flen, &e) != 1)
+		if (wire_peek(pb.p + pos, pb.len - pos, &flen, &e) != 1)
 			break;
 		struct dnet_proto_msg d;
 		CHECK_OK(dec(pb.p + pos, flen, &d, &e), &e);
@@ -508,26 +508,26 @@ static void test_decode_rejects(void)
 	buf[6] = 1;                                  /* POSTED on a SYNC: not postable */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
 	CHECK(strstr(e.msg, "SYNC") != NULL);
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 1); /* the length is still good */
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), 1); /* the length is still good */
 	buf[6] = 4;                                  /* an unknown flag */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), -DNET_EPROTO);
 	buf[7] = 0x80;                               /* an unknown flag, high byte */
 	buf[6] = 0;
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), -DNET_EPROTO);
 	buf[7] = 0;
 	dnet_put32(buf, 4);                                       /* length says 4, none there */
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 0);          /* waits for 4 more bytes */
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), 0);          /* waits for 4 more bytes */
 	CHECK_EQ(flen, 16);
 	dnet_put32(buf, DNET_PROTO_MAX_PAYLOAD + 1);              /* oversize */
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), -DNET_EPROTO);
 	CHECK(strstr(e.msg, "exceeds") != NULL);
 	dnet_put32(buf, 0xffffffffu);
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), -DNET_EPROTO);
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), -DNET_EPROTO);
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
 	dnet_put32(buf, DNET_PROTO_MAX_PAYLOAD);                  /* the maximum itself is fine */
-	CHECK_EQ(dnet_proto_peek(buf, n, &flen, &e), 0);
+	CHECK_EQ(wire_peek(buf, n, &flen, &e), 0);
 	CHECK_EQ(flen, 12 + DNET_PROTO_MAX_PAYLOAD);
 }
 
@@ -556,7 +556,7 @@ static void test_posted(void)
 	/* The encoder writes the flags, and refuses them where the decoder would. */
 	msg(&m, DNET_MSG_WC_FLUSH, 10);
 	m.flags = DNET_PROTO_F_POSTED;
-	CHECK_OK(dnet_proto_encode(&b, &m, &e), &e);
+	CHECK_OK(wire_encode(&b, &m, &e), &e);
 	CHECK_EQ(b.len, 12 + DNET_PROTO_NODE_SIZE);
 	CHECK_EQ(dnet_get16(b.p + 6), DNET_PROTO_F_POSTED);
 	CHECK_OK(dec(b.p, b.len, &d, &e), &e);
@@ -566,7 +566,7 @@ static void test_posted(void)
 	m.off = 0;
 	m.width = 8;
 	m.flags = DNET_PROTO_F_POSTED;              /* a READ cannot be posted */
-	CHECK_EQ(dnet_proto_encode(&b, &m, &e), -DNET_EINVAL);
+	CHECK_EQ(wire_encode(&b, &m, &e), -DNET_EINVAL);
 	CHECK_EQ(b.len, 0);
 	/* Which types may be posted: the ones whose reply says only "done". */
 	static const uint16_t yes[] = { DNET_MSG_WRITE, DNET_MSG_WRITE_BLOCK, DNET_MSG_WC_FLUSH,
@@ -576,7 +576,7 @@ static void test_posted(void)
 		bool want = false;
 		for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
 			want |= yes[i] == t;
-		CHECK_EQ(dnet_proto_postable(t), want);
+		CHECK_EQ(wire_postable(t), want);
 	}
 	/* SYNC: an empty request; its reply carries failed and skipped counts. */
 	n = frame(buf, DNET_MSG_SYNC, 12, NULL, 0);
@@ -594,8 +594,8 @@ static void test_posted(void)
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
 	n = frame(buf, DNET_MSG_SYNC | DNET_MSG_REPLY, 12, rp, 4);
 	CHECK_EQ(dec(buf, n, &d, &e), -DNET_EPROTO);
-	CHECK(strcmp(dnet_proto_type_name(DNET_MSG_SYNC), "SYNC") == 0);
-	dnet_pbuf_free(&b);
+	CHECK(strcmp(wire_type_name(DNET_MSG_SYNC), "SYNC") == 0);
+	wire_pbuf_free(&b);
 }
 
 static void test_mutations(void)
@@ -653,25 +653,25 @@ static void test_table(void)
 {
 	struct dnet_err e;
 	build_samples();
-	CHECK(dnet_proto_type(0) == NULL);
-	CHECK(dnet_proto_type(DNET_MSG_REQ_LAST + 1) == NULL);
-	CHECK(dnet_proto_codec(0x4242) == NULL);
-	CHECK(dnet_proto_codec(DNET_MSG_ERROR) != NULL);
+	CHECK(wire_type(0) == NULL);
+	CHECK(wire_type(DNET_MSG_REQ_LAST + 1) == NULL);
+	CHECK(wire_codec(0x4242) == NULL);
+	CHECK(wire_codec(DNET_MSG_ERROR) != NULL);
 	for (uint16_t t = 1; t <= DNET_MSG_REQ_LAST; t++) {
-		const struct dnet_proto_type *d = dnet_proto_type(t);
+		const struct wire_type *d = wire_type(t);
 		if (t == 0x0009) { /* SET_NODE of 1.x: retired, no request (2.0) */
-			CHECK(d == NULL && !dnet_proto_is_request(t) && dnet_proto_codec(t) == NULL);
-			CHECK(!dnet_proto_is_reply((uint16_t)(t | DNET_MSG_REPLY)));
+			CHECK(d == NULL && !wire_is_request(t) && wire_codec(t) == NULL);
+			CHECK(!wire_is_reply((uint16_t)(t | DNET_MSG_REPLY)));
 			continue;
 		}
 		CHECK(d && d->name && d->reply_name);
 		if (!d || !d->name || !d->reply_name)
 			continue;
-		CHECK_STR(dnet_proto_type_name(t), d->name);
-		CHECK_EQ(dnet_proto_postable(t), d->postable);
+		CHECK_STR(wire_type_name(t), d->name);
+		CHECK_EQ(wire_postable(t), d->postable);
 		for (int rep = 0; rep < 2; rep++) {
 			uint16_t type = (uint16_t)(rep ? t | DNET_MSG_REPLY : t);
-			const struct dnet_proto_codec *c = dnet_proto_codec(type);
+			const struct wire_codec *c = wire_codec(type);
 			CHECK(c == (rep ? &d->rep : &d->req));
 			unsigned found = 0;
 			for (unsigned i = 0; i < nsamples; i++) {
@@ -696,7 +696,7 @@ static void test_table(void)
 				}
 			}
 			if (!found)
-				fprintf(stderr, "no sample of %s\n", dnet_proto_type_name(type));
+				fprintf(stderr, "no sample of %s\n", wire_type_name(type));
 			CHECK(found > 0);
 		}
 	}
@@ -704,15 +704,15 @@ static void test_table(void)
 
 static void test_names(void)
 {
-	CHECK_STR(dnet_proto_type_name(DNET_MSG_WAIT), "WAIT");
-	CHECK_STR(dnet_proto_type_name(DNET_MSG_WAIT | DNET_MSG_REPLY), "WAIT reply");
-	CHECK_STR(dnet_proto_type_name(DNET_MSG_ERROR), "ERROR");
-	CHECK_STR(dnet_proto_type_name(0x4242), "?");
-	CHECK(dnet_proto_is_request(DNET_MSG_HELLO));
-	CHECK(!dnet_proto_is_request(0));
-	CHECK(!dnet_proto_is_request(DNET_MSG_ERROR));
-	CHECK(dnet_proto_is_reply(DNET_MSG_ERROR));
-	CHECK(!dnet_proto_is_reply(DNET_MSG_REPLY)); /* 0x8000: reply to nothing */
+	CHECK_STR(wire_type_name(DNET_MSG_WAIT), "WAIT");
+	CHECK_STR(wire_type_name(DNET_MSG_WAIT | DNET_MSG_REPLY), "WAIT reply");
+	CHECK_STR(wire_type_name(DNET_MSG_ERROR), "ERROR");
+	CHECK_STR(wire_type_name(0x4242), "?");
+	CHECK(wire_is_request(DNET_MSG_HELLO));
+	CHECK(!wire_is_request(0));
+	CHECK(!wire_is_request(DNET_MSG_ERROR));
+	CHECK(wire_is_reply(DNET_MSG_ERROR));
+	CHECK(!wire_is_reply(DNET_MSG_REPLY)); /* 0x8000: reply to nothing */
 }
 
 static void test_addresses(void)
@@ -720,34 +720,34 @@ static void test_addresses(void)
 	struct dnet_sockspec a;
 	struct dnet_err e;
 	char buf[300];
-	CHECK_OK(dnet_sockspec_parse("unix:/tmp/d.sock", &a, &e), &e);
+	CHECK_OK(rmt_sockspec_parse("unix:/tmp/d.sock", &a, &e), &e);
 	CHECK(!a.tcp);
 	CHECK_STR(a.path, "/tmp/d.sock");
-	CHECK_OK(dnet_sockspec_parse("tcp:7000", &a, &e), &e);
+	CHECK_OK(rmt_sockspec_parse("tcp:7000", &a, &e), &e);
 	CHECK(a.tcp);
 	CHECK_STR(a.host, "127.0.0.1");
 	CHECK_STR(a.port, "7000");
-	CHECK_OK(dnet_sockspec_parse("tcp::0", &a, &e), &e);
+	CHECK_OK(rmt_sockspec_parse("tcp::0", &a, &e), &e);
 	CHECK_STR(a.host, "127.0.0.1");
 	CHECK_STR(a.port, "0");
-	CHECK_OK(dnet_sockspec_parse("tcp:bench1:7000", &a, &e), &e);
+	CHECK_OK(rmt_sockspec_parse("tcp:bench1:7000", &a, &e), &e);
 	CHECK_STR(a.host, "bench1");
-	CHECK_OK(dnet_sockspec_parse("tcp:[::1]:65535", &a, &e), &e);
+	CHECK_OK(rmt_sockspec_parse("tcp:[::1]:65535", &a, &e), &e);
 	CHECK_STR(a.host, "::1");
-	dnet_sockspec_format(&a, buf, sizeof buf);
+	rmt_sockspec_format(&a, buf, sizeof buf);
 	CHECK_STR(buf, "tcp:[::1]:65535");
-	CHECK_EQ(dnet_sockspec_parse("tcp:a:65536", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("tcp:a:", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("tcp:::1:80", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("tcp:a:12x", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("unix:", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("/tmp/x", &a, &e), -DNET_EINVAL);
-	CHECK_EQ(dnet_sockspec_parse("", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("tcp:a:65536", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("tcp:a:", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("tcp:::1:80", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("tcp:a:12x", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("unix:", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("/tmp/x", &a, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_parse("", &a, &e), -DNET_EINVAL);
 	memset(buf, 'p', 200);
 	memcpy(buf, "unix:/", 6);
 	buf[200] = 0;
-	CHECK_EQ(dnet_sockspec_parse(buf, &a, &e), -DNET_EINVAL); /* longer than sun_path */
-	dnet_sockspec_default(buf, sizeof buf, NULL, &e);
+	CHECK_EQ(rmt_sockspec_parse(buf, &a, &e), -DNET_EINVAL); /* longer than sun_path */
+	rmt_sockspec_default(buf, sizeof buf, NULL, &e);
 	CHECK(strncmp(buf, "unix:/", 6) == 0);
 }
 
@@ -762,24 +762,24 @@ static void test_default_socket(void)
 	/* 1. DNETD_SOCKET: a path, or an address as given */
 	setenv("DNETD_SOCKET", "/srv/d.sock", 1);
 	setenv("XDG_RUNTIME_DIR", "/tmp", 1);
-	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	CHECK_EQ(rmt_sockspec_default(buf, sizeof buf, &from, &e), 0);
 	CHECK_STR(buf, "unix:/srv/d.sock");
 	CHECK_STR(from, "DNETD_SOCKET");
 	setenv("DNETD_SOCKET", "tcp:127.0.0.1:7000", 1);
-	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, NULL, &e), 0);
+	CHECK_EQ(rmt_sockspec_default(buf, sizeof buf, NULL, &e), 0);
 	CHECK_STR(buf, "tcp:127.0.0.1:7000");
 	setenv("DNETD_SOCKET", "tcp:host:99999", 1);
-	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, NULL, &e), -DNET_EINVAL);
+	CHECK_EQ(rmt_sockspec_default(buf, sizeof buf, NULL, &e), -DNET_EINVAL);
 	CHECK(strstr(e.msg, "DNETD_SOCKET=tcp:host:99999") != NULL);
 	/* 2. an empty DNETD_SOCKET is unset: XDG_RUNTIME_DIR */
 	setenv("DNETD_SOCKET", "", 1);
-	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	CHECK_EQ(rmt_sockspec_default(buf, sizeof buf, &from, &e), 0);
 	CHECK_STR(buf, "unix:/tmp/dnetd.sock");
 	CHECK_STR(from, "XDG_RUNTIME_DIR");
 	/* 3./4. no (usable) XDG_RUNTIME_DIR: root's is the units' socket */
 	unsetenv("DNETD_SOCKET");
 	setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
-	CHECK_EQ(dnet_sockspec_default(buf, sizeof buf, &from, &e), 0);
+	CHECK_EQ(rmt_sockspec_default(buf, sizeof buf, &from, &e), 0);
 	if (getuid() == 0)
 		snprintf(want, sizeof want, "unix:" DNET_SOCKET_SYSTEM);
 	else
@@ -807,7 +807,7 @@ static void test_value_widths(void)
 			in[k] = (uint8_t)(0xf1 - 7 * k); /* high bit set: no sign extension */
 		uint64_t val[2] = {~0ull, ~0ull};
 		struct dnet_err e;
-		CHECK_EQ(dnet_proto_val_pack(val, in, w, &e), 0);
+		CHECK_EQ(wire_val_pack(val, in, w, &e), 0);
 		uint64_t lo = 0, hi = 0;
 		memcpy(&lo, in, w < 8 ? w : 8); /* host-endian: the low bytes of a little-endian host */
 		if (w == 16)
@@ -825,7 +825,7 @@ static void test_value_widths(void)
 			CHECK_EQ(enc(&m), 0);
 			CHECK_EQ(dec(pb.p, pb.len, &d, &e), 0);
 			memset(out, 0xa5, sizeof out);
-			CHECK_EQ(dnet_proto_val_unpack(out, d.val, d.width, &e), 0);
+			CHECK_EQ(wire_val_unpack(out, d.val, d.width, &e), 0);
 			CHECK(memcmp(out, in, w) == 0);
 			for (unsigned k = w; k < sizeof out; k++)
 				CHECK_EQ(out[k], 0xa5);
@@ -840,11 +840,11 @@ static void test_value_widths(void)
 		memcpy(copy, buf, sizeof buf);
 		snprintf(want, sizeof want, "bad access width %u", bad[i]);
 		dnet_clearerr(&e);
-		CHECK_EQ(dnet_proto_val_pack(val, buf, bad[i], &e), -DNET_EINVAL);
+		CHECK_EQ(wire_val_pack(val, buf, bad[i], &e), -DNET_EINVAL);
 		CHECK_STR(e.msg, want);
 		CHECK(val[0] == 7 && val[1] == 7);
 		dnet_clearerr(&e);
-		CHECK_EQ(dnet_proto_val_unpack(buf, zero, bad[i], &e), -DNET_EINVAL);
+		CHECK_EQ(wire_val_unpack(buf, zero, bad[i], &e), -DNET_EINVAL);
 		CHECK_STR(e.msg, want);
 		CHECK(memcmp(buf, copy, sizeof buf) == 0);
 	}
@@ -865,6 +865,6 @@ int main(void)
 	RUN(test_names);
 	RUN(test_addresses);
 	RUN(test_value_widths);
-	dnet_pbuf_free(&pb);
+	wire_pbuf_free(&pb);
 	return t_summary("test_remote_proto");
 }

@@ -152,7 +152,7 @@ static void lhsv2_layout(void)
 		CHECK_EQ(up, (uint64_t)u.srcoff | (uint64_t)u.ww_size << 32 | (uint64_t)u.ww_addr << 42);
 		CHECK_EQ(up >> 54, 0);
 		struct dnet_lhsv2_upper d;
-		dnet_lhsv2_upper_decode(up, &d);
+		core_lhsv2_upper_decode(up, &d);
 		CHECK(d.srcoff == u.srcoff && d.ww_size == u.ww_size && d.ww_addr == u.ww_addr);
 	}
 	struct dnet_lhsv2_upper bad = { 0, 513, 0 };

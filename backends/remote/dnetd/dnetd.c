@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 		/* Without an address: the socket `-b remote` and a plain dnetd use. */
 		char defping[160];
 		if (!*ping) {
-			if (dnet_sockspec_default(defping, sizeof defping, NULL, &err))
+			if (rmt_sockspec_default(defping, sizeof defping, NULL, &err))
 				return usage_error("--ping: %s", err.msg);
 			ping = defping;
 		}
@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 	char defaddr[160];
 	if (!listen_addr) {
 		const char *from;
-		if (dnet_sockspec_default(defaddr, sizeof defaddr, &from, &err))
+		if (rmt_sockspec_default(defaddr, sizeof defaddr, &from, &err))
 			return usage_error("--listen: %s", err.msg);
 		listen_addr = defaddr;
 		/* root's default is the units' socket (D-DNETD-SOCKET); without
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 					   strerror(errno));
 	}
 	struct dnet_sockspec sa;
-	if (dnet_sockspec_parse(listen_addr, &sa, &err))
+	if (rmt_sockspec_parse(listen_addr, &sa, &err))
 		return usage_error("--listen: %s", err.msg);
 	if (activated_fd < 0 && sa.tcp && !token[0] && !user_tokens_file)
 		return usage_error("listening on TCP (%s) requires a token (--token-file F, --token T or "
@@ -462,13 +462,13 @@ int main(int argc, char **argv)
 	/* The grant files: strict (every error names FILE:LINE), read once at
 	 * start (restart dnetd to change them). */
 	struct dnet_grants user_tokens = {0}, allow = {0};
-	if (user_tokens_file && dnet_grants_load(user_tokens_file, true, &user_tokens, &err) != 0) {
+	if (user_tokens_file && srv_grants_load(user_tokens_file, true, &user_tokens, &err) != 0) {
 		fprintf(stderr, "dnetd: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	if (allow_file && dnet_grants_load(allow_file, false, &allow, &err) != 0) {
+	if (allow_file && srv_grants_load(allow_file, false, &allow, &err) != 0) {
 		fprintf(stderr, "dnetd: %s\n", err.msg);
-		dnet_grants_free(&user_tokens);
+		srv_grants_free(&user_tokens);
 		return EXIT_USAGE;
 	}
 
@@ -479,16 +479,16 @@ int main(int argc, char **argv)
 		char shown[DNET_SPEC_MAX + 8]; /* a proxied remote: backend's token stays secret */
 		fprintf(stderr, "dnetd: cannot open backend '%s': %s\n", dnet_spec_redact(spec, shown, sizeof shown),
 			err.msg);
-		dnet_grants_free(&user_tokens);
-		dnet_grants_free(&allow);
+		srv_grants_free(&user_tokens);
+		srv_grants_free(&allow);
 		return EXIT_BACKEND;
 	}
 	if (lockstep && !(dnet_dev_caps(dev) & DNET_CAP_VIRTUAL_TIME)) {
 		fprintf(stderr, "dnetd: --lockstep needs a backend in virtual time (%s is not)\n",
 			dnet_dev_spec(dev));
 		dnet_close(dev);
-		dnet_grants_free(&user_tokens);
-		dnet_grants_free(&allow);
+		srv_grants_free(&user_tokens);
+		srv_grants_free(&allow);
 		return EXIT_USAGE;
 	}
 
@@ -526,36 +526,36 @@ int main(int argc, char **argv)
 		.vtime_budget_ns = vtime_budget,
 	};
 	struct dnet_srv *srv = NULL;
-	if (dnet_srv_open(&srv, &cfg, &err) != 0) {
+	if (srv_open(&srv, &cfg, &err) != 0) {
 		log_line(NULL, DNET_SRV_LOG_ERR, err.msg);
 		dnet_close(dev);
-		dnet_grants_free(&user_tokens);
-		dnet_grants_free(&allow);
+		srv_grants_free(&user_tokens);
+		srv_grants_free(&allow);
 		return 1;
 	}
 	int status = 0;
 	int pidfd = -1;
 	if (pidfile && (pidfd = pidfile_lock(pidfile)) < 0) {
-		dnet_srv_close(srv);
+		srv_close(srv);
 		dnet_close(dev);
-		dnet_grants_free(&user_tokens);
-		dnet_grants_free(&allow);
+		srv_grants_free(&user_tokens);
+		srv_grants_free(&allow);
 		return 1;
 	}
 	printf("dnetd: serving %s (%u node%s) on %s\n", dnet_dev_spec(dev), dnet_node_count(dev),
-	       dnet_node_count(dev) == 1 ? "" : "s", dnet_srv_address(srv));
+	       dnet_node_count(dev) == 1 ? "" : "s", srv_address(srv));
 	fflush(stdout);
 
-	if (dnet_srv_run(srv, &err) != 0) {
+	if (srv_run(srv, &err) != 0) {
 		log_line(NULL, DNET_SRV_LOG_ERR, err.msg);
 		status = 1;
 	}
 	if (verbose)
 		log_line(NULL, DNET_SRV_LOG_INFO, "shutting down");
-	dnet_srv_close(srv);
+	srv_close(srv);
 	dnet_close(dev);
-	dnet_grants_free(&user_tokens);
-	dnet_grants_free(&allow);
+	srv_grants_free(&user_tokens);
+	srv_grants_free(&allow);
 	if (pidfd >= 0) {
 		unlink(pidfile);
 		close(pidfd);

@@ -16,7 +16,7 @@
 
 #define GRANTS_FILE_MAX (1u << 20) /* a grant file larger than 1 MiB is refused */
 
-void dnet_grants_free(struct dnet_grants *g)
+void srv_grants_free(struct dnet_grants *g)
 {
 	if (!g)
 		return;
@@ -32,7 +32,7 @@ void dnet_grants_free(struct dnet_grants *g)
 	g->n = 0;
 }
 
-const char *dnet_grants_wids(unsigned wids, char *buf, size_t len)
+const char *srv_grants_wids(unsigned wids, char *buf, size_t len)
 {
 	size_t n = 0;
 	buf[0] = 0;
@@ -161,7 +161,7 @@ static int parse_line(char *line, const char *where, bool tokens, struct dnet_gr
 	return 0;
 }
 
-int dnet_grants_parse(const char *text, const char *file, bool tokens, struct dnet_grants *out,
+int srv_grants_parse(const char *text, const char *file, bool tokens, struct dnet_grants *out,
 		      struct dnet_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -224,11 +224,11 @@ int dnet_grants_parse(const char *text, const char *file, bool tokens, struct dn
 	memset(copy, 0, strlen(text));
 	free(copy);
 	if (rc)
-		dnet_grants_free(out);
+		srv_grants_free(out);
 	return rc;
 }
 
-int dnet_grants_load(const char *path, bool tokens, struct dnet_grants *out, struct dnet_err *err)
+int srv_grants_load(const char *path, bool tokens, struct dnet_grants *out, struct dnet_err *err)
 {
 	const char *what = tokens ? "user-token file" : "allow-list";
 	memset(out, 0, sizeof *out);
@@ -277,7 +277,7 @@ int dnet_grants_load(const char *path, bool tokens, struct dnet_grants *out, str
 	}
 	close(fd);
 	if (rc == 0)
-		rc = dnet_grants_parse(text, path, tokens, out, err);
+		rc = srv_grants_parse(text, path, tokens, out, err);
 	if (rc == 0 && out->n == 0)
 		rc = dnet_seterr(err, DNET_EINVAL, "%s %s grants nothing (no line)", what, path);
 	if (text) {
@@ -285,6 +285,6 @@ int dnet_grants_load(const char *path, bool tokens, struct dnet_grants *out, str
 		free(text);
 	}
 	if (rc)
-		dnet_grants_free(out);
+		srv_grants_free(out);
 	return rc;
 }

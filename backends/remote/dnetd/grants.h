@@ -44,16 +44,16 @@ struct dnet_grants {
  * allow-list (!tokens); file names the source in messages.  Names in an
  * allow-list are resolved here (getpwnam, getgrnam): an unknown user or
  * group is an error.  On success *out holds the grants (free them with
- * dnet_grants_free); on error nothing is left allocated. */
-DNET_PROTO_HIDDEN int dnet_grants_parse(const char *text, const char *file, bool tokens,
+ * srv_grants_free); on error nothing is left allocated. */
+DNET_PROTO_HIDDEN int srv_grants_parse(const char *text, const char *file, bool tokens,
 					struct dnet_grants *out, struct dnet_err *err);
 /* Read and parse path.  A regular file only; a user-token file must not be
  * readable or writable by others (it holds secrets), an allow-list not
  * writable by others (it grants rights). */
-DNET_PROTO_HIDDEN int dnet_grants_load(const char *path, bool tokens, struct dnet_grants *out,
+DNET_PROTO_HIDDEN int srv_grants_load(const char *path, bool tokens, struct dnet_grants *out,
 				       struct dnet_err *err);
-DNET_PROTO_HIDDEN void dnet_grants_free(struct dnet_grants *g);
+DNET_PROTO_HIDDEN void srv_grants_free(struct dnet_grants *g);
 /* "0" or "0,1": the WIDs of a mask. */
-DNET_PROTO_HIDDEN const char *dnet_grants_wids(unsigned wids, char *buf, size_t len);
+DNET_PROTO_HIDDEN const char *srv_grants_wids(unsigned wids, char *buf, size_t len);
 
 #endif

@@ -83,20 +83,20 @@ struct dnet_srv;
 /* Bind and listen.  A stale UNIX socket file (nobody answering) is
  * replaced; a live one, or a file that is not a socket, is an error.  The
  * UNIX socket is created with mode 0600. */
-DNET_PROTO_HIDDEN int dnet_srv_open(struct dnet_srv **srv, const struct dnet_srv_config *cfg,
+DNET_PROTO_HIDDEN int srv_open(struct dnet_srv **srv, const struct dnet_srv_config *cfg,
 				    struct dnet_err *err);
 /* The address actually bound ("tcp:127.0.0.1:41234" after port 0). */
-DNET_PROTO_HIDDEN const char *dnet_srv_address(const struct dnet_srv *srv);
+DNET_PROTO_HIDDEN const char *srv_address(const struct dnet_srv *srv);
 /* Serve until *stop, or (with once) until the first client has gone.
  * Returns 0, or a negative code if the loop itself failed. */
-DNET_PROTO_HIDDEN int dnet_srv_run(struct dnet_srv *srv, struct dnet_err *err);
+DNET_PROTO_HIDDEN int srv_run(struct dnet_srv *srv, struct dnet_err *err);
 /* Disconnect everyone, close the listener and remove the UNIX socket. */
-DNET_PROTO_HIDDEN void dnet_srv_close(struct dnet_srv *srv);
+DNET_PROTO_HIDDEN void srv_close(struct dnet_srv *srv);
 /* Whether dnetd's dispatch table (srv_dispatch.c) has a handler for
  * request type: every type from 1 to DNET_MSG_REQ_LAST must (a test). */
-DNET_PROTO_HIDDEN bool dnet_srv_serves(uint16_t type);
+DNET_PROTO_HIDDEN bool srv_serves(uint16_t type);
 /* Whether that table's privilege column refuses a user client some
  * requests of type (a test sends each type as a user). */
-DNET_PROTO_HIDDEN bool dnet_srv_user_restricted(uint16_t type);
+DNET_PROTO_HIDDEN bool srv_user_restricted(uint16_t type);
 
 #endif

@@ -35,7 +35,7 @@ static int list_text(struct dnet_dev *dev, char **text, size_t *len, struct dnet
 	return 0;
 }
 
-int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
+int srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
 		   char **text, size_t *len, struct dnet_err *err)
 {
 	*text = NULL;
@@ -72,7 +72,7 @@ int dnet_srv_param(struct dnet_dev *dev, const struct dnet_proto_msg *m,
 	}
 }
 
-int dnet_srv_param_all(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
+int srv_param_all(struct dnet_dev *dev, char **pairs, size_t *len, struct dnet_err *err)
 {
 	struct dnet_param_value *v;
 	unsigned n;

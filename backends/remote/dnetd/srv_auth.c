@@ -61,7 +61,7 @@ const char *srv_grant_text(const struct client *c, char *buf, size_t len)
 	for (unsigned i = 0; i < c->auth.ngp && n + 1 < len; i++) {
 		char w[16];
 		n += (size_t)snprintf(buf + n, len - n, "%snode %u WID %s", i ? "; " : "", c->auth.gp[i].node,
-				      dnet_grants_wids(c->auth.gp[i].wids, w, sizeof w));
+				      srv_grants_wids(c->auth.gp[i].wids, w, sizeof w));
 	}
 	if (!c->auth.ngp)
 		snprintf(buf, len, "nothing");

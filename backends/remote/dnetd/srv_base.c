@@ -35,9 +35,9 @@ uint64_t srv_sat_add(uint64_t a, uint64_t b)
 void srv_reply(struct dnet_srv *s, struct client *c, struct dnet_proto_msg *m)
 {
 	struct dnet_err e;
-	if (dnet_proto_encode(&c->io.out, m, &e) != 0) {
+	if (wire_encode(&c->io.out, m, &e) != 0) {
 		srv_log(s, DNET_SRV_LOG_ERR, "client #%u: cannot encode %s: %s", c->io.serial,
-		     dnet_proto_type_name(m->type), e.msg);
+		     wire_type_name(m->type), e.msg);
 		c->io.dead = true;
 	}
 }
@@ -56,7 +56,7 @@ void srv_reply_error(struct dnet_srv *s, struct client *c, uint32_t id, int code
 	struct dnet_err e;
 	srv_log(s, DNET_SRV_LOG_DEBUG, "client #%u: error reply %s: %s", c->io.serial, dnet_strerror(code < 0 ? -code : code), msg);
 	c->post.err_replies++;
-	if (dnet_proto_encode_error(&c->io.out, id, code, msg, &e) != 0)
+	if (wire_encode_error(&c->io.out, id, code, msg, &e) != 0)
 		c->io.dead = true;
 }
 

@@ -24,7 +24,7 @@ void srv_client_free(struct dnet_srv *s, struct client *c)
 	close(c->io.fd);
 	free(c->io.in);
 	free(c->auth.gp);
-	dnet_pbuf_free(&c->io.out);
+	wire_pbuf_free(&c->io.out);
 	free(c);
 }
 
@@ -77,11 +77,11 @@ static const char *admission(struct dnet_srv *s, const struct client *n)
 static void reject_code(struct dnet_srv *s, int fd, int code, const char *msg)
 {
 	struct dnet_pbuf b = {0};
-	if (dnet_proto_encode_error(&b, 0, code, msg, NULL) == 0) {
+	if (wire_encode_error(&b, 0, code, msg, NULL) == 0) {
 		ssize_t w = send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)w;
 	}
-	dnet_pbuf_free(&b);
+	wire_pbuf_free(&b);
 	close(fd);
 	srv_log(s, DNET_SRV_LOG_INFO, "rejected a client: %s", msg);
 }
@@ -297,7 +297,7 @@ void srv_client_input(struct dnet_srv *s, struct client *c)
 		if (c->io.in_len == c->io.in_cap) {
 			size_t need = 0;
 			struct dnet_err e;
-			int pk = dnet_proto_peek(c->io.in, c->io.in_len, &need, &e);
+			int pk = wire_peek(c->io.in, c->io.in_len, &need, &e);
 			if (pk < 0 || (pk > 0 && c->io.in_cap >= IN_BUSY))
 				break; /* a bad header, or whole frames to serve first */
 			if (pk > 0)
@@ -342,6 +342,6 @@ bool srv_want_input(const struct dnet_srv *s, const struct client *c)
 		return true;
 	/* Full: only if the frame at the start needs more room. */
 	size_t need = 0;
-	int pk = dnet_proto_peek(c->io.in, c->io.in_len, &need, NULL);
+	int pk = wire_peek(c->io.in, c->io.in_len, &need, NULL);
 	return pk == 0 && need > c->io.in_cap;
 }

@@ -64,7 +64,7 @@ static int serve_read(struct dnet_srv *s, struct client *c, const struct dnet_pr
 	if (rc)
 		return rc;
 	r->width = m->width;
-	return dnet_proto_val_pack(r->val, buf, m->width, e);
+	return wire_val_pack(r->val, buf, m->width, e);
 }
 
 static int serve_write(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m,
@@ -72,7 +72,7 @@ static int serve_write(struct dnet_srv *s, struct client *c, const struct dnet_p
 {
 	uint64_t buf[2];
 	(void)r, (void)hold;
-	int rc = dnet_proto_val_unpack(buf, m->val, m->width, e);
+	int rc = wire_val_unpack(buf, m->val, m->width, e);
 	return rc ? rc : dnet_write(srv_dev(s, c), m->off, buf, m->width, e);
 }
 
@@ -195,7 +195,7 @@ static int serve_param(struct dnet_srv *s, struct client *c, const struct dnet_p
 {
 	char *text = NULL;
 	(void)c;
-	int rc = dnet_srv_param(s->cfg.dev, m, &text, &r->data_len, e);
+	int rc = srv_param(s->cfg.dev, m, &text, &r->data_len, e);
 	*hold = (uint8_t *)text;
 	r->data = (const uint8_t *)text;
 	return rc;
@@ -208,7 +208,7 @@ static int serve_param_all(struct dnet_srv *s, struct client *c, const struct dn
 {
 	(void)c, (void)m;
 	char *pairs = NULL;
-	int rc = dnet_srv_param_all(s->cfg.dev, &pairs, &r->data_len, e);
+	int rc = srv_param_all(s->cfg.dev, &pairs, &r->data_len, e);
 	*hold = (uint8_t *)pairs;
 	r->data = (const uint8_t *)pairs;
 	return rc;
@@ -257,23 +257,23 @@ static const struct srv_request requests[] = {
 	[DNET_MSG_PARAM_ALL]    = { serve_param_all, CHK_NONE, true },
 };
 /* A request type added to the protocol (DNET_MSG_REQ_LAST moves) needs
- * its entry here; a hole is caught by test_remote_e2e (dnet_srv_serves). */
+ * its entry here; a hole is caught by test_remote_e2e (srv_serves). */
 _Static_assert(sizeof requests / sizeof requests[0] == DNET_MSG_REQ_LAST + 1,
 	       "dnetd's dispatch table: one entry per request type");
 
-bool dnet_srv_serves(uint16_t type)
+bool srv_serves(uint16_t type)
 {
-	return dnet_proto_is_request(type) && requests[type].serve != NULL;
+	return wire_is_request(type) && requests[type].serve != NULL;
 }
 
-bool dnet_srv_user_restricted(uint16_t type)
+bool srv_user_restricted(uint16_t type)
 {
-	return dnet_srv_serves(type) && requests[type].check != CHK_NONE;
+	return srv_serves(type) && requests[type].check != CHK_NONE;
 }
 
 static bool type_ordered(uint16_t type)
 {
-	return !dnet_proto_is_request(type) || !requests[type].unordered;
+	return !wire_is_request(type) || !requests[type].unordered;
 }
 
 /* Lockstep: the requests that act on the device or on a host's clock are
@@ -332,7 +332,7 @@ static int take_node(struct dnet_srv *s, struct client *c, unsigned node, struct
 
 static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_proto_msg *m)
 {
-	const struct srv_request *q = dnet_srv_serves(m->type) ? &requests[m->type] : NULL;
+	const struct srv_request *q = srv_serves(m->type) ? &requests[m->type] : NULL;
 	struct dnet_err e;
 	struct dnet_proto_msg r;
 	char msg[256];
@@ -349,7 +349,7 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		return;
 	}
 	if (!c->auth.hello) {
-		snprintf(msg, sizeof msg, "HELLO expected before %s", dnet_proto_type_name(m->type));
+		snprintf(msg, sizeof msg, "HELLO expected before %s", wire_type_name(m->type));
 		srv_reply_error(s, c, m->id, DNET_EPROTO, msg);
 		c->io.closing = true;
 		return;
@@ -360,8 +360,8 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		return;
 	}
 	if (!q)
-		rc = dnet_seterr(&e, DNET_EPROTO, "unexpected %s", dnet_proto_type_name(m->type));
-	else if (dnet_proto_noded(m->type))
+		rc = dnet_seterr(&e, DNET_EPROTO, "unexpected %s", wire_type_name(m->type));
+	else if (wire_noded(m->type))
 		rc = take_node(s, c, m->node, &e);
 	if (rc == 0)
 		rc = q->serve(s, c, m, &r, &hold, &e);
@@ -369,7 +369,7 @@ static void do_request(struct dnet_srv *s, struct client *c, const struct dnet_p
 		return;
 	if (rc) {
 		if (!e.msg[0])
-			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", dnet_proto_type_name(m->type),
+			snprintf(e.msg, sizeof e.msg, "%s failed (%s)", wire_type_name(m->type),
 				 dnet_strerror(-rc));
 		srv_reply_error(s, c, m->id, rc, e.msg);
 	} else if (!(m->flags & DNET_PROTO_F_POSTED)) {
@@ -412,14 +412,14 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 		size_t flen = 0;
 		struct dnet_err e;
 		dnet_clearerr(&e);
-		int pk = dnet_proto_peek(c->io.in + pos, c->io.in_len - pos, &flen, &e);
+		int pk = wire_peek(c->io.in + pos, c->io.in_len - pos, &flen, &e);
 		if (pk == 0)
 			break;
 		if (pk < 0) {
 			/* The length cannot be trusted: say why and hang up. */
 			uint32_t len, id;
 			uint16_t type, flags;
-			dnet_proto_header(c->io.in + pos, &len, &type, &flags, &id);
+			wire_header(c->io.in + pos, &len, &type, &flags, &id);
 			srv_log(s, DNET_SRV_LOG_INFO, "client #%u: %s; disconnecting", c->io.serial, e.msg);
 			srv_reply_error(s, c, id, DNET_EPROTO, e.msg);
 			c->io.closing = true;
@@ -428,12 +428,12 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 		{
 			uint32_t len, id;
 			uint16_t type, flags;
-			dnet_proto_header(c->io.in + pos, &len, &type, &flags, &id);
+			wire_header(c->io.in + pos, &len, &type, &flags, &id);
 			if (srv_ls_ordered(s, c, type)) {
 				/* the node it will act on is brought up to its clock
 				 * (ls_node_sync) before it goes: take it now (one
 				 * that is refused is refused when served) */
-				unsigned fnode = dnet_proto_frame_node(c->io.in + pos, flen);
+				unsigned fnode = wire_frame_node(c->io.in + pos, flen);
 				struct dnet_err ne;
 				if (fnode)
 					(void)take_node(s, c, fnode, &ne);
@@ -448,9 +448,9 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 			}
 		}
 		struct dnet_proto_msg m;
-		int rc = dnet_proto_decode(c->io.in + pos, flen, &m, &e);
-		if (rc == 0 && !dnet_proto_is_request(m.type))
-			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", dnet_proto_type_name(m.type));
+		int rc = wire_decode(c->io.in + pos, flen, &m, &e);
+		if (rc == 0 && !wire_is_request(m.type))
+			rc = dnet_seterr(&e, DNET_EPROTO, "%s is not a request", wire_type_name(m.type));
 		if (rc) {
 			done++;
 			srv_log(s, DNET_SRV_LOG_INFO, "client #%u: malformed frame: %s", c->io.serial, e.msg);
@@ -459,7 +459,7 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 				c->io.closing = true;
 		} else {
 			srv_log(s, DNET_SRV_LOG_DEBUG, "client #%u: %s id %u", c->io.serial,
-			     dnet_proto_type_name(m.type), m.id);
+			     wire_type_name(m.type), m.id);
 			c->io.active_ns = dnet_mono_ns();
 			bool ordered = srv_ls_ordered(s, c, m.type);
 			if (m.flags & DNET_PROTO_F_POSTED) {
@@ -483,7 +483,7 @@ void srv_client_process(struct dnet_srv *s, struct client *c)
 	}
 	if (c->io.eof && c->wait.kind == P_NONE && !c->io.dead && !c->io.closing) {
 		size_t need = 0;
-		if (dnet_proto_peek(c->io.in, c->io.in_len, &need, NULL) == 0)
+		if (wire_peek(c->io.in, c->io.in_len, &need, NULL) == 0)
 			c->io.closing = true; /* nothing whole left to answer */
 	}
 	/* Give back a large buffer once large frames have stopped coming. */

@@ -76,7 +76,7 @@ static int listen_unix(struct dnet_srv *s, struct dnet_err *err)
 	}
 	s->unlink_path = true;
 	s->lfd = fd;
-	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	rmt_sockspec_format(&s->spec, s->address, sizeof s->address);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int listen_tcp(struct dnet_srv *s, struct dnet_err *err)
 		snprintf(s->spec.host, sizeof s->spec.host, "%s", host);
 		snprintf(s->spec.port, sizeof s->spec.port, "%s", port);
 	}
-	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	rmt_sockspec_format(&s->spec, s->address, sizeof s->address);
 	return 0;
 }
 
@@ -165,7 +165,7 @@ static int adopt_listener(struct dnet_srv *s, int fd, struct dnet_err *err)
 		memcpy(s->spec.path, su->sun_path, n);
 		s->spec.path[n] = 0;
 	}
-	dnet_sockspec_format(&s->spec, s->address, sizeof s->address);
+	rmt_sockspec_format(&s->spec, s->address, sizeof s->address);
 	return 0;
 }
 

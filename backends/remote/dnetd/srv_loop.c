@@ -21,11 +21,11 @@
 
 /* ---- opening ---- */
 
-int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, struct dnet_err *err)
+int srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, struct dnet_err *err)
 {
 	*out = NULL;
 	if (!cfg->dev || (!cfg->listen && !cfg->activated))
-		return dnet_seterr(err, DNET_EINVAL, "dnet_srv_open: no device or address");
+		return dnet_seterr(err, DNET_EINVAL, "srv_open: no device or address");
 	struct dnet_srv *s = calloc(1, sizeof *s);
 	if (!s)
 		return dnet_seterr(err, DNET_ENOMEM, "out of memory");
@@ -83,7 +83,7 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	s->virt = (dnet_dev_caps(cfg->dev) & DNET_CAP_VIRTUAL_TIME) != 0;
 	if (s->cfg.user_tokens && !s->cfg.user_tokens->n)
 		s->cfg.user_tokens = NULL;
-	int r = cfg->activated ? 0 : dnet_sockspec_parse(cfg->listen, &s->spec, err);
+	int r = cfg->activated ? 0 : rmt_sockspec_parse(cfg->listen, &s->spec, err);
 	if (r == 0 && s->spec.tcp && !s->cfg.token && !s->cfg.user_tokens)
 		r = dnet_seterr(err, DNET_EINVAL,
 				"listening on TCP requires a token (--token, --token-file or --user-tokens)");
@@ -98,21 +98,21 @@ int dnet_srv_open(struct dnet_srv **out, const struct dnet_srv_config *cfg, stru
 	if (r == 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r) {
-		dnet_srv_close(s);
+		srv_close(s);
 		return r;
 	}
 	*out = s;
 	return 0;
 }
 
-const char *dnet_srv_address(const struct dnet_srv *s)
+const char *srv_address(const struct dnet_srv *s)
 {
 	return s->address;
 }
 
 /* ---- the loop ---- */
 
-int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
+int srv_run(struct dnet_srv *s, struct dnet_err *err)
 {
 	struct pollfd *pfd = calloc(s->maxcl + 1, sizeof *pfd);
 	if (!pfd)
@@ -153,7 +153,7 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 			}
 			size_t need = 0;
 			if (c->wait.kind == P_NONE && !c->io.closing && !c->io.dead && !c->ls.ready &&
-			    srv_out_pending(c) < OUT_HIGH && dnet_proto_peek(c->io.in, c->io.in_len, &need, NULL) != 0) {
+			    srv_out_pending(c) < OUT_HIGH && wire_peek(c->io.in, c->io.in_len, &need, NULL) != 0) {
 				any_pending = true;
 				next = now; /* requests left over from its last turn */
 			}
@@ -263,7 +263,7 @@ int dnet_srv_run(struct dnet_srv *s, struct dnet_err *err)
 	return ret;
 }
 
-void dnet_srv_close(struct dnet_srv *s)
+void srv_close(struct dnet_srv *s)
 {
 	if (!s)
 		return;

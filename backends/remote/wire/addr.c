@@ -18,7 +18,7 @@ static int parse_port(const char *p, char out[8], const char *whole, struct dnet
 	return 0;
 }
 
-int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a, struct dnet_err *err)
+int rmt_sockspec_parse(const char *s, struct dnet_sockspec *a, struct dnet_err *err)
 {
 	memset(a, 0, sizeof *a);
 	if (!s || !*s)
@@ -72,7 +72,7 @@ int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a, struct dnet_err 
 	return dnet_seterr(err, DNET_EINVAL, "bad socket address \"%s\" (unix:PATH or tcp:HOST:PORT)", s);
 }
 
-void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len)
+void rmt_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len)
 {
 	if (!a->tcp)
 		snprintf(buf, len, "unix:%s", a->path);
@@ -84,7 +84,7 @@ void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len)
 
 /* Decision D-DNETD-SOCKET (docs/decisions.md): the one default socket of
  * dnetd and of -b remote; the rule is in proto.h. */
-int dnet_sockspec_default(char *buf, size_t len, const char **from, struct dnet_err *err)
+int rmt_sockspec_default(char *buf, size_t len, const char **from, struct dnet_err *err)
 {
 	const char *env = getenv("DNETD_SOCKET");
 	const char *src;
@@ -95,7 +95,7 @@ int dnet_sockspec_default(char *buf, size_t len, const char **from, struct dnet_
 					   env);
 		struct dnet_sockspec a;
 		struct dnet_err pe;
-		if (dnet_sockspec_parse(buf, &a, &pe))
+		if (rmt_sockspec_parse(buf, &a, &pe))
 			return dnet_seterr(err, DNET_EINVAL, "DNETD_SOCKET=%s: %s", env, pe.msg);
 		src = "DNETD_SOCKET";
 	} else {

@@ -8,9 +8,9 @@
 
 /* ---- names ---- */
 
-bool dnet_proto_postable(uint16_t type)
+bool wire_postable(uint16_t type)
 {
-	const struct dnet_proto_type *t = dnet_proto_type(type);
+	const struct wire_type *t = wire_type(type);
 	return t && t->postable;
 }
 
@@ -19,45 +19,45 @@ static int flags_ok(uint16_t type, uint16_t flags, struct dnet_err *err)
 {
 	if (flags & ~DNET_PROTO_F_ALL)
 		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x: unknown bits", flags);
-	if (flags && !dnet_proto_postable(type))
+	if (flags && !wire_postable(type))
 		return dnet_seterr(err, DNET_EPROTO, "frame flags 0x%04x on %s (only writes, block writes, "
-				   "flushes, prefetch and delays may be posted)", flags, dnet_proto_type_name(type));
+				   "flushes, prefetch and delays may be posted)", flags, wire_type_name(type));
 	if ((flags & DNET_PROTO_F_STOP) && !(flags & DNET_PROTO_F_POSTED))
 		return dnet_seterr(err, DNET_EPROTO, "frame flag STOP without POSTED");
 	return 0;
 }
 
-bool dnet_proto_is_request(uint16_t type)
+bool wire_is_request(uint16_t type)
 {
-	return dnet_proto_type(type) != NULL; /* retired numbers (0x0009) are none */
+	return wire_type(type) != NULL; /* retired numbers (0x0009) are none */
 }
 
-bool dnet_proto_noded(uint16_t type)
+bool wire_noded(uint16_t type)
 {
-	const struct dnet_proto_type *t = dnet_proto_type(type);
+	const struct wire_type *t = wire_type(type);
 	return t && t->noded;
 }
 
-bool dnet_proto_is_reply(uint16_t type)
+bool wire_is_reply(uint16_t type)
 {
 	return type == DNET_MSG_ERROR ||
-	       ((type & DNET_MSG_REPLY) && dnet_proto_is_request((uint16_t)(type & ~DNET_MSG_REPLY)));
+	       ((type & DNET_MSG_REPLY) && wire_is_request((uint16_t)(type & ~DNET_MSG_REPLY)));
 }
 
-const char *dnet_proto_type_name(uint16_t type)
+const char *wire_type_name(uint16_t type)
 {
 	if (type == DNET_MSG_ERROR)
 		return "ERROR";
-	if (dnet_proto_is_request(type))
-		return dnet_proto_type(type)->name;
-	if (dnet_proto_is_reply(type))
-		return dnet_proto_type((uint16_t)(type & ~DNET_MSG_REPLY))->reply_name;
+	if (wire_is_request(type))
+		return wire_type(type)->name;
+	if (wire_is_reply(type))
+		return wire_type((uint16_t)(type & ~DNET_MSG_REPLY))->reply_name;
 	return "?";
 }
 
 /* ---- output buffer ---- */
 
-void dnet_pbuf_free(struct dnet_pbuf *b)
+void wire_pbuf_free(struct dnet_pbuf *b)
 {
 	free(b->p);
 	b->p = NULL;
@@ -83,9 +83,9 @@ static int pbuf_reserve(struct dnet_pbuf *b, size_t more, struct dnet_err *err)
 
 /* ---- encoder ---- */
 
-int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struct dnet_err *err)
+int wire_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struct dnet_err *err)
 {
-	const struct dnet_proto_codec *codec = dnet_proto_codec(m->type);
+	const struct wire_codec *codec = wire_codec(m->type);
 	if (!codec)
 		return dnet_seterr(err, DNET_EINVAL, "unknown message type 0x%04x", m->type);
 	size_t n = codec->fixed;
@@ -94,10 +94,10 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 		return r;
 	if (m->flags && (r = flags_ok(m->type, m->flags, err)))
 		return -DNET_EINVAL;
-	size_t nn = dnet_proto_noded(m->type) ? DNET_PROTO_NODE_SIZE : 0; /* the node first (2.0) */
+	size_t nn = wire_noded(m->type) ? DNET_PROTO_NODE_SIZE : 0; /* the node first (2.0) */
 	if (nn && m->node < 1)
 		return dnet_seterr(err, DNET_EINVAL, "%s: node 0 (nodes are numbered from 1)",
-				   dnet_proto_type_name(m->type));
+				   wire_type_name(m->type));
 	r = pbuf_reserve(b, DNET_PROTO_HDR_SIZE + nn + n, err);
 	if (r)
 		return r;
@@ -117,7 +117,7 @@ int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m, struc
 	return 0;
 }
 
-int dnet_proto_encode_error(struct dnet_pbuf *b, uint32_t id, int code, const char *msg,
+int wire_encode_error(struct dnet_pbuf *b, uint32_t id, int code, const char *msg,
 			    struct dnet_err *err)
 {
 	struct dnet_proto_msg m;
@@ -129,12 +129,12 @@ int dnet_proto_encode_error(struct dnet_pbuf *b, uint32_t id, int code, const ch
 		m.code = DNET_EIO;
 	/* Truncate (the struct field is one longer than the limit). */
 	snprintf(m.msg, sizeof m.msg, "%s", msg ? msg : "");
-	return dnet_proto_encode(b, &m, err);
+	return wire_encode(b, &m, err);
 }
 
 /* ---- decoder ---- */
 
-void dnet_proto_header(const uint8_t *buf, uint32_t *len, uint16_t *type, uint16_t *flags,
+void wire_header(const uint8_t *buf, uint32_t *len, uint16_t *type, uint16_t *flags,
 		       uint32_t *id)
 {
 	*len = dnet_get32(buf);
@@ -143,14 +143,14 @@ void dnet_proto_header(const uint8_t *buf, uint32_t *len, uint16_t *type, uint16
 	*id = dnet_get32(buf + 8);
 }
 
-int dnet_proto_peek(const uint8_t *buf, size_t have, size_t *frame_len, struct dnet_err *err)
+int wire_peek(const uint8_t *buf, size_t have, size_t *frame_len, struct dnet_err *err)
 {
 	uint32_t len, id;
 	uint16_t type, flags;
 
 	if (have < DNET_PROTO_HDR_SIZE)
 		return 0;
-	dnet_proto_header(buf, &len, &type, &flags, &id);
+	wire_header(buf, &len, &type, &flags, &id);
 	if (len > DNET_PROTO_MAX_PAYLOAD)
 		return dnet_seterr(err, DNET_EPROTO, "frame payload of %u bytes exceeds the maximum %u",
 				   len, DNET_PROTO_MAX_PAYLOAD);
@@ -162,7 +162,7 @@ int dnet_proto_peek(const uint8_t *buf, size_t have, size_t *frame_len, struct d
 
 #define BAD(...) dnet_seterr(err, DNET_EPROTO, __VA_ARGS__)
 
-int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *m,
+int wire_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *m,
 		      struct dnet_err *err)
 {
 	uint32_t len, id;
@@ -172,7 +172,7 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 	if (flen < DNET_PROTO_HDR_SIZE)
 		return BAD("frame of %zu bytes is shorter than the %u-byte header", flen,
 			   DNET_PROTO_HDR_SIZE);
-	dnet_proto_header(frame, &len, &type, &flags, &id);
+	wire_header(frame, &len, &type, &flags, &id);
 	m->type = type;
 	m->id = id;
 	if (len > DNET_PROTO_MAX_PAYLOAD)
@@ -187,12 +187,12 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 
 	const uint8_t *p = frame + DNET_PROTO_HDR_SIZE;
 	size_t n = len;
-	const char *tn = dnet_proto_type_name(type);
+	const char *tn = wire_type_name(type);
 
-	const struct dnet_proto_codec *codec = dnet_proto_codec(type);
+	const struct wire_codec *codec = wire_codec(type);
 	if (!codec)
 		return BAD("unknown message type 0x%04x", type);
-	if (dnet_proto_noded(type)) {
+	if (wire_noded(type)) {
 		/* the node the request acts on (2.0, D-NODE-HANDLE) */
 		if (n < DNET_PROTO_NODE_SIZE)
 			return BAD("%s: payload of %zu bytes has no node (at least %u)", tn, n, DNET_PROTO_NODE_SIZE);
@@ -207,19 +207,19 @@ int dnet_proto_decode(const uint8_t *frame, size_t flen, struct dnet_proto_msg *
 	return codec->decode ? codec->decode(p, n, tn, m, err) : 0;
 }
 
-unsigned dnet_proto_frame_node(const uint8_t *frame, size_t len)
+unsigned wire_frame_node(const uint8_t *frame, size_t len)
 {
 	uint32_t plen, id;
 	uint16_t type, flags;
 	if (len < DNET_PROTO_HDR_SIZE + DNET_PROTO_NODE_SIZE)
 		return 0;
-	dnet_proto_header(frame, &plen, &type, &flags, &id);
-	if (!dnet_proto_noded(type) || plen < DNET_PROTO_NODE_SIZE)
+	wire_header(frame, &plen, &type, &flags, &id);
+	if (!wire_noded(type) || plen < DNET_PROTO_NODE_SIZE)
 		return 0;
 	return dnet_get32(frame + DNET_PROTO_HDR_SIZE);
 }
 
-int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,
+int wire_next_name(const struct dnet_proto_msg *m, size_t *pos,
 			 char out[DNET_PROTO_NAME_MAX + 1])
 {
 	if (!m->data || *pos + 2 > m->data_len)

@@ -16,7 +16,7 @@
  *   6      2    flags  DNET_PROTO_F_* (1.1); 0 on replies
  *   8      4    id     request id, chosen by the client, echoed in the reply
  *
- * A request that acts on a node (dnet_proto_noded: the accesses, waits,
+ * A request that acts on a node (wire_noded: the accesses, waits,
  * delays, the clock, busy, the backdoor, STAT) names it: its payload
  * starts with node u32 (>= 1), then the type's own fields (2.0,
  * D-NODE-HANDLE; 1.x had a SET_NODE request and a node per connection).
@@ -83,7 +83,7 @@ enum dnet_msg_type {
 
 /* Frame flags (protocol 1.1, requests only).
  *   F_POSTED  no reply unless the request fails (then an ERROR with its id);
- *             only on the types dnet_proto_postable() accepts.
+ *             only on the types wire_postable() accepts.
  *   F_STOP    with F_POSTED: skip this request, unanswered, if a posted
  *             request of this connection failed since the last SYNC (a
  *             batch that stops at its first failure, as a script that stops at its first error does). */
@@ -93,11 +93,11 @@ enum dnet_msg_type {
 
 /* Whether a request type may be posted: the ones whose reply carries
  * nothing but success (writes, block writes, flushes, prefetch, delay). */
-DNET_PROTO_HIDDEN bool dnet_proto_postable(uint16_t type);
+DNET_PROTO_HIDDEN bool wire_postable(uint16_t type);
 /* Whether a request type names the node it acts on (the payload's first
  * 4 bytes); and the node a whole frame of one names (0: none). */
-DNET_PROTO_HIDDEN bool dnet_proto_noded(uint16_t type);
-DNET_PROTO_HIDDEN unsigned dnet_proto_frame_node(const uint8_t *frame, size_t len);
+DNET_PROTO_HIDDEN bool wire_noded(uint16_t type);
+DNET_PROTO_HIDDEN unsigned wire_frame_node(const uint8_t *frame, size_t len);
 
 struct dnet_proto_msg;
 
@@ -110,7 +110,7 @@ struct dnet_proto_msg;
  * `fixed` bytes before calling decode; a VAR type's decode checks its
  * length itself. */
 #define DNET_PROTO_VAR SIZE_MAX
-struct dnet_proto_codec {
+struct wire_codec {
 	size_t fixed;
 	int (*size)(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err);
 	void (*encode)(uint8_t *p, size_t n, const struct dnet_proto_msg *m);
@@ -123,23 +123,23 @@ struct dnet_proto_codec {
  * indexed by enum dnet_msg_type) drives the encoder, the decoder and the
  * names; dnetd's dispatch table (srv_dispatch.c) is indexed the same way.
  * A new request type is one entry there and one here. */
-struct dnet_proto_type {
+struct wire_type {
 	const char *name, *reply_name;
 	bool postable;
 	bool noded;     /* the request names its node (2.0) */
-	struct dnet_proto_codec req, rep;
+	struct wire_codec req, rep;
 };
 /* The descriptor of request type (1..DNET_MSG_REQ_LAST), or NULL (also
  * for a retired number). */
-DNET_PROTO_HIDDEN const struct dnet_proto_type *dnet_proto_type(uint16_t type);
+DNET_PROTO_HIDDEN const struct wire_type *wire_type(uint16_t type);
 /* The codec of any message type, the ERROR reply's included; NULL if unknown. */
-DNET_PROTO_HIDDEN const struct dnet_proto_codec *dnet_proto_codec(uint16_t type);
+DNET_PROTO_HIDDEN const struct wire_codec *wire_codec(uint16_t type);
 
 /* Short name of a type ("READ", "READ reply", "ERROR"); "?" if unknown. */
-DNET_PROTO_HIDDEN const char *dnet_proto_type_name(uint16_t type);
+DNET_PROTO_HIDDEN const char *wire_type_name(uint16_t type);
 /* Whether type is a request type, a reply type (including ERROR). */
-DNET_PROTO_HIDDEN bool dnet_proto_is_request(uint16_t type);
-DNET_PROTO_HIDDEN bool dnet_proto_is_reply(uint16_t type);
+DNET_PROTO_HIDDEN bool wire_is_request(uint16_t type);
+DNET_PROTO_HIDDEN bool wire_is_reply(uint16_t type);
 
 /* One decoded (or to-be-encoded) message.  Only the fields of its type are
  * meaningful; the rest are zero after decoding.  data points into the
@@ -206,39 +206,39 @@ struct dnet_pbuf {
 	uint8_t *p;
 	size_t len, cap;
 };
-DNET_PROTO_HIDDEN void dnet_pbuf_free(struct dnet_pbuf *b);
+DNET_PROTO_HIDDEN void wire_pbuf_free(struct dnet_pbuf *b);
 
 /* Append one encoded frame of m to b.  Checks what the decoder checks, so a
  * frame that encodes also decodes.  -DNET_EINVAL for an invalid message,
  * -DNET_ENOMEM. */
-DNET_PROTO_HIDDEN int dnet_proto_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m,
+DNET_PROTO_HIDDEN int wire_encode(struct dnet_pbuf *b, const struct dnet_proto_msg *m,
 					struct dnet_err *err);
 
 /* Convenience: an ERROR reply for request id with code and message. */
-DNET_PROTO_HIDDEN int dnet_proto_encode_error(struct dnet_pbuf *b, uint32_t id, int code,
+DNET_PROTO_HIDDEN int wire_encode_error(struct dnet_pbuf *b, uint32_t id, int code,
 					      const char *msg, struct dnet_err *err);
 
 /* Look at the start of a receive buffer.  Returns 0 when more bytes are
  * needed, 1 when a whole frame of *frame_len bytes (header included) is
  * there, or -DNET_EPROTO when the header is invalid (oversize length,
  * nonzero flags): the stream cannot be resynchronised, drop it. */
-DNET_PROTO_HIDDEN int dnet_proto_peek(const uint8_t *buf, size_t have, size_t *frame_len,
+DNET_PROTO_HIDDEN int wire_peek(const uint8_t *buf, size_t have, size_t *frame_len,
 				      struct dnet_err *err);
 
 /* Decode the header fields only (buf holds at least DNET_PROTO_HDR_SIZE). */
-DNET_PROTO_HIDDEN void dnet_proto_header(const uint8_t *buf, uint32_t *len, uint16_t *type,
+DNET_PROTO_HIDDEN void wire_header(const uint8_t *buf, uint32_t *len, uint16_t *type,
 					 uint16_t *flags, uint32_t *id);
 
 /* Decode and validate one whole frame (header included, len bytes exactly).
  * -DNET_EPROTO with a message naming the problem.  m->type and m->id are
  * filled as soon as the header is readable, so an error reply can echo them. */
-DNET_PROTO_HIDDEN int dnet_proto_decode(const uint8_t *frame, size_t len,
+DNET_PROTO_HIDDEN int wire_decode(const uint8_t *frame, size_t len,
 					struct dnet_proto_msg *m, struct dnet_err *err);
 
 /* Iterate the names of a decoded STAT_NAMES reply: *pos starts at 0.
  * Copies the next name into out (NUL-terminated) and returns 1, or 0 at the
  * end. */
-DNET_PROTO_HIDDEN int dnet_proto_next_name(const struct dnet_proto_msg *m, size_t *pos,
+DNET_PROTO_HIDDEN int wire_next_name(const struct dnet_proto_msg *m, size_t *pos,
 					   char out[DNET_PROTO_NAME_MAX + 1]);
 
 /* The value of a READ reply or a WRITE (value.c): the width bytes at buf
@@ -246,9 +246,9 @@ DNET_PROTO_HIDDEN int dnet_proto_next_name(const struct dnet_proto_msg *m, size_
  * 16) into val[0] (the low 64 bits, zero-extended) and val[1] (the high 64
  * bits of a 16-byte value, else 0), and back.  -DNET_EINVAL for any other
  * width, naming it; nothing is written then. */
-DNET_PROTO_HIDDEN int dnet_proto_val_pack(uint64_t val[2], const void *buf, unsigned width,
+DNET_PROTO_HIDDEN int wire_val_pack(uint64_t val[2], const void *buf, unsigned width,
 					  struct dnet_err *err);
-DNET_PROTO_HIDDEN int dnet_proto_val_unpack(void *buf, const uint64_t val[2], unsigned width,
+DNET_PROTO_HIDDEN int wire_val_unpack(void *buf, const uint64_t val[2], unsigned width,
 					    struct dnet_err *err);
 
 /* Little-endian helpers: dnet/bytes.h. */
@@ -263,10 +263,10 @@ struct dnet_sockspec {
 	char host[256];   /* tcp */
 	char port[8];     /* tcp, decimal */
 };
-DNET_PROTO_HIDDEN int dnet_sockspec_parse(const char *s, struct dnet_sockspec *a,
+DNET_PROTO_HIDDEN int rmt_sockspec_parse(const char *s, struct dnet_sockspec *a,
 					  struct dnet_err *err);
 /* Back to text ("unix:/x", "tcp:127.0.0.1:7000", "tcp:[::1]:7000"). */
-DNET_PROTO_HIDDEN void dnet_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len);
+DNET_PROTO_HIDDEN void rmt_sockspec_format(const struct dnet_sockspec *a, char *buf, size_t len);
 /* The default address of dnetd (--listen, --ping) and of "remote:" without
  * one -- the one rule, decision D-DNETD-SOCKET in docs/decisions.md:
  *   1. $DNETD_SOCKET if set and not empty: a socket path, or an address as
@@ -280,6 +280,6 @@ DNET_PROTO_HIDDEN void dnet_sockspec_format(const struct dnet_sockspec *a, char 
  * Returns 0, or -DNET_EINVAL naming DNETD_SOCKET when its value is not an
  * address.  *from (may be NULL) says which rule gave it. */
 #define DNET_SOCKET_SYSTEM "/run/dnetd/dnetd.sock"
-DNET_PROTO_HIDDEN int dnet_sockspec_default(char *buf, size_t len, const char **from,
+DNET_PROTO_HIDDEN int rmt_sockspec_default(char *buf, size_t len, const char **from,
 					    struct dnet_err *err);
 #endif

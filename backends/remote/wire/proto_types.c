@@ -326,7 +326,7 @@ static int write_block_decode(const uint8_t *p, size_t n, const char *tn, struct
 static int data_reply_size(const struct dnet_proto_msg *m, size_t *n, struct dnet_err *err)
 {
 	if (m->data_len > DNET_PROTO_MAX_DATA || (m->data_len && !m->data))
-		return INVAL("%s: bad data length %zu", dnet_proto_type_name(m->type), m->data_len);
+		return INVAL("%s: bad data length %zu", wire_type_name(m->type), m->data_len);
 	*n = m->data_len;
 	return 0;
 }
@@ -813,7 +813,7 @@ static int param_all_reply_decode(const uint8_t *p, size_t n, const char *tn, st
 #define FIXED(n, enc, dec) { .fixed = (n), .encode = (enc), .decode = (dec) }
 #define CODEC(n, sz, enc, dec) { .fixed = (n), .size = (sz), .encode = (enc), .decode = (dec) }
 
-static const struct dnet_proto_type types[] = {
+static const struct wire_type types[] = {
 	[DNET_MSG_HELLO] = { "HELLO", "HELLO reply", false, false,
 		CODEC(VAR, hello_size, hello_encode, hello_decode),
 		CODEC(VAR, hello_reply_size, hello_reply_encode, hello_reply_decode) },
@@ -864,20 +864,20 @@ static const struct dnet_proto_type types[] = {
 _Static_assert(sizeof types / sizeof types[0] == DNET_MSG_REQ_LAST + 1,
 	       "dnet_proto_types: one entry per request type");
 
-static const struct dnet_proto_codec error_codec = CODEC(VAR, error_size, error_encode, error_decode);
+static const struct wire_codec error_codec = CODEC(VAR, error_size, error_encode, error_decode);
 
-const struct dnet_proto_type *dnet_proto_type(uint16_t type)
+const struct wire_type *wire_type(uint16_t type)
 {
 	return type >= 1 && type <= DNET_MSG_REQ_LAST && types[type].name ? &types[type] : NULL;
 }
 
-const struct dnet_proto_codec *dnet_proto_codec(uint16_t type)
+const struct wire_codec *wire_codec(uint16_t type)
 {
 	if (type == DNET_MSG_ERROR)
 		return &error_codec;
-	if (dnet_proto_is_request(type))
+	if (wire_is_request(type))
 		return &types[type].req;
-	if (dnet_proto_is_reply(type))
+	if (wire_is_reply(type))
 		return &types[type & ~DNET_MSG_REPLY].rep;
 	return NULL;
 }

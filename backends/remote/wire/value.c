@@ -5,7 +5,7 @@
 #include <string.h>
 #include "remote/wire/proto.h"
 
-int dnet_proto_val_pack(uint64_t val[2], const void *buf, unsigned width, struct dnet_err *err)
+int wire_val_pack(uint64_t val[2], const void *buf, unsigned width, struct dnet_err *err)
 {
 	switch (width) {
 	case 1: { uint8_t v; memcpy(&v, buf, 1); val[0] = v; val[1] = 0; return 0; }
@@ -17,7 +17,7 @@ int dnet_proto_val_pack(uint64_t val[2], const void *buf, unsigned width, struct
 	}
 }
 
-int dnet_proto_val_unpack(void *buf, const uint64_t val[2], unsigned width, struct dnet_err *err)
+int wire_val_unpack(void *buf, const uint64_t val[2], unsigned width, struct dnet_err *err)
 {
 	switch (width) {
 	case 1: { uint8_t v = (uint8_t)val[0]; memcpy(buf, &v, 1); return 0; }

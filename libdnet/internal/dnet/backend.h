@@ -125,21 +125,21 @@ struct dnet_dev {
 };
 
 /* The backends linked into libdnet. */
-extern const struct dnet_backend_ops dnet_backend_devmem;
-extern const struct dnet_backend_ops dnet_backend_sim;
-extern const struct dnet_backend_ops dnet_backend_remote;
-extern const struct dnet_backend_ops dnet_backend_pci;
+extern const struct dnet_backend_ops devmem_backend;
+extern const struct dnet_backend_ops sim_backend;
+extern const struct dnet_backend_ops rmt_backend;
+extern const struct dnet_backend_ops dpci_backend;
 
 /* true when the stop hook says stop (false without one; dnet_set_stop):
  * asked by every blocking call, the core's and the backends'. */
-bool dnet_stopped(const struct dnet_dev *dev);
+bool core_stopped(const struct dnet_dev *dev);
 /* Whether dev was opened with dnet_open_dry (tap.h). */
-bool dnet_dev_dry(const struct dnet_dev *dev);
+bool core_dev_dry(const struct dnet_dev *dev);
 
 /* The pause of the fallback poll (dnet_wait without a backend wait): 0 while
  * elapsed_ns is below 50 us (spin with the pause instruction), then
  * 1 us, 2 us, 4 us, ... up to 1 ms (*step keeps the state; start it at 0). */
-uint64_t dnet_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step);
+uint64_t core_poll_pause_ns(uint64_t elapsed_ns, uint64_t *step);
 
 /* Helpers for backends parsing "key=value,key,..." argument lists. */
 struct dnet_kv {
@@ -148,7 +148,7 @@ struct dnet_kv {
 	int has_val;
 };
 /* Split args at ',' into at most max pairs; -DNET_EINVAL on overflow. */
-int dnet_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
+int core_kv_split(const char *args, struct dnet_kv *kv, unsigned max, unsigned *n,
 		  struct dnet_err *err);
 
 #ifdef __cplusplus

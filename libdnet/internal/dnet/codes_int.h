@@ -9,16 +9,16 @@
 
 #include "dnet/codes.h"
 
-extern const struct dnet_codetab dnet_codetab_dtype;
-extern const struct dnet_codetab dnet_codetab_capacity;
-extern const struct dnet_codetab dnet_codetab_mtu;
+extern const struct dnet_codetab core_codetab_dtype;
+extern const struct dnet_codetab core_codetab_capacity;
+extern const struct dnet_codetab core_codetab_mtu;
 /* By table name; NULL if none. */
-const struct dnet_codetab *dnet_codetab_by_name(const char *name);
-uint32_t dnet_mtu_bytes(uint64_t code);
+const struct dnet_codetab *core_codetab_by_name(const char *name);
+uint32_t core_mtu_bytes(uint64_t code);
 /* Fails with -DNET_EINVAL if the LID has no CLID (the bits reading r
  * removes are not 0). */
-int dnet_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, struct dnet_err *err);
+int core_lid_to_clid(enum dnet_clid_reading r, uint16_t lid, uint16_t *clid, struct dnet_err *err);
 /* Kind of a CLID: "reserved", "unicast", "multicast", "init". */
-const char *dnet_clid_kind(uint16_t clid);
+const char *core_clid_kind(uint16_t clid);
 
 #endif

@@ -11,8 +11,8 @@
 
 /* State index of sub-machine f in a Module State value; -1 if the bits do
  * not form a valid state (several one-hot bits, unknown code). */
-int dnet_modstate_get(uint64_t v, enum dnet_fsm f);
+int core_modstate_get(uint64_t v, enum dnet_fsm f);
 /* Encode: set sub-machine f of *v to state index s (emulator side). */
-void dnet_modstate_set(uint64_t *v, enum dnet_fsm f, unsigned s);
+void core_modstate_set(uint64_t *v, enum dnet_fsm f, unsigned s);
 
 #endif

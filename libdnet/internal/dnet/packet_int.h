@@ -9,9 +9,9 @@
 
 #include "dnet/packet.h"
 
-uint64_t dnet_hdr_dw3(const struct dnet_pkt_hdr *h);
-uint64_t dnet_hdr_dw4(const struct dnet_pkt_hdr *h);
-void dnet_status_encode(const struct dnet_status *s, uint64_t *lo, uint64_t *hi);
-void dnet_lh_encode(const struct dnet_lh_entry *e, uint64_t line[8]);
+uint64_t core_hdr_dw3(const struct dnet_pkt_hdr *h);
+uint64_t core_hdr_dw4(const struct dnet_pkt_hdr *h);
+void core_status_encode(const struct dnet_status *s, uint64_t *lo, uint64_t *hi);
+void core_lh_encode(const struct dnet_lh_entry *e, uint64_t line[8]);
 
 #endif

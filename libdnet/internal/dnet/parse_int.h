@@ -10,7 +10,7 @@
 
 /* As dnet_parse_u64, also accepting a binary size suffix K, M or G (KiB,
  * MiB, GiB). */
-int dnet_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
+int core_parse_size(const char *s, uint64_t max, uint64_t *v, const char *what,
 		    struct dnet_err *err);
 
 #endif

@@ -9,10 +9,10 @@
 
 #include "dnet/request.h"
 
-uint64_t dnet_req_lower(const struct dnet_req *r);   /* masking, no checks */
-uint64_t dnet_req_upper(const struct dnet_req *r);
-uint64_t dnet_req_ex_word(const struct dnet_req_ex *x);
-void dnet_req_ex_decode(uint64_t word, struct dnet_req_ex *x);
-void dnet_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u);
+uint64_t core_req_lower(const struct dnet_req *r);   /* masking, no checks */
+uint64_t core_req_upper(const struct dnet_req *r);
+uint64_t core_req_ex_word(const struct dnet_req_ex *x);
+void core_req_ex_decode(uint64_t word, struct dnet_req_ex *x);
+void core_lhsv2_upper_decode(uint64_t upper, struct dnet_lhsv2_upper *u);
 
 #endif
