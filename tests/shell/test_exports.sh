@@ -69,8 +69,11 @@ expect_eq "exported, used by no program and not in man/libdnet.3 (a test's only:
 	"$(sort -u "$T_TMP/used" "$T_TMP/documented" | comm -23 "$T_TMP/exported" - | tr '\n' ' ')"
 
 # The server is dnetd's, not the library's; the emulator's internals stay inside.
-expect_eq "no server in libdnet.so" "" "$(grep -E '^dnet_(srv|grants)_' "$T_TMP/exported" | tr '\n' ' ')"
+expect_eq "no server in libdnet.so" "" "$(grep -E '^(dnet_)?(srv|grants)_' "$T_TMP/exported" | tr '\n' ' ')"
 expect_eq "no emulator internal exported" "" "$(grep -E '^(sim_|evq_|ring_|pkt_|sd_|rc_|wc_)' "$T_TMP/exported")"
+# The layers' private prefixes (rename_private.sh, issue 33): none exported.
+expect_eq "no layer-private name exported" "" \
+	"$(grep -E '^(core|devmem|dpci|mmio|rmt|wire|srv)_' "$T_TMP/exported" | tr '\n' ' ')"
 lib_a="$BIN/../lib/libdnet.a"
 if [ -e "$lib_a" ]; then
 	expect_eq "no server object in libdnet.a" "" "$(ar t "$lib_a" | grep -E '^(server|srv_|grants)' | tr '\n' ' ')"
