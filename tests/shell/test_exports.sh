@@ -77,7 +77,21 @@ expect_eq "no layer-private name exported" "" \
 lib_a="$BIN/../lib/libdnet.a"
 if [ -e "$lib_a" ]; then
 	expect_eq "no server object in libdnet.a" "" "$(ar t "$lib_a" | grep -E '^(server|srv_|grants)' | tr '\n' ' ')"
+	# The public prefix is the API's: a function or variable of the library
+	# (libdnet.a holds them all, hidden ones too) named dnet_* is exported;
+	# a private one carries its layer's prefix (issue 33).
+	nm --defined-only "$lib_a" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ {print $3}' | grep '^dnet_' | sort -u >"$T_TMP/lib_dnet"
+	expect_eq "every dnet_ function or variable of libdnet.a is exported (private ones: a layer prefix)" "" \
+		"$(comm -23 "$T_TMP/lib_dnet" "$T_TMP/exported" | tr '\n' ' ')"
 fi
+# Nor do the programs (each links libdnet.a whole, its own files, common/):
+# a dnet_ name in dsh, dsh-run or dnetd is libdnet's API.
+for p in dsh dsh-run dnetd; do
+	[ -e "$BIN/$p" ] || continue
+	nm --defined-only "$BIN/$p" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ {print $3}' | grep '^dnet_' | sort -u >"$T_TMP/prog_dnet"
+	expect_eq "$p defines no dnet_ name that libdnet.so does not export" "" \
+		"$(comm -23 "$T_TMP/prog_dnet" "$T_TMP/exported" | tr '\n' ' ')"
+done
 # Only the public headers are installed (backends/ and libdnet/internal
 # stay private), and the programs' flags do not reach the private ones.
 expect_eq "installed headers are libdnet/include's" "" \
