@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # No import cycle among the files of any program (issue 24; issue 33 item 4;
 # D-LAYOUT):
-# dsh (dsh/, dsh/bench/), dsh-run (dsh/run/) and dnetd (D-DNETD-ROOM: the server's own folder, no cycle).  scripts/dsh-cycles.py
+# dsh (dsh/, dsh/bench/), dsh-run (dsh/run/) and dnetd (D-DNETD-ROOM: the
+# server's own folder, no cycle), and the wire codec both sides link.
+# scripts/dsh-cycles.py
 # derives the call graph between the files from their object files (nm:
 # what each defines, what each uses) and names any cycle; the command
 # table's edges to the handlers are the only ones left out.  Each program's
@@ -27,6 +29,13 @@ else
 		expect_status "no cycle among $p's files" 0 "$PY" "$ROOT/scripts/dsh-cycles.py" $list
 		expect_match "$p: the files counted" "^no cycle among [0-9]+ files" "$(cat "$T_TMP/out")"
 	done
+	# The wire codec (backends/remote/wire/, libdnetwire.a) that dnetd and
+	# the remote backend both link is a room of its own: no cycle in it.
+	wire=$(ls "$BDIR"/obj/backends/remote/wire/*.o 2>/dev/null | while read -r o; do
+		n=$(basename "$o" .o); [ -f "$ROOT/backends/remote/wire/$n.c" ] && echo "$o"; done)
+	expect_match "the wire codec's objects are there" '\.o' "$wire"
+	# shellcheck disable=SC2086 # one object a word
+	expect_status "no cycle among the wire codec's files" 0 "$PY" "$ROOT/scripts/dsh-cycles.py" $wire
 	# The dsh objects cover dsh/bench/: the benchmark is checked with the shell.
 	expect_match "dsh's objects include dsh/bench/" '/obj/dsh/bench/bench_[a-z0-9]*\.o' "$(objs dsh)"
 	# dsh/bench/ is a library the bench command calls (bench.h): it calls

@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- names ---- */
-
-bool wire_postable(uint16_t type)
-{
-	const struct wire_type *t = wire_type(type);
-	return t && t->postable;
-}
+/* ---- frame flags ---- */
 
 /* The flags a frame of this type may carry. */
 static int flags_ok(uint16_t type, uint16_t flags, struct dnet_err *err)
@@ -25,34 +19,6 @@ static int flags_ok(uint16_t type, uint16_t flags, struct dnet_err *err)
 	if ((flags & DNET_PROTO_F_STOP) && !(flags & DNET_PROTO_F_POSTED))
 		return dnet_seterr(err, DNET_EPROTO, "frame flag STOP without POSTED");
 	return 0;
-}
-
-bool wire_is_request(uint16_t type)
-{
-	return wire_type(type) != NULL; /* retired numbers (0x0009) are none */
-}
-
-bool wire_noded(uint16_t type)
-{
-	const struct wire_type *t = wire_type(type);
-	return t && t->noded;
-}
-
-bool wire_is_reply(uint16_t type)
-{
-	return type == DNET_MSG_ERROR ||
-	       ((type & DNET_MSG_REPLY) && wire_is_request((uint16_t)(type & ~DNET_MSG_REPLY)));
-}
-
-const char *wire_type_name(uint16_t type)
-{
-	if (type == DNET_MSG_ERROR)
-		return "ERROR";
-	if (wire_is_request(type))
-		return wire_type(type)->name;
-	if (wire_is_reply(type))
-		return wire_type((uint16_t)(type & ~DNET_MSG_REPLY))->reply_name;
-	return "?";
 }
 
 /* ---- output buffer ---- */

@@ -871,6 +871,41 @@ const struct wire_type *wire_type(uint16_t type)
 	return type >= 1 && type <= DNET_MSG_REQ_LAST && types[type].name ? &types[type] : NULL;
 }
 
+/* What a type is: a request, one that acts on a node, a reply; its name. */
+bool wire_postable(uint16_t type)
+{
+	const struct wire_type *t = wire_type(type);
+	return t && t->postable;
+}
+
+bool wire_is_request(uint16_t type)
+{
+	return wire_type(type) != NULL; /* retired numbers (0x0009) are none */
+}
+
+bool wire_noded(uint16_t type)
+{
+	const struct wire_type *t = wire_type(type);
+	return t && t->noded;
+}
+
+bool wire_is_reply(uint16_t type)
+{
+	return type == DNET_MSG_ERROR ||
+	       ((type & DNET_MSG_REPLY) && wire_is_request((uint16_t)(type & ~DNET_MSG_REPLY)));
+}
+
+const char *wire_type_name(uint16_t type)
+{
+	if (type == DNET_MSG_ERROR)
+		return "ERROR";
+	if (wire_is_request(type))
+		return wire_type(type)->name;
+	if (wire_is_reply(type))
+		return wire_type((uint16_t)(type & ~DNET_MSG_REPLY))->reply_name;
+	return "?";
+}
+
 const struct wire_codec *wire_codec(uint16_t type)
 {
 	if (type == DNET_MSG_ERROR)
