@@ -15,18 +15,23 @@ ERR_MSG_MAX = 1024
 
 
 def _candidates():
-    """Where libdnet.so may be, in the order tried: next to the package in
-    the build tree (lib/ of the repository when imported from
-    libdnet/python), $DNET_LIBRARY, the loader's search (find_library),
-    libdnet.so.0 by name."""
+    """Where libdnet.so may be, in the order tried: $DNET_LIBRARY when set
+    (an explicit choice: a sanitized or another build), next to the package
+    in the build tree (lib/ of the repository when imported from
+    libdnet/python), the LIBDIR make install wrote (_install.py), the
+    loader's search (find_library), libdnet.so.0 by name."""
     here = os.path.dirname(os.path.abspath(__file__))
     tree = os.path.normpath(os.path.join(here, '..', '..', '..', 'lib', 'libdnet.so'))
     env = os.environ.get('DNET_LIBRARY')
     if env:
-        # an explicit choice wins over the tree (a sanitized or another build)
         yield env
     if os.path.exists(tree):
         yield tree
+    try:
+        from ._install import LIBDIR  # an installed copy
+        yield os.path.join(LIBDIR, 'libdnet.so.0')
+    except ImportError:
+        pass
     found = ctypes.util.find_library('dnet')
     if found:
         yield found
