@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package dnet (libdnet/python) and its pytest plugin dnet.pytest:
+# The Python package dnet (libdnet/python, D-PY-CTYPES) and its pytest plugin dnet.pytest:
 # tests/python against the library of this build, in process and through
 # dnetd; the plugin on a passing and a failing dsh script (exit status,
 # pytest's JUnit XML, the failure's file:line), through dsh and dsh-run;
