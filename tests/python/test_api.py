@@ -193,3 +193,26 @@ def test_params_faults(dnet_dev):
     with pytest.raises(dnet.Error) as ei:
         d.param_get('no.such.param')
     assert ei.value.code == dnet.ENOENT
+
+
+@needs_node_handles
+def test_barrier_across_node_handles(dnet_dev):
+    """Rank r on node r + 1's own handle, as two processes would hold them."""
+    d = dnet_dev
+    ranks = [dnet.Sync(d.node(1), 0, 2, run_id=9), dnet.Sync(d.node(2), 1, 2, run_id=9)]
+    for s in ranks:
+        s.ibarrier()
+    done = [None, None]
+    for _ in range(10000):
+        done = [done[i] if done[i] is not None else s.test() for i, s in enumerate(ranks)]
+        if None not in done:
+            break
+        d.delay(1000)
+    assert done == [1, 1]
+    # each rank's barrier flag landed in its own node's LLCM flag area (sync.h: 0x7000,
+    # round 0 at +0): the generation in [63:32], the count 1 in [31:0]
+    g = ranks[0].generation
+    for k in (1, 2):
+        assert d.node(k).read64(LLCM + 0x7000) == g << 32 | 1
+    for s in ranks:
+        s.close()
