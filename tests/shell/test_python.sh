@@ -53,6 +53,12 @@ api() {
 	while IFS= read -r r; do [ -n "$r" ] && skip "$name: $r"; done <<<"$(junit_skips "$x")"
 }
 cd "$ROOT" || exit 1
+# the library of this build is the one loaded (a sanitized one with ASan live)
+expect_eq "dnet loads $LIB" "$LIB" "$(env "${pyenv[@]}" "$PY" -c 'import dnet; print(dnet.library_path)' 2>&1)"
+if [ -n "${asan:-}" ]; then
+	expect_match "the ASan runtime in the python process" 'libasan' \
+		"$(env "${pyenv[@]}" "$PY" -c 'import dnet; print(open("/proc/self/maps").read())' 2>&1 | grep -m1 libasan)"
+fi
 api "in process" tests/python
 if [ -x "$DNETD" ]; then
 	SOCK="$T_TMP/d.sock"
