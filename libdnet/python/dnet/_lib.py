@@ -20,7 +20,7 @@ def _candidates():
     in the build tree (lib/ of the repository when imported from
     libdnet/python), the LIBDIR make install wrote (_install.py), the
     loader's search (find_library), libdnet.so.0 by name."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.realpath(__file__))  # a symlinked copy: the tree it is in
     tree = os.path.normpath(os.path.join(here, '..', '..', '..', 'lib', 'libdnet.so'))
     env = os.environ.get('DNET_LIBRARY')
     if env:

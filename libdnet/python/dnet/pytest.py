@@ -47,9 +47,10 @@ def _tool(config, name: str) -> str:
         d = os.path.dirname(os.path.abspath(given))
         return given if name == 'dsh' else os.path.join(d, name)
     from . import _lib  # bin/ next to lib/libdnet.so (the build tree, an install)
-    cand = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(_lib.path))), 'bin', name)
-    if os.path.isfile(cand) and os.access(cand, os.X_OK):
-        return cand
+    if os.path.isabs(_lib.path):  # not a bare name the loader resolved
+        cand = os.path.join(os.path.dirname(os.path.dirname(_lib.path)), 'bin', name)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
     found = shutil.which(name)
     if not found:
         raise pytest.UsageError(f'dnet.pytest: no {name} next to {_lib.path} nor on $PATH (give --dnet-dsh PATH)')
