@@ -378,10 +378,11 @@ clean:
 help:
 	@printf '%s\n' \
 	'Targets:' \
-	'  all (default)  library, programs, unit and fuzz-driver tests' \
+	'  all (default)  library, programs, unit and fuzz-driver tests, the Python package' \
 	'  lib            lib/libdnet.a, lib/libdnet.so (only)' \
 	'  progs          bin/dsh, bin/dnetd, bin/dsh-run (and the library)' \
 	'  tests          the unit tests and the fuzz drivers' \
+	'  python         byte-compile the Python package libdnet/python/dnet into the build' \
 	'  unit           build and run the unit tests (e.g. make CC=clang unit)' \
 	'  run            install the shell'"'"'s packages if missing, build dsh, start it on the emulator' \
 	'  test           install every test package if missing, build plain and SAN=1, run every test' \
@@ -410,4 +411,5 @@ help:
 	'  PKGCONFIGDIR=$(PKGCONFIGDIR)  MANDIR=$(MANDIR)' \
 	'  DOCDIR=$(DOCDIR)  BASHCOMPDIR=$(BASHCOMPDIR)' \
 	'  UNITDIR=$(UNITDIR)  (systemd units)' \
+	'  PYTHON=$(PYTHON)  PYDIR=$(PYDIR)  (the Python package dnet)' \
 	'  FUZZ_TIME=$(FUZZ_TIME)  FUZZ_TARGETS  (make fuzz)'
