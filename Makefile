@@ -287,13 +287,17 @@ bench: all
 
 # The Python package: every module byte-compiled into the build (a syntax
 # error fails the build); the tree's copy is the one imported
-# (PYTHONPATH=libdnet/python finds lib/libdnet.so beside it).
+# (PYTHONPATH=libdnet/python finds lib/libdnet.so beside it).  Without python3
+# (make run installs none) it is left out, saying so.
 PY_SRC := $(wildcard libdnet/python/dnet/*.py)
 python: $(B)/python/dnet.stamp
 $(B)/python/dnet.stamp: $(PY_SRC)
 	@mkdir -p $(dir $@)
 	$(call say,PY,libdnet/python/dnet)
-	$(Q)$(PYTHON) -c 'import py_compile, sys; [py_compile.compile(f, cfile=sys.argv[1] + "/" + f.rsplit("/", 1)[1] + "c", doraise=True) for f in sys.argv[2:]]' $(B)/python $(PY_SRC) && touch $@
+	$(Q)if ! command -v $(PYTHON) >/dev/null 2>&1; then \
+	  echo "make: note: no $(PYTHON): the Python package is not byte-compiled (make run needs none)" >&2; \
+	else $(PYTHON) -c 'import py_compile, sys; [py_compile.compile(f, cfile=sys.argv[1] + "/" + f.rsplit("/", 1)[1] + "c", doraise=True) for f in sys.argv[2:]]' \
+	  $(B)/python $(PY_SRC) && touch $@; fi
 
 # Installed files, relative to DESTDIR (uninstall removes these).
 MAN_PAGES := $(wildcard man/*.[1358])
