@@ -216,3 +216,25 @@ def test_barrier_across_node_handles(dnet_dev):
         assert d.node(k).read64(LLCM + 0x7000) == g << 32 | 1
     for s in ranks:
         s.close()
+
+
+def test_posted_failure_through_dnetd(dnet_dev):
+    """A user client of WID 0 may not write WID 1's LLCM; only the daemon
+    knows, so a posted write fails after its call returned: dnet_sync hands
+    the failure over with the tag it was made under, and (POST_CONTINUE)
+    the writes after it were done."""
+    if 'remote' not in dnet_dev.caps:
+        pytest.skip('in process every request is done when its call returns (posting: dnetd)')
+    with dnet.open(dnet_dev.spec + ',user') as d:
+        d.write64(LLCM + 0x800, 0)
+        d.set_posted(dnet.POST_CONTINUE)
+        d.set_tag(7)
+        d.write64(LLCM + 0x8000, 1)  # WID 1's LLCM: refused by the daemon
+        d.set_tag(8)
+        d.write64(LLCM + 0x800, 2)
+        with pytest.raises(dnet.Error) as ei:
+            d.sync()
+        assert ei.value.tag == 7 and ei.value.code == dnet.EPERM
+        d.sync()  # nothing more to hand over
+        d.set_posted(dnet.POST_OFF)
+        assert d.read64(LLCM + 0x800) == 2
