@@ -224,7 +224,7 @@ def test_posted_failure_through_dnetd(dnet_dev):
     the failure over with the tag it was made under, and (POST_CONTINUE)
     the writes after it were done."""
     if 'remote' not in dnet_dev.caps:
-        pytest.skip('in process every request is done when its call returns (posting: dnetd)')
+        pytest.skip("N/A: in process every request is done when its call returns (posting is dnetd's)")
     with dnet.open(dnet_dev.spec + ',user') as d:
         d.write64(LLCM + 0x800, 0)
         d.set_posted(dnet.POST_CONTINUE)
