@@ -312,6 +312,8 @@ INSTALLED := $(PROG_NAMES:%=$(BINDIR)/%) $(LIBDIR)/libdnet.a $(LIBDIR)/libdnet.s
 	$(BASHCOMPDIR)/dsh $(BASHCOMPDIR)/dsh-run $(BASHCOMPDIR)/dnetd \
 	$(UNITDIR)/dnetd.service $(UNITDIR)/dnetd.socket
 # The package's directories, removed whole (python3 leaves __pycache__ there).
+# Its entry point is named as its module, so that -p dnet.pytest besides
+# the autoload is one plugin, not two.
 DNET_VERSION = $(shell sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)
 PY_INSTALLED = $(PYDIR)/dnet $(PYDIR)/dnet-$(DNET_VERSION).dist-info
 # The .pc file: libdnet/libdnet.pc.in with its @name@ placeholders filled
@@ -358,7 +360,7 @@ install: lib progs
 	echo 'LIBDIR = "$(LIBDIR)"  # written by make install: where libdnet.so.0 is' > $(DESTDIR)$(PYDIR)/dnet/_install.py
 	printf 'Metadata-Version: 2.1\nName: dnet\nVersion: %s\nSummary: libdnet (DIMMnet-2) from Python, and the pytest plugin dnet.pytest\n' \
 	  '$(DNET_VERSION)' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/METADATA
-	printf '[pytest11]\ndnet = dnet.pytest\n' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/entry_points.txt
+	printf '[pytest11]\ndnet.pytest = dnet.pytest\n' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/entry_points.txt
 	printf 'dnet\n' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/top_level.txt
 	$(call ldconfig_step,install)
 

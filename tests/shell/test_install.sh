@@ -118,7 +118,7 @@ expect_eq "staged dnet/_install.py: the LIBDIR" 'LIBDIR = "/opt/dnet/lib"' "$(se
 expect_eq "python3 -c 'import dnet' (staged)" "0.1.0 2 1 0x1234
 $spy $stage/opt/dnet/lib/libdnet.so.0" \
 	"$(cd "$T_TMP" && PYTHONPATH="$spy" DNET_LIBRARY="$stage/opt/dnet/lib/libdnet.so.0" "$PY" -c "$py_example" 2>&1)"
-expect_eq "dist-info: the pytest11 entry point" "dnet=dnet.pytest" \
+expect_eq "dist-info: the pytest11 entry point" "dnet.pytest=dnet.pytest" \
 	"$(cd "$T_TMP" && PYTHONPATH="$spy" "$PY" -c 'from importlib.metadata import entry_points
 print(*[e.name + "=" + e.value for e in entry_points(group="pytest11") if e.value.startswith("dnet")])' 2>&1)"
 
@@ -160,6 +160,11 @@ $sys_prefix/lib/python$pyver/dist-packages $sys_prefix/lib/libdnet.so.0" \
 			"$(cat "$T_TMP/pyt/j.xml" 2>&1)"
 		expect_match "pytest on the system install: the installed dsh" "$sys_prefix/bin/dsh --json" \
 			"$(cat "$T_TMP/pyt/out")"
+		# -p dnet.pytest as well (the build tree's way) is the same plugin, not a second one
+		(cd "$T_TMP/pyt" && env -u PYTHONPATH -u DNET_LIBRARY -u LD_LIBRARY_PATH "$PY" -m pytest -p dnet.pytest \
+			-p no:cacheprovider . >out2 2>&1)
+		expect_eq "pytest -p dnet.pytest on the system install: the script's failure, no plugin error" \
+			"1 1 failed" "$? $(tail -1 "$T_TMP/pyt/out2" | grep -o '1 failed')"
 	else
 		skip "python3-pytest not installed: the installed plugin not tried"
 	fi
