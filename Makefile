@@ -12,6 +12,12 @@ MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/dimmnet
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The Python package (libdnet/python/dnet): where Debian's python3 looks
+# under PREFIX (its site.py: PREFIX/lib/python3.X/dist-packages for
+# /usr/local; D-PY-CTYPES).
+PYTHON  ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+PYVER   := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
+PYDIR   ?= $(PREFIX)/lib/python$(PYVER)/dist-packages
 CC      ?= cc
 PKGS    := libcjson libpci
 # Fallback when pkg-config is not installed yet (make deps installs it).
@@ -112,9 +118,9 @@ LIBSO := $(OUT_LIB)/libdnet.so
 LIBWIRE := $(B)/libdnetwire.a
 PROGS := $(OUT_BIN)/dsh $(OUT_BIN)/dnetd $(OUT_BIN)/dsh-run
 
-.PHONY: all lib progs tests deps deps-run deps-test run test test-plain test-list unit bench install uninstall \
+.PHONY: all lib progs tests python deps deps-run deps-test run test test-plain test-list unit bench install uninstall \
 	clean fuzz stress help print-objs
-all: lib progs tests
+all: lib progs tests python
 lib: $(LIBA) $(LIBSO)
 progs: $(PROGS)
 tests: $(UNIT_BIN) $(FUZZ_BIN)
@@ -279,6 +285,20 @@ test-list:
 bench: all
 	@scripts/bench.sh
 
+# The Python package: every module byte-compiled into the build (a syntax
+# error fails the build); the tree's copy is the one imported
+# (PYTHONPATH=libdnet/python finds lib/libdnet.so beside it).  Without python3
+# (make run installs none) it is left out, saying so.
+PY_SRC := $(wildcard libdnet/python/dnet/*.py)
+python: $(B)/python/dnet.stamp
+$(B)/python/dnet.stamp: $(PY_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,PY,libdnet/python/dnet)
+	$(Q)if ! command -v $(PYTHON) >/dev/null 2>&1; then \
+	  echo "make: note: no $(PYTHON): the Python package is not byte-compiled (make run needs none)" >&2; \
+	else $(PYTHON) -c 'import py_compile, sys; [py_compile.compile(f, cfile=sys.argv[1] + "/" + f.rsplit("/", 1)[1] + "c", doraise=True) for f in sys.argv[2:]]' \
+	  $(B)/python $(PY_SRC) && touch $@; fi
+
 # Installed files, relative to DESTDIR (uninstall removes these).
 MAN_PAGES := $(wildcard man/*.[1358])
 DOC_FILES := $(wildcard docs/*.md) LICENSE
@@ -291,6 +311,11 @@ INSTALLED := $(PROG_NAMES:%=$(BINDIR)/%) $(LIBDIR)/libdnet.a $(LIBDIR)/libdnet.s
 	$(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) $(SCHEMAS:tests/%=$(DOCDIR)/%) \
 	$(BASHCOMPDIR)/dsh $(BASHCOMPDIR)/dsh-run $(BASHCOMPDIR)/dnetd \
 	$(UNITDIR)/dnetd.service $(UNITDIR)/dnetd.socket
+# The package's directories, removed whole (python3 leaves __pycache__ there).
+# Its entry point is named as its module, so that -p dnet.pytest besides
+# the autoload is one plugin, not two.
+DNET_VERSION = $(shell sed -n 's/.*DNET_VERSION_STRING "\(.*\)"/\1/p' libdnet/include/dnet/dnet.h)
+PY_INSTALLED = $(PYDIR)/dnet $(PYDIR)/dnet-$(DNET_VERSION).dist-info
 # The .pc file: libdnet/libdnet.pc.in with its @name@ placeholders filled
 # by install (the paths under ${prefix} when they are).
 PC_IN := libdnet/libdnet.pc.in
@@ -330,15 +355,24 @@ install: lib progs
 	ln -sf dsh $(DESTDIR)$(BASHCOMPDIR)/dnetd
 	sed 's|@BINDIR@|$(BINDIR)|' scripts/service/dnetd.service > $(DESTDIR)$(UNITDIR)/dnetd.service
 	install -m 644 scripts/service/dnetd.socket $(DESTDIR)$(UNITDIR)/dnetd.socket
+	install -d $(DESTDIR)$(PYDIR)/dnet $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYDIR)/dnet/
+	echo 'LIBDIR = "$(LIBDIR)"  # written by make install: where libdnet.so.0 is' > $(DESTDIR)$(PYDIR)/dnet/_install.py
+	printf 'Metadata-Version: 2.1\nName: dnet\nVersion: %s\nSummary: libdnet (DIMMnet-2) from Python, and the pytest plugin dnet.pytest\n' \
+	  '$(DNET_VERSION)' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/METADATA
+	printf '[pytest11]\ndnet.pytest = dnet.pytest\n' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/entry_points.txt
+	printf 'dnet\n' > $(DESTDIR)$(PYDIR)/dnet-$(DNET_VERSION).dist-info/top_level.txt
 	$(call ldconfig_step,install)
 
 # Removes what install put there (same variables), then each directory
 # install made that is left empty (deepest first; a non-empty one stays).
 INSTALL_DIRS := $(DOCDIR)/schemas $(DOCDIR) $(INCLUDEDIR)/dnet $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3 \
 	$(MANDIR)/man5 $(MANDIR)/man8 $(MANDIR) $(BASHCOMPDIR) $(patsubst %/,%,$(dir $(BASHCOMPDIR))) \
-	$(UNITDIR) $(patsubst %/,%,$(dir $(UNITDIR))) $(BINDIR) $(INCLUDEDIR) $(LIBDIR)
+	$(UNITDIR) $(patsubst %/,%,$(dir $(UNITDIR))) $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) \
+	$(BINDIR) $(INCLUDEDIR) $(LIBDIR)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(addprefix $(DESTDIR),$(PY_INSTALLED))
 	@for d in $(addprefix $(DESTDIR),$(INSTALL_DIRS)); do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
 	$(call ldconfig_step,uninstall)
 
@@ -350,10 +384,11 @@ clean:
 help:
 	@printf '%s\n' \
 	'Targets:' \
-	'  all (default)  library, programs, unit and fuzz-driver tests' \
+	'  all (default)  library, programs, unit and fuzz-driver tests, the Python package' \
 	'  lib            lib/libdnet.a, lib/libdnet.so (only)' \
 	'  progs          bin/dsh, bin/dnetd, bin/dsh-run (and the library)' \
 	'  tests          the unit tests and the fuzz drivers' \
+	'  python         byte-compile the Python package libdnet/python/dnet into the build' \
 	'  unit           build and run the unit tests (e.g. make CC=clang unit)' \
 	'  run            install the shell'"'"'s packages if missing, build dsh, start it on the emulator' \
 	'  test           install every test package if missing, build plain and SAN=1, run every test' \
@@ -382,4 +417,5 @@ help:
 	'  PKGCONFIGDIR=$(PKGCONFIGDIR)  MANDIR=$(MANDIR)' \
 	'  DOCDIR=$(DOCDIR)  BASHCOMPDIR=$(BASHCOMPDIR)' \
 	'  UNITDIR=$(UNITDIR)  (systemd units)' \
+	'  PYTHON=$(PYTHON)  PYDIR=$(PYDIR)  (the Python package dnet)' \
 	'  FUZZ_TIME=$(FUZZ_TIME)  FUZZ_TARGETS  (make fuzz)'

@@ -16,12 +16,12 @@ set -eu
 what=${1:-test}
 # The shell: compiler, make, pkg-config and the libraries dsh links.
 RUN_PKGS="gcc make pkg-config libreadline-dev libcjson-dev libpci-dev"
-# The tests: JSON and XML checkers, tmux, the launchers (Open MPI, pdsh,
+# The tests: JSON and XML checkers, pytest (the Python package, test_python.sh), tmux, the launchers (Open MPI, pdsh,
 # Slurm and munge), iproute2 and util-linux (namespaces, setpriv), clang
 # (.ci/run builds with it too; make fuzz's libFuzzer); the VM
 # test: QEMU without its recommends (no GUI), a static busybox for the
 # guest's initramfs, lspci/setpci, cpio to pack the initramfs.
-TEST_PKGS="clang jq tmux openmpi-bin pdsh slurm-wlm munge python3-jsonschema libxml2-utils iproute2 util-linux"
+TEST_PKGS="clang jq tmux openmpi-bin pdsh slurm-wlm munge python3-jsonschema python3-pytest libxml2-utils iproute2 util-linux"
 TEST_PKGS="$TEST_PKGS qemu-system-x86 busybox-static pciutils cpio"
 case $what in
 run) PKGS=$RUN_PKGS ;;

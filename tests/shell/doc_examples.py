@@ -38,7 +38,8 @@ def out(kind, loc, text, detail=()):
 class Example:
     """One block: kind 'sh' (commands), 'console' ($ commands and their
     shown output), 'session' (a dsh transcript), 'script' (a dsh script),
-    'file' (a file later blocks of the page use), 'text' (not run)."""
+    'python' (a program using the dnet package), 'file' (a file later
+    blocks of the page use), 'text' (not run)."""
 
     def __init__(self, path, line, kind, arg=''):
         self.path, self.line, self.kind, self.arg = path, line, kind, arg
@@ -108,7 +109,7 @@ NOT_RUN = re.compile(r'^\s*<!-- not run: (.+?) -->\s*$')
 # An inline code span in prose that reads as a command: a program of the
 # toolkit with arguments, a make target, a tool the README has you run.
 COMMAND_SPAN = re.compile(r'^(sudo )?((bin/)?(dsh|dsh-run|dnetd) [^\s>]|make \S|mpirun |dmesg\b|scripts/\S+\.sh\b|echo .*>\s*/)')
-MD_KINDS = {'sh': 'sh', 'console': 'console', 'dsh': 'session', 'text': 'text'}
+MD_KINDS = {'sh': 'sh', 'console': 'console', 'dsh': 'session', 'python': 'python', 'text': 'text'}
 
 
 def inline_commands(rel, lineno, spans, exs):
@@ -146,7 +147,7 @@ def parse_md(path, rel):
         if kind is None:
             errors.append((f'{rel}:{start}', f"fenced block without a marker ('```{info}'): tag it "
                            "```sh (commands), ```console ($ commands and their output), ```dsh "
-                           "(a dsh > transcript) or ```text with '<!-- not run: REASON -->' on the line before"))
+                           "(a dsh > transcript), ```python (a program of the dnet package) or ```text with '<!-- not run: REASON -->' on the line before"))
             continue
         if kind == 'text':
             prev = lines[start - 2] if start >= 2 else ''
@@ -404,6 +405,8 @@ class Runner:
                     f.write(''.join(t + '\n' for _, t in ex.lines))
                 rc, o = self.run(f'{self.bin}/dsh -e -f example.dsh', d)
                 self.check(ex.loc(), 'dsh script (dsh -e -f)', rc, o, [], d)
+            elif ex.kind == 'python':
+                self.python(ex, d)
             elif ex.kind == 'session':
                 self.session(ex, d)
             else:
@@ -415,6 +418,22 @@ class Runner:
                     self.command(ex, n, cmd, shown, d)
         finally:
             self.stop_bg()
+
+    def python(self, ex, d):
+        """A Python block: the program run by python3 on the package of the
+        tree and the libdnet.so of the build under test (a sanitized one
+        with the ASan runtime preloaded); it must exit 0 (it checks itself)."""
+        with open(os.path.join(d, 'example.py'), 'w', encoding='utf-8') as f:
+            f.write(''.join(t + '\n' for _, t in ex.lines))
+        lib = os.path.join(os.path.dirname(os.path.abspath(self.bin)), 'lib', 'libdnet.so')
+        pre = f'PYTHONPATH={self.root}/libdnet/python DNET_LIBRARY={lib} PYTHONDONTWRITEBYTECODE=1 '
+        if self.san:
+            asan = subprocess.run(['cc', '-print-file-name=libasan.so'], capture_output=True,
+                                  text=True).stdout.strip()
+            pre += f'LD_PRELOAD={asan} ASAN_OPTIONS=detect_leaks=0 '
+        py = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else 'python3'
+        rc, o = self.run(pre + f'{py} example.py', d)
+        self.check(ex.loc(), 'python example (python3)', rc, o, [], d)
 
     def inline_span(self, ex, files):
         """An inline command of the prose: run when listed inline_run,

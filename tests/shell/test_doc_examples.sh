@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every example in README.md and in the man pages runs as written, on the
+# Every example in README.md, docs/python.md and the man pages runs as written, on the
 # emulator, and prints what it shows (issue 32).  tests/shell/doc_examples.py
 # extracts and runs them; this file holds the convention and the tables.
 #
@@ -12,7 +12,11 @@
 #     ```dsh      a dsh session transcript: "dsh > " lines are fed to `dsh -x`,
 #                 which must print the block exactly; "```dsh continues" goes
 #                 on with the session of the transcript before it
+#     ```python   a program of the dnet package (libdnet/python), run by python3
+#                 on the tree's package and the build's libdnet.so; must exit 0
+#                 (it asserts what it shows)
 #     ```text     not run, with "<!-- not run: REASON -->" on the line before
+#   docs/python.md: the same, for its Python examples
 #   man/*.[1358]: every .EX/.EE (or .nf/.fi) block outside SYNOPSIS either has
 #     "$ " command lines (the lines after one are its output), or, on the line
 #     above it (.PP/.RS/.IP between are fine), a roff comment
@@ -90,6 +94,7 @@ fragment README.md 'dsh -b pci:SLOT' 'the form of the pci backend'
 fragment README.md "bin/dsh --trace t.json -c '...'" 'the form of --trace'
 fragment README.md "dsh -b remote:... -c 'source /dev/zero'" 'an attack of tests/attack, run by tests/shell/test_attack.sh'
 elsewhere README.md 'make deps' 'make test (its first step, deps-test, is make deps)'
+fragment docs/python.md 'make install' 'the target named; tests/shell/test_install.sh installs the package and imports it'
 not_here README.md 'make fuzz' 'minutes per fuzz target'
 not_here README.md 'dmesg | grep BIOS-e820' 'the kernel log of a board machine'
 not_here README.md 'echo "base=0xBASE size=0x10000 type=write-combining" >/proc/mtrr' \
@@ -217,7 +222,7 @@ expect_eq "eight errors, nothing more" 8 "$(printf '%s\n' "$out" | grep -c '^FAI
 
 # ---- every example -------------------------------------------------------------
 "$PY" "$ROOT/tests/shell/doc_examples.py" "$ROOT" "$BIN" "$TABLES" $SAN \
-	"$ROOT/README.md" "$ROOT"/man/*.[1358] >"$T_TMP/doc.out" 2>&1
+	"$ROOT/README.md" "$ROOT/docs/python.md" "$ROOT"/man/*.[1358] >"$T_TMP/doc.out" 2>&1
 rc=$?
 relay <"$T_TMP/doc.out"
 expect_eq "doc_examples.py ran to its end" 0 "$rc"

@@ -97,6 +97,31 @@ fi
 # LD_LIBRARY_PATH; the system install below needs none)
 expect_match "EXAMPLE linked against libdnet.so" "NEEDED.*libdnet\.so\.0" \
 	"$(readelf -d "$ex/example" 2>/dev/null | grep NEEDED | tr '\n' ' ')"
+# The Python package (D-PY-CTYPES): staged, it imports with the stage on
+# PYTHONPATH and drives the emulator through the staged libdnet.so; its
+# dist-info registers dnet.pytest as a pytest11 entry point (pytest's
+# plugin autoload); the LIBDIR it was told is the install's.
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+pyver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+spy="$stage/opt/dnet/lib/python$pyver/dist-packages"
+# py_example: what the installed package prints for a 2-node emulator (the
+# node, a field decoded by dnet_field_read, an LLCM word written and read)
+py_example='import dnet
+with dnet.open("sim:nodes=2") as d:
+    d.write64(dnet.LLCM_BASE + 8, 0x1234)
+    print(dnet.version(), d.node_count, d.reg["ctl_status"].sdimm_init_done, hex(d.read64(dnet.LLCM_BASE + 8)))
+    print(dnet.__file__.rsplit("/", 2)[0], dnet.library_path)'
+for f in dnet/__init__.py dnet/_lib.py dnet/pytest.py dnet/_install.py; do
+	if [ -e "$spy/$f" ]; then pass; else fail "not installed: lib/python$pyver/dist-packages/$f"; fi
+done
+expect_eq "staged dnet/_install.py: the LIBDIR" 'LIBDIR = "/opt/dnet/lib"' "$(sed 's/  #.*//' "$spy/dnet/_install.py")"
+expect_eq "python3 -c 'import dnet' (staged)" "0.1.0 2 1 0x1234
+$spy $stage/opt/dnet/lib/libdnet.so.0" \
+	"$(cd "$T_TMP" && PYTHONPATH="$spy" DNET_LIBRARY="$stage/opt/dnet/lib/libdnet.so.0" "$PY" -c "$py_example" 2>&1)"
+expect_eq "dist-info: the pytest11 entry point" "dnet.pytest=dnet.pytest" \
+	"$(cd "$T_TMP" && PYTHONPATH="$spy" "$PY" -c 'from importlib.metadata import entry_points
+print(*[e.name + "=" + e.value for e in entry_points(group="pytest11") if e.value.startswith("dnet")])' 2>&1)"
+
 # A real system install (PREFIX=/usr/local, no DESTDIR) refreshes the
 # loader's cache: the EXAMPLE built with pkg-config runs without
 # LD_LIBRARY_PATH; make uninstall takes it all away again.
@@ -119,12 +144,37 @@ else
 	else
 		fail "libdnet(3) EXAMPLE on the system install, no LD_LIBRARY_PATH: $(head -5 "$ex/err")"
 	fi
+	# Debian's python3 finds the package and the library with no
+	# PYTHONPATH, DNET_LIBRARY or LD_LIBRARY_PATH; pytest loads the plugin
+	# itself (entry point) and runs a .dsh file with the installed dsh.
+	expect_eq "python3 -c 'import dnet' (system install)" "0.1.0 2 1 0x1234
+$sys_prefix/lib/python$pyver/dist-packages $sys_prefix/lib/libdnet.so.0" \
+		"$(cd "$T_TMP" && env -u PYTHONPATH -u DNET_LIBRARY -u LD_LIBRARY_PATH "$PY" -c "$py_example" 2>&1)"
+	if "$PY" -c 'import pytest' 2>/dev/null; then
+		mkdir -p "$T_TMP/pyt"
+		printf 'expect llcm 0 == 1\n' >"$T_TMP/pyt/fails.dsh"
+		(cd "$T_TMP/pyt" && env -u PYTHONPATH -u DNET_LIBRARY -u LD_LIBRARY_PATH "$PY" -m pytest -p no:cacheprovider \
+			--junitxml=j.xml . >out 2>&1)
+		expect_eq "pytest on the system install: a failing .dsh (plugin autoloaded)" 1 "$?"
+		expect_match "pytest on the system install: its file:line" "$T_TMP/pyt/fails.dsh:1: expect llcm 0 == 1" \
+			"$(cat "$T_TMP/pyt/j.xml" 2>&1)"
+		expect_match "pytest on the system install: the installed dsh" "$sys_prefix/bin/dsh --json" \
+			"$(cat "$T_TMP/pyt/out")"
+		# -p dnet.pytest as well (the build tree's way) is the same plugin, not a second one
+		(cd "$T_TMP/pyt" && env -u PYTHONPATH -u DNET_LIBRARY -u LD_LIBRARY_PATH "$PY" -m pytest -p dnet.pytest \
+			-p no:cacheprovider . >out2 2>&1)
+		expect_eq "pytest -p dnet.pytest on the system install: the script's failure, no plugin error" \
+			"1 1 failed" "$? $(tail -1 "$T_TMP/pyt/out2" | grep -o '1 failed')"
+	else
+		skip "python3-pytest not installed: the installed plugin not tried"
+	fi
 	if make -s uninstall PREFIX="$sys_prefix" >"$T_TMP/unsys.log" 2>&1; then pass; else
 		fail "make uninstall PREFIX=$sys_prefix: $(tail -3 "$T_TMP/unsys.log")"; fi
 	left=""
 	for f in bin/dsh bin/dnetd bin/dsh-run lib/libdnet.so.0 lib/libdnet.so lib/libdnet.a include/dnet/dnet.h \
 		lib/pkgconfig/libdnet.pc share/man/man3/libdnet.3 share/doc/dimmnet lib/systemd/system/dnetd.service \
-		share/bash-completion/completions/dsh-run; do
+		share/bash-completion/completions/dsh-run lib/python$pyver/dist-packages/dnet \
+		lib/python$pyver/dist-packages/dnet-0.1.0.dist-info; do
 		[ -e "$sys_prefix/$f" ] || [ -L "$sys_prefix/$f" ] && left="$left $f"
 	done
 	expect_eq "left after make uninstall" "" "$left"
