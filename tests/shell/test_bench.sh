@@ -192,8 +192,12 @@ for f in "$J" "$E6J"; do
 	expect_eq "no calibration point carries one ($(basename "$f"))" "" \
 		"$(jq -r '.values[] | select(.kind == "calibration" and has("mechanism")) | .what' "$f")"
 done
+# (E6 is calibration since issue 34: E7's IPUSH row, a prediction, shows it.)
 expect_match "the table prints it under the figure" "^ +mechanism +the RVS ping-pong plus.*rests on: line_clk" \
-	"$("$DSH" -c 'bench E6 quick' 2>/dev/null | grep -A1 -E '^E6 +prediction +max throughput, SO-DIMM to Host \(Area Fixed\)' | tail -1)"
+	"$("$DSH" -c 'bench E7 quick' 2>/dev/null | grep -A1 -E '^E7 +prediction +max throughput, SO-DIMM to Host \(Area Fixed\) \(IPUSH\)' | tail -1)"
+# Calibration points apart from the predictions, with their residuals.
+expect_match "the table sums up the calibration" "^calibration: [0-9]+ points, [0-9]+ within 5 %, [0-9]+ within 10 %, median" \
+	"$("$DSH" -c 'bench E6 quick' 2>/dev/null)"
 
 # ---- errors ----
 expect_status "unknown experiment" 1 "$DSH" -c 'bench E10'
