@@ -75,9 +75,13 @@ static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 	}
 	if (r->prim == DNET_OT_BOTF) {
 		bp_status_wait(h, st, bp_botf_packets(r->size));
+		bp_status_sizes(h, st, bp_botf_packets(r->size));
 		return;
 	}
 	bp_status_wait(h, st, 1);
+	/* IPUSH with a copy reads the whole status below (size and address). */
+	if (r->prim != DNET_OT_IPUSH || !r->copy)
+		bp_status_sizes(h, st, 1);
 	if (!r->copy)
 		return;
 	uint32_t at = 1u << 20;

@@ -98,6 +98,22 @@ void bp_status_wait(struct bench_host *h, struct hs *st, unsigned k)
 	}
 }
 
+/* The size of each of the last k statuses, one uncachable read of its
+ * Lower word each (the word with Size, D-STATUS-ORDER): how a ping-pong
+ * knows it has "received a message of the same size" (§6.2.3, §6.3.2),
+ * decision D-BENCH-PP-SIZE.  Returns the bytes they name. */
+uint32_t bp_status_sizes(struct bench_host *h, const struct hs *st, unsigned k)
+{
+	uint32_t bytes = 0;
+	for (unsigned i = k; i > 0; i--) {
+		uint32_t at = DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 16u * i) % RING_BYTES;
+		struct dnet_status s;
+		dnet_status_decode(bh_r64(h, at), 0, &s);
+		bytes += s.size;
+	}
+	return bytes;
+}
+
 /* ---- BOTF (§4.6.2, §6.2) ---- */
 
 /* One message of `size` data bytes as ceil(size/496) BOTFs: for each, wait

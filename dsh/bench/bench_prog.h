@@ -66,6 +66,9 @@ void bp_status_ring_setup(struct bench_host *h, struct hs *st);
  * ring back (Next Read Address) when half of it is used. */
 void bp_status_wait(struct bench_host *h, struct hs *st, unsigned k);
 
+/* The bytes the last k statuses name, one UC read of each (D-BENCH-PP-SIZE). */
+uint32_t bp_status_sizes(struct bench_host *h, const struct hs *st, unsigned k);
+
 /* One message of `size` data bytes as ceil(size/496) BOTFs: for each, wait
  * until its window is free, write the packet image, issue. */
 void bp_botf_message(struct bench_host *h, struct hs *st, const struct botf_cfg *c, uint32_t size,

@@ -4,7 +4,8 @@
 # out by hand from the hardware constants, what concurrent host timelines
 # must show (bidirectional BOTF is two independent senders; SO-DIMM to
 # SO-DIMM is not), determinism, the JSON and the errors.
-# Decisions pinned here (docs/decisions.md): D-BENCH-E5-BILAT, D-BENCH-E9-READS.
+# Decisions pinned here (docs/decisions.md): D-BENCH-E5-BILAT, D-BENCH-E9-READS,
+# D-BENCH-PP-SIZE.
 . "$(dirname "$0")/lib.sh"
 S=$T_TMP
 PY=python3
@@ -184,6 +185,12 @@ within "to Host = Area Fixed at 48 KB" "$(e6 'SO-DIMM to Host' 49152)" "$(e6 'SO
 	&& pass || fail "the fixed area drops at large sizes"
 expect_status "cache model: 0 ways refused" 1 "$DSH" -c 'bench E6 quick timing.host_l2_ways=0'
 expect_match "cache model: says why" "needs timing.host_l2_bytes \(524288\) to be a multiple of timing.host_l2_ways \(0\)" "$(cat "$T_TMP/err")"
+
+# ---- E6 (PUSH), released as calibration (Fig. 6.12, §7.1.6) ----
+# The receiver reads each status's size (D-BENCH-PP-SIZE): without that
+# read the 24 B RTT/2 was 9.9 % short.
+within "E6 RTT/2 at 24 B" "$(J=$E6J val E6 'RTT/2, 24 B')" 1.75 5
+within "E6 min RTT/2 with copy" "$(J=$E6J val E6 'min RTT/2 with copy')" 2.80 5
 
 # ---- a mechanism beside every withheld figure (bench_why.c) ----
 for f in "$J" "$E6J"; do
