@@ -133,10 +133,12 @@ static void host_prog(struct bench_host *h, void *p)
 			} else {
 				receive_one(h, st, r);
 			}
-			/* A message from the peer answers ours: our BOTFs are done
-			 * and their windows free, without reading the counter. */
-			if (r->prim == DNET_OT_BOTF)
-				bp_ctr_assume(&st->botf, st->botf_issued);
+			/* Before its next message the host checks its windows are
+			 * free as E1's program does, by reading the Primitive
+			 * Counter once (D-BENCH-PP-WINFREE): the reply tells a person
+			 * that our BOTFs are done, not the program. */
+			if (r->prim == DNET_OT_BOTF && (!init || m + 1 < total))
+				bp_ctr_read(h, &st->botf, DNET_FAM_BOTF);
 			if (!init)
 				send_one(h, st, r);
 		}

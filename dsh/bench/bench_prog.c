@@ -66,6 +66,17 @@ void bp_ctr_wait(struct bench_host *h, struct ctr *c, unsigned fam, uint64_t tar
 	}
 }
 
+/* One read of the Primitive Counter, whatever it shows: the window check
+ * of E1's program ("wait until the window is free", §6.2.1) when the host
+ * has not read the counter since its last BOTFs (D-BENCH-PP-WINFREE). */
+void bp_ctr_read(struct bench_host *h, struct ctr *c, unsigned fam)
+{
+	unsigned sh = DNET_PC_SHIFT(fam);
+	unsigned now = (unsigned)((bh_r64(h, UR(DNET_UR_PRIM_COUNTER)) >> sh) & ((1u << DNET_PC_BITS) - 1));
+	c->total += (now - c->last) & ((1u << DNET_PC_BITS) - 1);
+	c->last = now;
+}
+
 /* Completion known without reading (the reply arrived). */
 void bp_ctr_assume(struct ctr *c, uint64_t total)
 {

@@ -57,6 +57,9 @@ int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen);
  * completions since the start (10-bit fields wrap: each change is read). */
 void bp_ctr_wait(struct bench_host *h, struct ctr *c, unsigned fam, uint64_t target);
 
+/* One read of the Primitive Counter (D-BENCH-PP-WINFREE). */
+void bp_ctr_read(struct bench_host *h, struct ctr *c, unsigned fam);
+
 /* Completion known without reading (the reply arrived). */
 void bp_ctr_assume(struct ctr *c, uint64_t total);
 

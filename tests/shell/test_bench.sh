@@ -5,7 +5,7 @@
 # must show (bidirectional BOTF is two independent senders; SO-DIMM to
 # SO-DIMM is not), determinism, the JSON and the errors.
 # Decisions pinned here (docs/decisions.md): D-BENCH-E5-BILAT, D-BENCH-E9-READS,
-# D-BENCH-PP-SIZE.
+# D-BENCH-PP-SIZE, D-BENCH-PP-WINFREE.
 . "$(dirname "$0")/lib.sh"
 S=$T_TMP
 PY=python3
@@ -191,6 +191,14 @@ expect_match "cache model: says why" "needs timing.host_l2_bytes \(524288\) to b
 # read the 24 B RTT/2 was 9.9 % short.
 within "E6 RTT/2 at 24 B" "$(J=$E6J val E6 'RTT/2, 24 B')" 1.75 5
 within "E6 min RTT/2 with copy" "$(J=$E6J val E6 'min RTT/2 with copy')" 2.80 5
+
+# ---- E3 (BOTF ping-pong), released as calibration (Figs. 6.7, 6.8) ----
+# Each reply starts with the window check of E1's program, one read of the
+# Primitive Counter (D-BENCH-PP-WINFREE): without it RTT/2 was 12 % short.
+expect_status "bench E3 quick" 0 "$DSH" -c "bench E3 quick json=$S/e3.json"
+E3J=$S/e3.json
+within "E3 min RTT/2 into the SO-DIMM" "$(J=$E3J val E3 'min RTT/2, 4 WW (at')" 1.82 5
+within "E3 max, 2 WW to SO-DIMM" "$(J=$E3J val E3 'max throughput <= 1984 B, 2 WW')" 296.52 5
 
 # ---- a mechanism beside every withheld figure (bench_why.c) ----
 for f in "$J" "$E6J"; do
