@@ -65,15 +65,9 @@ static void wait_sent(struct bench_host *h, struct hs *st, struct run *r, uint64
 
 static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 {
-	if (r->prim == DNET_OT_BOTF && r->botf.to_pw) {
-		/* Poll the message's last word in the Prefetch Window (a
-		 * write-back line: flushed, then read until it changes). */
-		uint32_t at = DNET_PW_WID(WID) + ((r->size - 8) % 2048u & ~7u);
-		bh_flush(h, at & ~63u, 64);
-		bh_wait(h, at, ~0ull, DNET_COND_EQ, ++st->rx_seq, TMO);
-		return;
-	}
 	if (r->prim == DNET_OT_BOTF) {
+		/* Into the SO-DIMM or the Prefetch Window alike: the statuses
+		 * (eflag) tell the arrival and the size (D-BENCH-PW-ARRIVAL). */
 		bp_status_wait(h, st, bp_botf_packets(r->size));
 		bp_status_sizes(h, st, bp_botf_packets(r->size));
 		return;

@@ -149,8 +149,10 @@ void bp_botf_message(struct bench_host *h, struct hs *st, const struct botf_cfg 
 		if (payload_head && sent == 0)
 			memcpy(st->img + 16, payload_head, 8);
 		if (c->to_pw && sent + d == size && d >= 8) {
-			/* Into the Prefetch Window the receiver sees arrival by the
-			 * data (§6.2.3): the message's last word is its number. */
+			/* Into the Prefetch Window the message's last word is its
+			 * number (the receiver sees the arrival by the statuses,
+			 * D-BENCH-PW-ARRIVAL; the number shows which message the
+			 * window holds). */
 			uint64_t n = st->seq + 1;
 			memcpy(st->img + 16 + d - 8, &n, 8);
 		}

@@ -38,7 +38,6 @@ struct hs {
 	unsigned next_win;
 	uint32_t st_tail;              /* receive status ring Tail seen */
 	uint64_t seq;                  /* messages sent (PW destination: the last word) */
-	uint64_t rx_seq;               /* messages received into the PW */
 	uint64_t st_count, st_head_at;
 	uint8_t img[512];
 };
