@@ -189,16 +189,18 @@ void bp_issue(struct bench_host *h, unsigned otype, unsigned peer, unsigned efla
 
 /* Read `size` bytes at SO-DIMM offset `src` into a host buffer of
  * `footprint` bytes, 2 KB at a time through the Prefetch Window (§4.2.1):
- * clflush, VL per 512 B window, poll the flags, PREFETCHNTA, copy. */
+ * per 512 B window clflush its lines, then its VL (the Prefetch Unit fills
+ * one window while the host flushes the next, D-BENCH-PW-PIPE); poll the
+ * flags, PREFETCHNTA, copy. */
 void bp_read_to_host(struct bench_host *h, uint32_t src, uint32_t size, uint64_t footprint)
 {
 	for (uint32_t off = 0; off < size; off += 2048) {
 		uint32_t chunk = size - off < 2048 ? size - off : 2048;
 		uint32_t pw = DNET_PW_WID(WID);
-		bh_flush(h, pw, chunk);
 		uint64_t flags = 0;
 		for (uint32_t w = 0; w * 512 < chunk; w++) {
 			uint32_t part = chunk - w * 512 < 512 ? chunk - w * 512 : 512;
+			bh_flush(h, pw + w * 512, part);
 			bp_issue(h, DNET_OT_VL, 0, 0, part, src + off + w * 512, w * 512);
 			for (uint32_t l = 0; l * 128 < part; l++)
 				flags |= 1ull << (w * 4 + l);
