@@ -24,6 +24,37 @@
 #include "bench/bench.h"
 #include "sigtime.h"
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The calibration points apart from the predictions: how many of them the
+ * model meets and the median |residual| (docs/timing-model.md). */
+static void calibration_summary(struct dsh *d, const struct bench_out *b)
+{
+	double r[BENCH_MAX_VALS];
+	unsigned n = 0, in5 = 0, in10 = 0, npred = 0;
+	for (unsigned v = 0; v < b->nval; v++) {
+		const struct bench_val *x = &b->val[v];
+		if (!strcmp(x->kind, "prediction"))
+			npred++;
+		if (strcmp(x->kind, "calibration") || isnan(x->thesis))
+			continue;
+		r[n] = fabs(x->model / x->thesis - 1) * 100;
+		in5 += r[n] <= 5;
+		in10 += r[n] <= 10;
+		n++;
+	}
+	if (!n)
+		return;
+	qsort(r, n, sizeof r[0], cmp_dbl);
+	double med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	out_text(d, "calibration: %u points, %u within 5 %%, %u within 10 %%, median |residual| %.1f %%, "
+		 "max %.1f %%; predictions: %u (withheld)\n", n, in5, in10, med, r[n - 1], npred);
+}
+
 static void e8_table(struct dsh *d, const struct bench_out *b, unsigned from)
 {
 	out_text(d, "Table 7.3 (model): IPUSH receive area, N = one ring\n");
@@ -221,6 +252,8 @@ int cmd_bench(struct dsh *d, struct dsh_args *a)
 		dsh_flush_for_stderr();
 		fprintf(stderr, "dsh: bench %s: %.1f s\n", want[i], (double)(t1 - t0) / 1e9);
 	}
+	if (!rc)
+		calibration_summary(d, b);
 	if (!rc && d->io.json) {
 		out_json_item(d, "values", bench_values_json(b));
 		cJSON *t = bench_table_json(b);

@@ -65,19 +65,17 @@ static void wait_sent(struct bench_host *h, struct hs *st, struct run *r, uint64
 
 static void receive_one(struct bench_host *h, struct hs *st, struct run *r)
 {
-	if (r->prim == DNET_OT_BOTF && r->botf.to_pw) {
-		/* Poll the message's last word in the Prefetch Window (a
-		 * write-back line: flushed, then read until it changes). */
-		uint32_t at = DNET_PW_WID(WID) + ((r->size - 8) % 2048u & ~7u);
-		bh_flush(h, at & ~63u, 64);
-		bh_wait(h, at, ~0ull, DNET_COND_EQ, ++st->rx_seq, TMO);
-		return;
-	}
 	if (r->prim == DNET_OT_BOTF) {
+		/* Into the SO-DIMM or the Prefetch Window alike: the statuses
+		 * (eflag) tell the arrival and the size (D-BENCH-PW-ARRIVAL). */
 		bp_status_wait(h, st, bp_botf_packets(r->size));
+		bp_status_sizes(h, st, bp_botf_packets(r->size));
 		return;
 	}
 	bp_status_wait(h, st, 1);
+	/* IPUSH with a copy reads the whole status below (size and address). */
+	if (r->prim != DNET_OT_IPUSH || !r->copy)
+		bp_status_sizes(h, st, 1);
 	if (!r->copy)
 		return;
 	uint32_t at = 1u << 20;
@@ -129,10 +127,12 @@ static void host_prog(struct bench_host *h, void *p)
 			} else {
 				receive_one(h, st, r);
 			}
-			/* A message from the peer answers ours: our BOTFs are done
-			 * and their windows free, without reading the counter. */
-			if (r->prim == DNET_OT_BOTF)
-				bp_ctr_assume(&st->botf, st->botf_issued);
+			/* Before its next message the host checks its windows are
+			 * free as E1's program does, by reading the Primitive
+			 * Counter once (D-BENCH-PP-WINFREE): the reply tells a person
+			 * that our BOTFs are done, not the program. */
+			if (r->prim == DNET_OT_BOTF && (!init || m + 1 < total))
+				bp_ctr_read(h, &st->botf, DNET_FAM_BOTF);
 			if (!init)
 				send_one(h, st, r);
 		}
@@ -265,6 +265,7 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 {
 	static const unsigned k124[] = { 1, 2, 4 };
 	static const double uni_max[] = { 297.44, 463.55, 520.31 };
+	static const double pp_max[] = { 209.71, 296.52, 298.95 }; /* E3, Fig. 6.7 (calibration) */
 	bool e1 = !strcmp(id, "E1"), e2 = !strcmp(id, "E2"), e3 = !strcmp(id, "E3");
 	enum mode mode = e1 ? UNI : e2 ? BI : PINGPONG;
 	const char *dir = e1 ? "Unidirectional" : e2 ? "Bidirectional" : "to SO-DIMM";
@@ -292,9 +293,13 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 		lat[3] = bench_series_new(fl, "4 WW to PW");
 		if (botf_sweep(o, out, mode, false, err, errlen, &thr[3], &lat[3], k4, 1, true))
 			return -1;
-		bench_val(out, id, "prediction", "MB/s", bench_series_max(thr[3], NULL), NAN, "max throughput <= 1984 B, 4 WW to PW");
-		bench_val(out, id, "prediction", "us", bench_series_min(lat[3], NULL), NAN, "min RTT/2, 4 WW to PW");
-		bench_val(out, id, "prediction", "us", bench_series_min(lat[3], NULL) - 0.385, NAN,
+		/* Released as calibration (Figs. 6.7, 6.8, §6.2.3). */
+		double at = 0, lat_at = 0;
+		bench_val(out, id, "calibration", "MB/s", bench_series_max(thr[3], &at), 323.22, "max throughput <= 1984 B, 4 WW to PW");
+		bench_val_plot(out, ft->id, at);
+		bench_val(out, id, "calibration", "us", bench_series_min(lat[3], &lat_at), 1.76, "min RTT/2, 4 WW to PW");
+		bench_val_plot(out, fl->id, lat_at);
+		bench_val(out, id, "calibration", "us", bench_series_min(lat[3], NULL) - 0.385, 1.38,
 		    "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), PW");
 	}
 	for (unsigned i = 0; i < 3; i++) {
@@ -303,11 +308,18 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 		if (e1) {
 			bench_val(out, id, "calibration", "MB/s", m, uni_max[i], "max throughput <= 1984 B, %u WW (at %.0f B)", k124[i], at);
 			bench_val_plot(out, ft->id, at);
+		} else if (e3) {
+			bench_val(out, id, "calibration", "MB/s", m, pp_max[i], "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
+			bench_val_plot(out, ft->id, at);
 		} else
 			bench_val(out, id, "prediction", "MB/s", m, NAN, "max throughput <= 1984 B, %u WW %s (at %.0f B)", k124[i], dir, at);
+		/* E3: the thesis gives one minimum RTT/2 into the SO-DIMM (Fig. 6.8),
+		 * the minimum over its three series. */
 		if (i == 2 || e3)
-			bench_val(out, id, e1 ? "calibration" : "prediction", "us", lmin, e1 ? 0.632 : NAN,
+			bench_val(out, id, e2 ? "prediction" : "calibration", "us", lmin, e1 ? 0.632 : e3 ? 1.82 : NAN,
 			    "min %s, %u WW (at %.0f B)", e3 ? "RTT/2" : "latency", k124[i], lat_at);
+		if (e3)
+			bench_val_plot(out, fl->id, lat_at);
 		if (e1 && i == 2) {
 			bench_val_plot(out, fl->id, 8); /* 16 B header + 8 B data (§6.2.1) */
 			/* §6.2.1's breakdown: writing the 24 B image and issuing
@@ -324,7 +336,7 @@ static int exp_botf(const char *id, const struct bench_opts *o, struct bench_out
 	if (e3) {
 		/* The thesis's back-to-back estimate: RTT/2 - switch latency (§6.2.3). */
 		double m = bench_series_min(lat[2], NULL);
-		bench_val(out, id, "prediction", "us", m - 0.385, NAN, "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), SO-DIMM");
+		bench_val(out, id, "calibration", "us", m - 0.385, 1.44, "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), SO-DIMM");
 	}
 	return 0;
 }
@@ -439,6 +451,7 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 	unsigned n = log_sizes(sizes, 8, 1u << 20);
 	unsigned prims[2] = { DNET_OT_RVS, DNET_OT_IPUSH };
 	double rtt24[2] = { 0, 0 }, rttcopy[2] = { INFINITY, INFINITY };
+	static const double push_max[] = { 650.43, 226.36, 236.37 }; /* Fig. 6.12 (calibration) */
 	for (unsigned pi = e7 ? 0 : 0; pi < (e7 ? 2u : 1u); pi++)
 		for (int v = 0; v < 3; v++) {
 			char name[48];
@@ -460,12 +473,26 @@ static int exp_push(const char *id, const struct bench_opts *o, struct bench_out
 				if (v == 1 && ta / 2 / 1000 < rttcopy[pi])
 					rttcopy[pi] = ta / 2 / 1000;
 			}
-			bench_val(out, id, "prediction", "MB/s", bench_series_max(s, NULL), NAN, "max throughput, %s", name);
+			/* PUSH is E6, released as calibration (Fig. 6.12, §7.1.6);
+			 * E7's PUSH curves are the same data. */
+			double at = 0, m = bench_series_max(s, &at);
+			if (pi == 0) {
+				bench_val(out, id, "calibration", "MB/s", m, push_max[v], "max throughput, %s", name);
+				bench_val_plot(out, ft->id, at);
+				if (v == 1 && s->n && s->x[s->n - 1] == 1u << 20) {
+					/* "beyond 128 KByte it falls further, to about 163" */
+					bench_val(out, id, "calibration", "MB/s", s->y[s->n - 1], 163,
+						  "throughput at 1 MB, %s (the large-size curve)", name);
+					bench_val_plot(out, ft->id, 1u << 20);
+				}
+			} else
+				bench_val(out, id, "prediction", "MB/s", m, NAN, "max throughput, %s", name);
 		}
 	const char *pn[2] = { "PUSH", "IPUSH" };
 	for (unsigned pi = 0; pi < (e7 ? 2u : 1u); pi++) {
-		bench_val(out, id, "prediction", "us", rtt24[pi], NAN, "RTT/2, 24 B message (16 B header + 8 B data), %s", pn[pi]);
-		bench_val(out, id, "prediction", "us", rttcopy[pi], NAN, "min RTT/2 with copy to main memory, %s", pn[pi]);
+		const char *kind = pi ? "prediction" : "calibration";
+		bench_val(out, id, kind, "us", rtt24[pi], pi ? NAN : 1.75, "RTT/2, 24 B message (16 B header + 8 B data), %s", pn[pi]);
+		bench_val(out, id, kind, "us", rttcopy[pi], pi ? NAN : 2.80, "min RTT/2 with copy to main memory, %s", pn[pi]);
 	}
 	if (e7)
 		bench_val(out, id, "prediction", "us", rtt24[1] - rtt24[0], NAN,

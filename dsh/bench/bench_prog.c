@@ -66,6 +66,17 @@ void bp_ctr_wait(struct bench_host *h, struct ctr *c, unsigned fam, uint64_t tar
 	}
 }
 
+/* One read of the Primitive Counter, whatever it shows: the window check
+ * of E1's program ("wait until the window is free", §6.2.1) when the host
+ * has not read the counter since its last BOTFs (D-BENCH-PP-WINFREE). */
+void bp_ctr_read(struct bench_host *h, struct ctr *c, unsigned fam)
+{
+	unsigned sh = DNET_PC_SHIFT(fam);
+	unsigned now = (unsigned)((bh_r64(h, UR(DNET_UR_PRIM_COUNTER)) >> sh) & ((1u << DNET_PC_BITS) - 1));
+	c->total += (now - c->last) & ((1u << DNET_PC_BITS) - 1);
+	c->last = now;
+}
+
 /* Completion known without reading (the reply arrived). */
 void bp_ctr_assume(struct ctr *c, uint64_t total)
 {
@@ -98,6 +109,22 @@ void bp_status_wait(struct bench_host *h, struct hs *st, unsigned k)
 	}
 }
 
+/* The size of each of the last k statuses, one uncachable read of its
+ * Lower word each (the word with Size, D-STATUS-ORDER): how a ping-pong
+ * knows it has "received a message of the same size" (§6.2.3, §6.3.2),
+ * decision D-BENCH-PP-SIZE.  Returns the bytes they name. */
+uint32_t bp_status_sizes(struct bench_host *h, const struct hs *st, unsigned k)
+{
+	uint32_t bytes = 0;
+	for (unsigned i = k; i > 0; i--) {
+		uint32_t at = DNET_LLCM_WID(WID) + (st->st_tail + RING_BYTES - 16u * i) % RING_BYTES;
+		struct dnet_status s;
+		dnet_status_decode(bh_r64(h, at), 0, &s);
+		bytes += s.size;
+	}
+	return bytes;
+}
+
 /* ---- BOTF (§4.6.2, §6.2) ---- */
 
 /* One message of `size` data bytes as ceil(size/496) BOTFs: for each, wait
@@ -122,8 +149,10 @@ void bp_botf_message(struct bench_host *h, struct hs *st, const struct botf_cfg 
 		if (payload_head && sent == 0)
 			memcpy(st->img + 16, payload_head, 8);
 		if (c->to_pw && sent + d == size && d >= 8) {
-			/* Into the Prefetch Window the receiver sees arrival by the
-			 * data (§6.2.3): the message's last word is its number. */
+			/* Into the Prefetch Window the message's last word is its
+			 * number (the receiver sees the arrival by the statuses,
+			 * D-BENCH-PW-ARRIVAL; the number shows which message the
+			 * window holds). */
 			uint64_t n = st->seq + 1;
 			memcpy(st->img + 16 + d - 8, &n, 8);
 		}
@@ -160,16 +189,18 @@ void bp_issue(struct bench_host *h, unsigned otype, unsigned peer, unsigned efla
 
 /* Read `size` bytes at SO-DIMM offset `src` into a host buffer of
  * `footprint` bytes, 2 KB at a time through the Prefetch Window (§4.2.1):
- * clflush, VL per 512 B window, poll the flags, PREFETCHNTA, copy. */
+ * per 512 B window clflush its lines, then its VL (the Prefetch Unit fills
+ * one window while the host flushes the next, D-BENCH-PW-PIPE); poll the
+ * flags, PREFETCHNTA, copy. */
 void bp_read_to_host(struct bench_host *h, uint32_t src, uint32_t size, uint64_t footprint)
 {
 	for (uint32_t off = 0; off < size; off += 2048) {
 		uint32_t chunk = size - off < 2048 ? size - off : 2048;
 		uint32_t pw = DNET_PW_WID(WID);
-		bh_flush(h, pw, chunk);
 		uint64_t flags = 0;
 		for (uint32_t w = 0; w * 512 < chunk; w++) {
 			uint32_t part = chunk - w * 512 < 512 ? chunk - w * 512 : 512;
+			bh_flush(h, pw + w * 512, part);
 			bp_issue(h, DNET_OT_VL, 0, 0, part, src + off + w * 512, w * 512);
 			for (uint32_t l = 0; l * 128 < part; l++)
 				flags |= 1ull << (w * 4 + l);

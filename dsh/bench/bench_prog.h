@@ -38,7 +38,6 @@ struct hs {
 	unsigned next_win;
 	uint32_t st_tail;              /* receive status ring Tail seen */
 	uint64_t seq;                  /* messages sent (PW destination: the last word) */
-	uint64_t rx_seq;               /* messages received into the PW */
 	uint64_t st_count, st_head_at;
 	uint8_t img[512];
 };
@@ -57,6 +56,9 @@ int bp_open_sim(struct dnet_dev **dev, char *err, size_t errlen);
  * completions since the start (10-bit fields wrap: each change is read). */
 void bp_ctr_wait(struct bench_host *h, struct ctr *c, unsigned fam, uint64_t target);
 
+/* One read of the Primitive Counter (D-BENCH-PP-WINFREE). */
+void bp_ctr_read(struct bench_host *h, struct ctr *c, unsigned fam);
+
 /* Completion known without reading (the reply arrived). */
 void bp_ctr_assume(struct ctr *c, uint64_t total);
 
@@ -65,6 +67,9 @@ void bp_status_ring_setup(struct bench_host *h, struct hs *st);
 /* Poll Status Next Write Address until k more statuses arrived; give the
  * ring back (Next Read Address) when half of it is used. */
 void bp_status_wait(struct bench_host *h, struct hs *st, unsigned k);
+
+/* The bytes the last k statuses name, one UC read of each (D-BENCH-PP-SIZE). */
+uint32_t bp_status_sizes(struct bench_host *h, const struct hs *st, unsigned k);
 
 /* One message of `size` data bytes as ceil(size/496) BOTFs: for each, wait
  * until its window is free, write the packet image, issue. */

@@ -13,7 +13,7 @@
 #include "bench.h"
 
 struct why {
-	const char *exps;     /* the experiments it is of, "E6 E7" */
+	const char *exps;     /* the experiments it is of, "E2 E4" */
 	const char *prefix, *mechanism, *constants;
 };
 
@@ -31,24 +31,7 @@ static const struct why whys[] = {
 	{ "E2", "min latency", "E1's one-way latency on both hosts at once (no collision: BOTF's send does "
 	  "not read the SO-DIMM the Write Unit writes, unlike RVS's D-SIM-SD-CONTEND)",
 	  "line_clk, host_uc_read_ns, host_uc_write_ns, clk_ns, cfg_forward_clk" },
-	{ "E3", "max throughput <= 1984 B, 4 WW to PW", E1_PIPE " each way of a ping-pong; the Receive "
-	  "Controller writes the Prefetch Window itself (no Write Unit) and the receiver polls the "
-	  "message's last word (a flushed write-back line: a miss per poll)",
-	  "line_clk, host_bus_line_ns, clk_ns, host_uc_write_ns" },
-	{ "E3", "min RTT/2, 4 WW to PW", "one BOTF of 24 B each way: WC write, UC issue, BOTF FSM, SWIF, "
-	  "switch, Receive Controller into the Prefetch Window, the last word seen by a write-back miss "
-	  "after the clflush of the failed poll (§7.2.2)",
-	  "line_clk, switch_ns, swif_ns, host_uc_write_ns, host_wb_miss_ns" },
-	{ "E3", "estimated back-to-back RTT/2 (min RTT/2 - 0.385 us), PW", "the minimum RTT/2 to the "
-	  "Prefetch Window less the switch latency of §6.2.3", "line_clk, swif_ns, host_uc_write_ns, host_wb_miss_ns" },
-	{ "E3", "max throughput", E1_PIPE " each way of a ping-pong, ceil(S/496) BOTFs a message; the "
-	  "receiver waits for all their statuses (Status Next Write Address, UC polls) before it answers",
-	  "line_clk, clk_ns, host_bus_line_ns, host_uc_*" },
-	{ "E3", "min RTT/2", "one BOTF of 24 B each way: WC write, UC issue, BOTF FSM, SWIF, switch, "
-	  "Receive Controller and Write Unit (Tab. 7.4), status write, one UC read of Status Next Write "
-	  "Address, the reply's image and issue", "switch_ns, line_clk, clk_ns, swif_ns, host_uc_read_ns" },
-	{ "E3", "estimated back-to-back RTT/2", "the minimum RTT/2 less the switch latency of §6.2.3",
-	  "line_clk, clk_ns, swif_ns, host_uc_read_ns" },
+	/* E3 and E6 are calibration since issue 34: no row (E7 has PUSH's rows too). */
 	{ "E4", "max throughput", E1_PIPE " at 2-64 KB, one way or both (no shared resource)",
 	  "line_clk, host_bus_line_ns, clk_ns, host_uc_write_ns, host_wc_drain_ns" },
 	{ "E4", "max ping-pong", E1_PIPE " at 2-64 KB each way, one turn-around a message",
@@ -63,17 +46,17 @@ static const struct why whys[] = {
 	{ "E7", "min RTT/2 with copy to main memory, IPUSH", RVS_RTT ", then two UC reads of the status "
 	  "for the address, one VL of the message (clflush, issue, flag poll, PREFETCHNTA, copy) and the "
 	  "Head store (D-BENCH-E7-HEAD)", "host_uc_write_ns, host_uc_read_ns, clk_ns, switch_ns" },
-	{ "E6 E7", "max throughput, SO-DIMM to SO-DIMM", "RVS each way of a ping-pong: the Prefetch Unit's "
+	{ "E7", "max throughput, SO-DIMM to SO-DIMM", "RVS each way of a ping-pong: the Prefetch Unit's "
 	  "streaming rate (E5) and the SWIF line rate, one turn-around a message", "line_clk, pu_8b_ns, clk_ns" },
-	{ "E6 E7", "max throughput, SO-DIMM to Host (Area Fixed)", "the RVS ping-pong plus, on each reception, "
+	{ "E7", "max throughput, SO-DIMM to Host (Area Fixed)", "the RVS ping-pong plus, on each reception, "
 	  TO_HOST " into a 64-byte destination always in the cache (IPUSH: also the status read for the "
 	  "address and Head written back)", "line_clk, pu_8b_ns, host_l2_8b_ns, host_clflush_64b_ns, host_bus_line_ns" },
-	{ "E6 E7", "max throughput, SO-DIMM to Host", "the RVS ping-pong plus, on each reception, " TO_HOST
+	{ "E7", "max throughput, SO-DIMM to Host", "the RVS ping-pong plus, on each reception, " TO_HOST
 	  " into a destination as large as the message, whose lines stay in the 8-way L2 while its "
 	  "randomly placed pages fit their sets (D-BENCH-L2: the curve falls from about 256 KB)",
 	  "line_clk, pu_8b_ns, host_l2_8b_ns, host_clflush_64b_ns, host_bus_line_ns, host_l2_ways" },
-	{ "E6 E7", "RTT/2, 24 B", RVS_RTT, "clk_ns, switch_ns, host_uc_write_ns, line_clk, swif_ns" },
-	{ "E6 E7", "min RTT/2 with copy", RVS_RTT ", then one VL of the message: clflush, VL issue, flag "
+	{ "E7", "RTT/2, 24 B", RVS_RTT, "clk_ns, switch_ns, host_uc_write_ns, line_clk, swif_ns" },
+	{ "E7", "min RTT/2 with copy", RVS_RTT ", then one VL of the message: clflush, VL issue, flag "
 	  "poll, PREFETCHNTA, copy", "host_uc_write_ns, clk_ns, switch_ns, host_uc_read_ns, pu_burst_lines" },
 	{ "E7", "IPUSH - PUSH", "Tab. 7.5 against Tab. 7.4: 4 clocks more receive logic a one-way "
 	  "reception", "ipush_amt_clk, clk_ns" },
