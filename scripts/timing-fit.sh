@@ -5,9 +5,13 @@
 # whose thesis value is known) by least squares on the relative error,
 # each inside its bound.  Prints each constant's fitted value, its bound and
 # source, timing.c's value, and every calibration point's residual.
-#   scripts/timing-fit.sh [--check]
+#   scripts/timing-fit.sh [--check | --local]
 # --check: exit 1 when a fitted value differs from timing.c's (the constants
 # in the tree are the fit's).  About 1-2 minutes (one `bench` a trial).
+# --local: the bounded check make test runs (tests/shell/test_timing_fit.sh):
+# timing.c's values are inside their bounds and none of their neighbours on
+# the grid (one step and one unit either way) fits better -- the point the
+# full search stops at.  About 10 trials.
 #
 # Search: coordinate descent on the integer grid inside the bounds (each
 # constant in turn over its whole range in steps, then +-1 step around the
@@ -21,7 +25,12 @@ set -eu
 cd "$(dirname "$0")/.."
 DSH=${DSH:-bin/dsh}
 check=0
-[ "${1:-}" = --check ] && check=1
+case "${1:-}" in
+--check) check=1 ;;
+--local) check=2 ;;
+"") ;;
+*) echo "timing-fit.sh: unknown option '$1' (--check or --local)" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 DSH=$DSH TMP=$tmp CHECK=$check python3 - <<'EOF'
@@ -63,6 +72,19 @@ def run(c):
 
 cur = {n: min(max(tree[n], lo), hi) for n, (lo, hi, _, _) in FIT.items()}
 best = run(cur)[0]
+if os.environ["CHECK"] == "2":
+    bad = ["%s = %d outside %d-%d" % (n, tree[n], lo, hi) for n, (lo, hi, _, _) in FIT.items()
+           if not lo <= tree[n] <= hi]
+    for n, (lo, hi, st, _) in FIT.items():
+        for v in sorted({cur[n] - st, cur[n] - 1, cur[n] + 1, cur[n] + st}):
+            if lo <= v <= hi and run(dict(cur, **{n: v}))[0] < best - 1e-12:
+                bad.append("%s = %d fits better than timing.c's %d" % (n, v, cur[n]))
+    bad += ["%s = %d, not the tied %d" % (n, tree[n], v) for n, v in tied(cur).items() if tree[n] != v]
+    for b in bad:
+        print("timing-fit: " + b)
+    print("timing.c's constants are the fit's optimum among their neighbours (%d trials)" % len(cache)
+          if not bad else "timing.c is not at the fit's optimum")
+    sys.exit(1 if bad else 0)
 improved = True
 while improved:
     improved = False
