@@ -142,7 +142,8 @@ static int write_plots(struct dsh *d, const char *dir, const struct bench_out *b
 
 int cmd_bench(struct dsh *d, struct dsh_args *a)
 {
-	struct bench_opts o = { .stop = dsh_stop_hook, .stop_ctx = d };
+	/* coll=binomial by default: MPICH-1's collectives (D-BENCH-E8-COLL). */
+	struct bench_opts o = { .stop = dsh_stop_hook, .stop_ctx = d, .e8_coll = BENCH_E8_COLL_BINOMIAL };
 	const char *json = NULL, *dir = NULL, *e8opt = NULL;
 	const char *want[16];
 	unsigned nwant = 0;

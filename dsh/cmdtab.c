@@ -211,7 +211,7 @@ static const struct dsh_cmd cmds[] = {
 	  "code; out=DIR also writes those traces (e8-APP.trace). traces=FILE|DIR reads traces\n"
 	  "instead: one message per line 'src dst bytes' (decimal, '#' comments), or SimGrid time-independent\n"
 	  "traces ('[p]RANK send DST BYTES', collectives, ...); one application per file.\n"
-	  "coll=rd|binomial|none: MPI collectives as recursive-doubling or binomial point-to-point messages,\n"
+	  "coll=rd|binomial|none: MPI collectives as recursive-doubling or binomial (MPICH-1, default) messages,\n"
 	  "or left out; partners=recv (senders, default) or any (senders and receivers); ranks=N (64).",
 	  "{<bench>,all,quick}..." },
 	{ "amt", { 0 }, cmd_amt, "amt [INDEX [head=H] [tail=T] [force] | map CLID WID INDEX]",

@@ -25,18 +25,18 @@
  *    gives a ring to a *sender* (§7.1.3: the AMT Address Table is indexed by
  *    the sending process's ID); partners=any: senders and receivers.
  *  - A message to oneself is no partner (CG's diagonal transpose).
- *  - coll=rd (default): MPI collectives are traffic too, as the MPI
+ *  - coll=binomial (default): MPI collectives are traffic too, as the MPI
  *    library sends them point to point (§7.1.4 says IS's partner count
  *    "depends on the implementation of MPI_Alltoall and MPI_Reduce", so
- *    the thesis counted them): recursive-doubling Allreduce (MPICH2's
- *    algorithm for short messages; with a number of ranks that is no
- *    power of two: binomial Reduce + Bcast) and pairwise Alltoall(v);
- *    coll=binomial: Allreduce as binomial Reduce to rank 0 + binomial Bcast
- *    (MPICH-1's classic algorithm); the timed regions have no other
- *    collective (MPI_Reduce of the timings, Bcast of the inputs and
- *    Barriers lie outside them).  coll=none leaves collectives out (only
- *    the application's own sends).  Which MPI the thesis's traces ran on
- *    is not stated.
+ *    the thesis counted them), by MPICH-1's algorithms -- the only MPI
+ *    family the thesis names: Allreduce as binomial Reduce to rank 0 +
+ *    binomial Bcast, pairwise Alltoall(v); coll=rd: recursive-doubling
+ *    Allreduce (MPICH2's algorithm for short messages; with a number of
+ *    ranks that is no power of two: binomial Reduce + Bcast); the timed
+ *    regions have no other collective (MPI_Reduce of the timings, Bcast of
+ *    the inputs and Barriers lie outside them).  coll=none leaves
+ *    collectives out (only the application's own sends).  Which MPI the
+ *    thesis's traces ran on is not stated.
  */
 #include <dirent.h>
 #include <errno.h>

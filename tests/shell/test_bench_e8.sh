@@ -101,9 +101,13 @@ expect_status "SP needs a square" 1 "$DSH" -c "bench E8 ranks=32"
 expect_match "says so" "SP needs a square number of ranks" "$(cat "$T_TMP/err")"
 
 # ---- built-in NPB patterns (64 ranks, Class A) ----
-for c in rd none; do
+for c in rd binomial none; do
 	expect_status "built-in coll=$c" 0 "$DSH" -c "bench E8 coll=$c json=$S/$c.json out=$S/out-$c"
 done
+# The default is MPICH-1's binomial collectives (D-BENCH-E8-COLL).
+expect_status "built-in default" 0 "$DSH" -c "bench E8 json=$S/def.json out=$S/out-def"
+expect_match "default coll=binomial" "coll=binomial\$" "$(head -1 "$S/out-def/e8-MG.trace")"
+expect_eq "default table = coll=binomial" "$(jq -c '.table7_3' "$S/binomial.json")" "$(jq -c '.table7_3' "$S/def.json")"
 expect_match "table printed" "IS +built-in +63 " "$("$DSH" -c 'bench E8' 2>/dev/null)"
 expect_eq "table file" 7 "$(wc -l <"$S/out-rd/table7.3.txt")"
 expect_eq "histogram data" "table7.3.dat table7.3.gp" "$(cd "$S/out-rd" && ls table7.3.dat table7.3.gp | tr '\n' ' ' | sed 's/ $//')"
@@ -126,6 +130,9 @@ def senders(path):
     return s
 def rd():  # recursive-doubling allreduce partners: r xor 2^k
     return {r: {r ^ (1 << k) for k in range(6)} for r in range(P)}
+def binom():  # binomial Reduce to 0 + Bcast from 0: children r + 2^k below r's lowest bit, parent r & (r - 1)
+    low = lambda r: r & -r if r else P
+    return {r: {r + (1 << k) for k in range(6) if (1 << k) < low(r)} | ({r & (r - 1)} if r else set()) for r in range(P)}
 def union(*ms):
     return {r: set().union(*(m[r] for m in ms)) - {r} for r in range(P)}
 exp = {}
@@ -160,12 +167,13 @@ def mg(n):
 exp["MG"] = {n: mg(n) for n in range(P)}
 exp["IS"] = {r: set() for r in range(P)}
 bad = 0
-for coll in ("none", "rd"):
+for coll in ("none", "rd", "binomial"):
     js = json.load(open(f"{S}/{coll}.json"))
     rows = {r["application"]: r for r in js["table7_3"]}
     for app in ("MG", "CG", "IS", "LU", "SP", "BT"):
-        want = exp[app] if coll == "none" else union(exp[app], rd() if app in ("MG", "LU", "IS") else {r: set() for r in range(P)})
-        if app == "IS" and coll == "rd":
+        ar = rd() if coll == "rd" else binom()
+        want = exp[app] if coll == "none" else union(exp[app], ar if app in ("MG", "LU", "IS") else {r: set() for r in range(P)})
+        if app == "IS" and coll != "none":
             want = {r: set(range(P)) - {r} for r in range(P)}  # Alltoall: everybody
         got = senders(f"{S}/out-{coll}/e8-{app}.trace")
         if got != want:
