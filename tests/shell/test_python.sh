@@ -23,7 +23,8 @@ if readelf -d "$LIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
 		finish
 		exit
 	fi
-	pyenv+=(LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}")
+	# (detect_leaks=0 last: a later option wins, and tests/run.sh exports detect_leaks=1)
+	pyenv+=(LD_PRELOAD="$asan" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
 fi
 pytest_run() { env "${pyenv[@]}" timeout 300 "$PY" -m pytest -p dnet.pytest -p no:cacheprovider -q "$@"; }
 # junit FILE: "tests failures errors skipped" of pytest's JUnit XML
