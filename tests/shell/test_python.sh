@@ -106,6 +106,19 @@ plugin "dsh --dnet-dsh" 0 --dnet-dsh "$BIN/dsh" "$S/good.dsh"
 [ -x "$DNETD" ] && { plugin "dsh through dnetd" 1 --dnet-backend "remote:unix:$SOCK" "$S"
 	expect_eq "dsh through dnetd: the failure at its file:line" "$S/bad.dsh:3: expect llcm 0 == 6" \
 		"$(failure_of "$T_TMP/dsh through dnetd.xml" bad.dsh)"; }
+# Other ways a script fails, each a failure, never a pass: a command the
+# check refuses (its file:line), a script with no command, and one that
+# outlives --dnet-timeout (dsh's --max-time: `bench all quick` takes ~1 s).
+V="$T_TMP/variants"
+mkdir -p "$V"
+printf 'llcm_write from=0 val=1\nllcm_raed 0 8\n' >"$V/typo.dsh"
+printf '# nothing but a comment\n' >"$V/empty.dsh"
+printf 'bench all quick\n' >"$V/long.dsh"
+plugin "variants" 1 --dnet-timeout 200ms "$V"
+expect_eq "variants: JUnit counts" "3 3 0 0" "$(junit "$T_TMP/variants.xml")"
+expect_match "a refused command at its file:line" "^$V/typo.dsh:2" "$(failure_of "$T_TMP/variants.xml" typo.dsh)"
+expect_match "a script with no command fails" "^$V/empty.dsh:1" "$(failure_of "$T_TMP/variants.xml" empty.dsh)"
+expect_match "a script past --dnet-timeout is stopped" "max-time" "$(cat "$T_TMP/variants.xml")"
 # through dsh-run, 2 ranks: the failure of the first rank that failed
 plugin "dsh-run" 1 --dnet-ranks 2 "$S"
 expect_eq "dsh-run: JUnit counts" "2 1 0 0" "$(junit "$T_TMP/dsh-run.xml")"

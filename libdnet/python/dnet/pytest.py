@@ -34,7 +34,7 @@ def pytest_addoption(parser):
                      'dsh-run is taken from the same directory')
     g.addoption('--dnet-ranks', metavar='N', type=int, default=None,
                 help='run every .dsh file with dsh-run -n N (default: the dnet_ranks marker, else dsh)')
-    g.addoption('--dnet-timeout', metavar='DUR', default='60s', help='dsh-run --timeout of a script (default 60s)')
+    g.addoption('--dnet-timeout', metavar='DUR', default='60s', help='the real time a script may take: dsh --max-time, dsh-run --timeout (default 60s)')
 
 
 def pytest_configure(config):
@@ -93,8 +93,8 @@ class DshItem(pytest.Item):
 
     def _run_dsh(self):
         dsh = _tool(self.config, 'dsh')
-        cmd = [dsh, '--json', '-b', self.config.getoption('--dnet-backend') or DEFAULT_BACKEND,
-               '-f', str(self.path)]
+        cmd = [dsh, '--json', '--max-time', self.config.getoption('--dnet-timeout'),
+               '-b', self.config.getoption('--dnet-backend') or DEFAULT_BACKEND, '-f', str(self.path)]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=str(self.path.parent))
         recs = []
         for line in p.stdout.splitlines():
