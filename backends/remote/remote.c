@@ -177,7 +177,6 @@ static int remote_open(struct dnet_dev *dev, const char *args, struct dnet_err *
 		return -DNET_EPROTO;
 	}
 	r->can_post = true; /* 2.0 has everything of 1.3: posting, the cluster id, PARAM */
-	r->minor = rep.ver_minor;
 	dev->cluster = rep.cluster;
 	dev->priv = r;
 	r->dev = dev;

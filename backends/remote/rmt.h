@@ -36,7 +36,6 @@ struct remote {
 	size_t in_cap, in_len, in_pos;
 	char **names;          /* stat names cache, NULL-terminated */
 	bool names_done;
-	uint16_t minor;        /* the daemon's protocol minor version */
 	/* the daemon's parameters (PARAM LIST, 1.3), fetched once: the
 	 * definitions point into params_text */
 	struct dnet_param *params;

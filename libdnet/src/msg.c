@@ -44,6 +44,7 @@ struct dnet_msg_req {
 
 struct local_rank {
 	unsigned rank, node, wid;
+	struct dnet_dev *dev;      /* its node's handle (D-NODE-HANDLE): every access of the rank */
 	uint32_t lh_head;          /* next LH Buffer entry to read (byte offset) */
 	uint64_t lh_phase;         /* per entry: the flag value that means "complete" */
 	bool sending;              /* a primitive of ours is in flight: do not drain here */
@@ -55,7 +56,7 @@ struct local_rank {
 };
 
 struct dnet_msg_job {
-	struct dnet_dev *dev;
+	struct dnet_dev *dev;      /* as opened: for its clock (each rank acts on its own handle) */
 	struct dnet_msg_params p;
 	unsigned nranks, nlocal;
 	struct dnet_msg_rank *map;
@@ -92,18 +93,6 @@ static uint32_t round8(uint64_t v) { return (uint32_t)((v + 7u) & ~7ull); }
 
 static int msg_progress(struct dnet_msg_job *job, struct dnet_err *err);
 static uint32_t ureg(const struct local_rank *l, uint32_t reg) { return DNET_UREG_WID(l->wid) + reg; }
-
-/* The job acts through the handle of the node it last went to
- * (D-NODE-HANDLE): as the device's current node did, it stays there
- * between calls. */
-static int at(struct dnet_msg_job *job, const struct local_rank *l, struct dnet_err *err)
-{
-	struct dnet_dev *d = dnet_node_dev(job->dev, l->node, err);
-	if (!d)
-		return -DNET_ERANGE;
-	job->dev = d;
-	return 0;
-}
 
 /* Let time pass while waiting: drain the other local ranks' LH Buffers
  * (so a local receiver cannot hold up a local sender), then one poll. */
@@ -145,7 +134,7 @@ static int wait_issue_ready(struct dnet_msg_job *job, struct local_rank *l, stru
 {
 	for (struct budget b = budget_start(job); budget_left(&b);) {
 		uint64_t cs;
-		if (at(job, l, err) < 0 || dnet_read64(job->dev, ureg(l, DNET_UR_CTL_STATUS), &cs, err) < 0)
+		if (dnet_read64(l->dev, ureg(l, DNET_UR_CTL_STATUS), &cs, err) < 0)
 			return -1;
 		if (!(cs & (DNET_CS_REQ_PENDING | DNET_CS_FIFO_FULL)))
 			return 0;
@@ -155,11 +144,10 @@ static int wait_issue_ready(struct dnet_msg_job *job, struct local_rank *l, stru
 	return dnet_seterr(err, DNET_ETIMEDOUT, "msg: rank %u: Request FIFO still full", l->rank);
 }
 
-static int prim_count(struct dnet_msg_job *job, struct local_rank *l, enum dnet_family fam, unsigned *v,
-		      struct dnet_err *err)
+static int prim_count(const struct local_rank *l, enum dnet_family fam, unsigned *v, struct dnet_err *err)
 {
 	uint64_t c;
-	if (at(job, l, err) < 0 || dnet_read64(job->dev, ureg(l, DNET_UR_PRIM_COUNTER), &c, err) < 0)
+	if (dnet_read64(l->dev, ureg(l, DNET_UR_PRIM_COUNTER), &c, err) < 0)
 		return -1;
 	*v = (unsigned)(c >> (10 * fam)) & 0x3ffu;
 	return 0;
@@ -171,11 +159,11 @@ static int issue_and_wait(struct dnet_msg_job *job, struct local_rank *l, enum d
 			  const struct dnet_cmd *cmd, enum dnet_family fam, struct dnet_err *err)
 {
 	unsigned before, now;
-	if (wait_issue_ready(job, l, err) < 0 || prim_count(job, l, fam, &before, err) < 0 ||
-	    dnet_issue(job->dev, l->wid, sel, cmd, job->p.timeout_ns, err) < 0)
+	if (wait_issue_ready(job, l, err) < 0 || prim_count(l, fam, &before, err) < 0 ||
+	    dnet_issue(l->dev, l->wid, sel, cmd, job->p.timeout_ns, err) < 0)
 		return -1;
 	for (struct budget b = budget_start(job); budget_left(&b);) {
-		if (prim_count(job, l, fam, &now, err) < 0)
+		if (prim_count(l, fam, &now, err) < 0)
 			return -1;
 		if (now != before)
 			return 0;
@@ -205,7 +193,7 @@ static int stage(struct dnet_msg_job *job, struct local_rank *l, uint32_t off, c
 		uint32_t n8 = round8(n);
 		memcpy(chunk, buf + done, n);
 		memset(chunk + n, 0, n8 - n);
-		if (at(job, l, err) < 0 || dnet_write_block(job->dev, DNET_WW_WID(l->wid), chunk, n8, err) < 0)
+		if (dnet_write_block(l->dev, DNET_WW_WID(l->wid), chunk, n8, err) < 0)
 			return -1;
 		struct dnet_req r = { .otype = DNET_OT_VS, .size = n8, .srcoff = 0, .dstoff = off + (uint32_t)done };
 		if (issue_req(job, l, DNET_CMD0, &r, DNET_FAM_VS, err) < 0)
@@ -231,10 +219,9 @@ static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, const str
 			r.dwid = from->wid;
 		}
 		if (issue_req(job, l, from ? DNET_CMD1 : DNET_CMD0, &r, from ? DNET_FAM_RVL : DNET_FAM_VL, err) < 0 ||
-		    at(job, l, err) < 0 ||
-		    dnet_wait(job->dev, ureg(l, DNET_UR_PW_FLAG), 0xfu, DNET_COND_EQ, 0xfu, job->p.timeout_ns, NULL,
+		    dnet_wait(l->dev, ureg(l, DNET_UR_PW_FLAG), 0xfu, DNET_COND_EQ, 0xfu, job->p.timeout_ns, NULL,
 			      err) < 0 ||
-		    dnet_read_block(job->dev, DNET_PW_WID(l->wid), chunk, round8(n), err) < 0)
+		    dnet_read_block(l->dev, DNET_PW_WID(l->wid), chunk, round8(n), err) < 0)
 			return -1;
 		memcpy(buf + done, chunk, n);
 		done += n;
@@ -250,23 +237,23 @@ static int sodimm_read(struct dnet_msg_job *job, struct local_rank *l, const str
 
 static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err *err)
 {
-	if (at(job, l, err) < 0 || dnet_write64(job->dev, ureg(l, DNET_UR_CMD_EX_FLAG), 0, err) < 0 ||
-	    dnet_write64(job->dev, ureg(l, DNET_UR_IPUSH_AREA), job->p.ring_units, err) < 0)
+	if (dnet_write64(l->dev, ureg(l, DNET_UR_CMD_EX_FLAG), 0, err) < 0 ||
+	    dnet_write64(l->dev, ureg(l, DNET_UR_IPUSH_AREA), job->p.ring_units, err) < 0)
 		return -1;
 	/* One ring per sender: the AMT maps sender {CLID, WID} to LLCM word
 	 * amt_base + s, whose Head/Tail start at the ring's first byte. */
 	for (unsigned s = 0; s < job->nranks; s++) {
 		unsigned idx = job->p.amt_base + s;
 		uint32_t ring = job->p.ring_base + s * job->ring_bytes;
-		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)job->map[s].node);
+		uint16_t lid = dnet_clid_to_lid(dnet_dev_clid_reading(l->dev), (uint16_t)job->map[s].node);
 		uint64_t word = dnet_amt_word(idx, job->map[s].wid, lid);
-		if (dnet_write64(job->dev, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
-		    dnet_write64(job->dev, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
+		if (dnet_write64(l->dev, DNET_SREG_BASE + DNET_SR_AMT, word, err) < 0 ||
+		    dnet_write64(l->dev, DNET_LLCM_WID(l->wid) + 8u * idx, (uint64_t)ring << 32 | ring, err) < 0)
 			return -1;
 	}
 	/* Start reading the LH Buffer where the hardware will write next. */
 	uint64_t tail;
-	if (dnet_read64(job->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
+	if (dnet_read64(l->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
 		return -1;
 	l->lh_head = (uint32_t)tail & (DNET_LHB_SIZE - 1u) & ~(DNET_LHB_ENTRY - 1u);
 	/* The flags toggle per use (§7.2.1): an entry is complete when both
@@ -274,13 +261,13 @@ static int setup_receiver(struct dnet_msg_job *job, struct local_rank *l, struct
 	 * reserved, before its first packet toggles Valid, so "between Head
 	 * and Tail" alone does not mean "written". */
 	uint8_t lhb[DNET_LHB_SIZE];
-	if (dnet_read_block(job->dev, DNET_LHB_WID(l->wid), lhb, sizeof lhb, err) < 0)
+	if (dnet_read_block(l->dev, DNET_LHB_WID(l->wid), lhb, sizeof lhb, err) < 0)
 		return -1;
 	l->lh_phase = 0;
 	for (unsigned k = 0; k < DNET_LHB_ENTRIES; k++)
 		if (!(dnet_get64(lhb + k * DNET_LHB_ENTRY + 8) >> DNET_LH_VALID_BIT & 1u))
 			l->lh_phase |= 1ull << k;
-	return dnet_write64(job->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err);
+	return dnet_write64(l->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err);
 }
 
 static int check_params(const struct dnet_msg_params *p, unsigned nranks, struct dnet_err *err)
@@ -370,6 +357,11 @@ int dnet_msg_job_open(struct dnet_dev *dev, unsigned nranks, const struct dnet_m
 		l->rank = r;
 		l->node = job->map[r].node;
 		l->wid = job->map[r].wid;
+		l->dev = dnet_node_dev(dev, l->node, err);
+		if (!l->dev) {
+			dnet_msg_job_close(job);
+			return -1;
+		}
 		l->unx_tail = &l->unx;
 		l->posted_tail = &l->posted;
 		job->loc[r] = l;
@@ -411,7 +403,7 @@ static int send_botf(struct dnet_msg_job *job, struct local_rank *l, const struc
 {
 	/* §7.2.2: the host builds the packet -- header TYPE IPUSH, lflag 1,
 	 * then the envelope and the data -- and sends it as a BOTF. */
-	uint16_t dlid = dnet_clid_to_lid(dnet_dev_clid_reading(job->dev), (uint16_t)dst->node);
+	uint16_t dlid = dnet_clid_to_lid(dnet_dev_clid_reading(l->dev), (uint16_t)dst->node);
 	struct dnet_pkt_hdr h = { .size = (unsigned)(16u + 8u + len), .type = DNET_OT_IPUSH, .dwid = dst->wid,
 				  .swid = l->wid, .dlid = dlid, .lflag = 1 };
 	uint64_t dw[DNET_HDR_MAX_LINES];
@@ -426,7 +418,7 @@ static int send_botf(struct dnet_msg_job *job, struct local_rank *l, const struc
 	struct dnet_botf_req b = { .ww = 0, .size = h.size };
 	struct dnet_cmd cmd = { .lower_only = true };
 	if (dnet_botf_encode(&b, &cmd.lower, err) < 0 || wait_issue_ready(job, l, err) < 0 ||
-	    dnet_write_block(job->dev, DNET_WW_WID(l->wid), img, round8(h.size), err) < 0)
+	    dnet_write_block(l->dev, DNET_WW_WID(l->wid), img, round8(h.size), err) < 0)
 		return -1;
 	return issue_and_wait(job, l, DNET_CMD0, &cmd, DNET_FAM_BOTF, err);
 }
@@ -443,8 +435,8 @@ static int send_lhs(struct dnet_msg_job *job, struct local_rank *l, const struct
 		struct dnet_lhsv2_upper u = { .srcoff = job->p.stage_base, .ww_size = 8, .ww_addr = ENV_WW_OFF };
 		uint64_t upper;
 		if (stage(job, l, job->p.stage_base, buf, len, err) < 0 ||
-		    dnet_lhsv2_upper_encode(&u, &upper, err) < 0 || at(job, l, err) < 0 ||
-		    dnet_write_block(job->dev, DNET_WW_WID(l->wid) + ENV_WW_OFF, e, 8, err) < 0)
+		    dnet_lhsv2_upper_encode(&u, &upper, err) < 0 ||
+		    dnet_write_block(l->dev, DNET_WW_WID(l->wid) + ENV_WW_OFF, e, 8, err) < 0)
 			return -1;
 		r.otype = DNET_OT_LHSV2;
 		r.srcoff = (uint32_t)upper;
@@ -603,11 +595,11 @@ static void deliver(struct local_rank *l, struct msg_in *m)
 }
 
 /* Give the LH entry at the head back (LH Buffer Head, Next Read). */
-static int free_entry(struct dnet_msg_job *job, struct local_rank *l, unsigned slot, struct dnet_err *err)
+static int free_entry(struct local_rank *l, unsigned slot, struct dnet_err *err)
 {
 	l->lh_phase ^= 1ull << slot;
 	l->lh_head = (l->lh_head + DNET_LHB_ENTRY) & (DNET_LHB_SIZE - 1u);
-	if (at(job, l, err) < 0 || dnet_write64(job->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err) < 0)
+	if (dnet_write64(l->dev, ureg(l, DNET_UR_LHB_ADDR), l->lh_head, err) < 0)
 		return -1;
 	l->c.lh_entries_freed++;
 	return 0;
@@ -621,7 +613,7 @@ static int pull(struct dnet_msg_job *job, struct local_rank *l, const struct dne
 {
 	uint32_t addr = dnet_get32(e->data), len = dnet_get32(e->data + 4), id = dnet_get32(e->data + 8);
 	unsigned src = e->rank;
-	if (free_entry(job, l, l->lh_head / DNET_LHB_ENTRY, err) < 0)
+	if (free_entry(l, l->lh_head / DNET_LHB_ENTRY, err) < 0)
 		return -1;
 	struct msg_in *m = calloc(1, sizeof *m);
 	uint8_t *data = malloc(len ? len : 1);
@@ -650,12 +642,12 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 {
 	for (;;) {
 		uint64_t tail, line[8];
-		if (at(job, l, err) < 0 || dnet_read64(job->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
+		if (dnet_read64(l->dev, ureg(l, DNET_UR_LHB_ADDR), &tail, err) < 0)
 			return -1;
 		if (((uint32_t)tail & (DNET_LHB_SIZE - 1u)) == l->lh_head)
 			return 0;
 		uint8_t raw[DNET_LHB_ENTRY];
-		if (dnet_read_block(job->dev, DNET_LHB_WID(l->wid) + l->lh_head, raw, sizeof raw, err) < 0)
+		if (dnet_read_block(l->dev, DNET_LHB_WID(l->wid) + l->lh_head, raw, sizeof raw, err) < 0)
 			return -1;
 		for (unsigned i = 0; i < 8; i++)
 			line[i] = dnet_get64(raw + 8 * i);
@@ -677,7 +669,7 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 		if (kind == KIND_FIN) {
 			/* Our rendezvous send to e.rank is complete. */
 			l->fin_got = dnet_get32(e.data);
-			if (free_entry(job, l, slot, err) < 0)
+			if (free_entry(l, slot, err) < 0)
 				return -1;
 			continue;
 		}
@@ -718,15 +710,14 @@ static int drain(struct dnet_msg_job *job, struct local_rank *l, struct dnet_err
 			uint32_t head = e.pointer + round8(ring_len);
 			if (head == start + job->ring_bytes)
 				head = start;
-			if (at(job, l, err) < 0 ||
-			    dnet_write32(job->dev, DNET_LLCM_WID(l->wid) + 8u * (job->p.amt_base + s), head, err) < 0) {
+			if (dnet_write32(l->dev, DNET_LLCM_WID(l->wid) + 8u * (job->p.amt_base + s), head, err) < 0) {
 				free(data);
 				free(m);
 				return -1;
 			}
 			l->c.ring_bytes_freed += round8(ring_len);
 		}
-		if (free_entry(job, l, slot, err) < 0) {
+		if (free_entry(l, slot, err) < 0) {
 			free(data);
 			free(m);
 			return -1;

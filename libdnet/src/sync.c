@@ -66,20 +66,6 @@ struct dnet_sync {
 
 /* ---- the default hooks: libdnet's primitives on the rank's node ---- */
 
-/* The rank's node's handle (D-NODE-HANDLE): the object acts through it
- * from then on; the caller's handle stays as it was. */
-static int own_node(struct dnet_sync *s, struct dnet_err *err)
-{
-	unsigned node = s->peer[s->rank].node;
-	if (dnet_node_count(s->dev) > 1 && dnet_node(s->dev) != node) {
-		struct dnet_dev *d = dnet_node_dev(s->dev, node, err);
-		if (!d)
-			return -DNET_ERANGE;
-		s->dev = d;
-	}
-	return 0;
-}
-
 static int def_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint64_t v, struct dnet_err *err)
 {
 	struct dnet_sync *s = ctx;
@@ -87,8 +73,7 @@ static int def_store(void *ctx, unsigned node, unsigned wid, uint32_t off, uint6
 	struct dnet_sync_flag_pkt p;
 	uint32_t addr;
 	int rc;
-	if ((rc = own_node(s, err)) < 0 ||
-	    (rc = dnet_sync_flag_pkt(dnet_dev_clid_reading(s->dev), me, node, wid, 0, off, v, DNET_SYNC_WW, &p,
+	if ((rc = dnet_sync_flag_pkt(dnet_dev_clid_reading(s->dev), me, node, wid, 0, off, v, DNET_SYNC_WW, &p,
 				     err)) < 0 ||
 	    (rc = dnet_region_addr(DNET_REG_WW, me, DNET_SYNC_WW * DNET_WINDOW_SIZE, (uint32_t)p.len, &addr, err)) < 0 ||
 	    (rc = dnet_write_block(s->dev, addr, p.bytes, p.len, err)) < 0)
@@ -101,8 +86,7 @@ static int def_load(void *ctx, uint32_t off, uint64_t *v, unsigned n, struct dne
 	struct dnet_sync *s = ctx;
 	uint32_t addr;
 	int rc;
-	if ((rc = own_node(s, err)) < 0 ||
-	    (rc = dnet_region_addr(DNET_REG_LLCM, s->peer[s->rank].wid, off, 8 * n, &addr, err)) < 0)
+	if ((rc = dnet_region_addr(DNET_REG_LLCM, s->peer[s->rank].wid, off, 8 * n, &addr, err)) < 0)
 		return rc;
 	return n == 1 ? dnet_read64(s->dev, addr, v, err) : dnet_read_block(s->dev, addr, v, 8u * n, err);
 }
@@ -229,6 +213,13 @@ int dnet_sync_open(struct dnet_dev *dev, const struct dnet_sync_params *p, struc
 	}
 	for (unsigned r = 0; r < p->size; r++)
 		s->peer[r] = p->peers ? p->peers[r] : (struct dnet_msg_rank){ r + 1, 0 };
+	/* The object acts through its rank's node's handle (D-NODE-HANDLE);
+	 * a backend attached to one node (remote node=K, a board) is that one. */
+	unsigned node = s->peer[p->rank].node;
+	if (dnet_node_count(dev) > 1 && dnet_node(dev) != node && !(dev = dnet_node_dev(dev, node, err))) {
+		dnet_sync_close(s);
+		return -DNET_ERANGE;
+	}
 	s->dev = dev;
 	s->rank = p->rank;
 	s->size = p->size;
@@ -591,8 +582,7 @@ static int poll_pause(struct dnet_sync *s, unsigned spin, struct dnet_err *err)
 		 * some other word than the last it loaded correct, only later. */
 		uint64_t last = 0;
 		uint32_t addr;
-		if ((rc = dnet_region_addr(DNET_REG_LLCM, s->peer[s->rank].wid, s->watch.off, 8, &addr, err)) < 0 ||
-		    (rc = own_node(s, err)) < 0)
+		if ((rc = dnet_region_addr(DNET_REG_LLCM, s->peer[s->rank].wid, s->watch.off, 8, &addr, err)) < 0)
 			return rc;
 		rc = dnet_wait(s->dev, addr, ~0ull, DNET_COND_NE, s->watch.value, LOCKSTEP_WATCH_NS, &last, err);
 		if (rc == -DNET_ETIMEDOUT) {
