@@ -314,33 +314,35 @@ T_PIDS+=("$STPID")
 wait_for_line "$T_TMP/st.out" "serving" 50
 # the same reads with no one else at work: what a dsh process costs here
 # (start, connect, read; a sanitized build on a loaded machine: hundreds of ms)
-read_worst() {
-	local i t0 el w=0
+# The median of 5 reads: a read held behind another client's waits is held
+# every time (seconds each), while one start slowed by the machine's load
+# (716 ms once, a sanitized dsh beside the plain build's suites) is one of five.
+read_median() {
+	local i t0 el=()
 	for i in 1 2 3 4 5; do
 		t0=$(date +%s%N)
 		tmo "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=3" -c 'ureg_read ctl_status' >/dev/null 2>&1
-		el=$((($(date +%s%N) - t0) / 1000000))
-		[ "$el" -gt "$w" ] && w=$el
+		el+=($((($(date +%s%N) - t0) / 1000000)))
 	done
-	echo "$w"
+	printf '%s\n' "${el[@]}" | sort -n | sed -n 3p
 }
-base=$(read_worst)
+base=$(read_median)
 # client A: big RVS, each followed by a wait whose condition never holds,
 # over and over (the emulator is fast: one such wait is 0.1 s of real time)
 "$BIN/dsh" -b "remote:unix:$T_TMP/st.sock,node=1" -c 'repeat 400; prim RVS dl=2 size=0xfffffff0 src=0 dst=0 force; wait ctl_status == 0 timeout=10s; end' >/dev/null 2>&1 &
 APID=$!
 T_PIDS+=("$APID")
 sleep 0.3
-worst=$(read_worst)
+beside=$(read_median)
 # A was still at work when B's reads were done (else there was nothing to measure).
 if kill -0 "$APID" 2>/dev/null; then pass; else
 	fail "client A's long waits ended before B's reads (nothing to measure)"; fi
 kill "$APID" 2>/dev/null
 # a read held behind client A's waits would take seconds (400 of them); one served
 # beside it costs what it costs alone, give or take the machine's noise
-if [ "$worst" -lt $((base + 500)) ]; then pass; else
-	fail "another node's read waited $worst ms behind a long wait (alone: $base ms)"; fi
-echo "dnetd: slowest read beside a long wait: $worst ms (alone: $base ms)" >&2
+if [ "$beside" -lt $((base + 500)) ]; then pass; else
+	fail "another node's read waited $beside ms (median of 5) behind a long wait (alone: $base ms)"; fi
+echo "dnetd: a read beside a long wait: $beside ms, median of 5 (alone: $base ms)" >&2
 kill -TERM "$STPID"
 wait_gone "$STPID" 50
 
